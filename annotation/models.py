@@ -1,0 +1,300 @@
+"""The data of a human evaluation campaign.
+
+A Campaign holds the test set (Documents of Segments, the source sentences) and the Systems whose outputs are
+judged. The outputs of a segment are collapsed (METHODS 1): each distinct output string is one Candidate, and an
+Output row records which candidate each system produced for each segment. A Screen is one sampled set of
+candidates of a segment in display order (METHODS 2); an Assignment gives a screen to a judge; a Judgment
+records what the judge did with it, one CandidateJudgment per shown candidate (a rank, or a PRWS score), or a
+Flag when the judge flagged the screen instead.
+
+Integrity lives in the database: unique constraints and check constraints, not only in forms.
+"""
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Campaign(models.Model):
+    """An evaluation campaign: a test set, its systems, and how screens are sampled and assigned."""
+
+    class Mode(models.TextChoices):
+        RANKING = "ranking", "Relative ranking"
+        PRWS = "prws", "Partial ranking with scalars"
+
+    class Sampling(models.TextChoices):
+        DIVERSITY = "diversity", "Diversity-weighted (G15 4.1)"
+        UNIFORM = "uniform", "Uniform over sentences"
+        FULL = "full", "Full coverage (every sentence once)"
+
+    name = models.CharField(max_length=200, unique=True)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.RANKING)
+    max_candidates = models.PositiveSmallIntegerField(
+        default=5, help_text="M: the most candidates shown on one screen."
+    )
+    sampling = models.CharField(max_length=16, choices=Sampling.choices, default=Sampling.DIVERSITY)
+    seed = models.BigIntegerField(default=1, help_text="Seed of every random choice of this campaign.")
+    redundancy = models.PositiveSmallIntegerField(default=1, help_text="How many judges see each screen.")
+    repeat_rate = models.FloatField(
+        default=0.0, help_text="Share of a judge's screens shown to that judge again later (intra-annotator)."
+    )
+    guidelines = models.TextField(blank=True, help_text="Guidelines for judges, in Markdown.")
+    source_language = models.CharField(max_length=32, default="err")
+    target_language = models.CharField(max_length=32, default="cor")
+    distinct_histogram = models.JSONField(
+        default=dict, blank=True, help_text="Number of sentences by number of distinct outputs."
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organized_campaigns")
+    judges = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="judged_campaigns")
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=10), name="campaign_m_range"
+            ),
+            models.CheckConstraint(condition=Q(redundancy__gte=1), name="campaign_redundancy_positive"),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0.0) & Q(repeat_rate__lte=1.0), name="campaign_repeat_rate_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class System(models.Model):
+    """A producer of outputs: a GEC system, the unchanged input, a reference, or a quality-control output."""
+
+    class Kind(models.TextChoices):
+        SYSTEM = "system", "System"
+        INPUT = "input", "Input (source)"
+        REFERENCE = "reference", "Reference"
+        CONTROL = "control", "Control"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SYSTEM)
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name"),
+            models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    """A document of the test set (an essay); context never crosses its boundary."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="document_unique_name"),
+            models.UniqueConstraint(fields=["campaign", "position"], name="document_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Segment(models.Model):
+    """A source sentence. ``line`` is its 0-based line number in the input files (Appraise ``src-id``)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="segments")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="segments")
+    position = models.PositiveIntegerField(help_text="0-based position within its document.")
+    line = models.PositiveIntegerField(help_text="0-based line number in the input files (Appraise src-id).")
+    source = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["campaign", "line"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "line"], name="segment_unique_line"),
+            models.UniqueConstraint(fields=["document", "position"], name="segment_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}:{self.line}"
+
+
+class Candidate(models.Model):
+    """One distinct output of a segment; the systems that produced it are its Output rows (METHODS 1)."""
+
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="candidates")
+    text = models.TextField(blank=True)
+    systems = models.ManyToManyField(System, through="Output", related_name="candidates")
+
+    class Meta:
+        ordering = ["segment", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class Output(models.Model):
+    """System ``system`` produced candidate ``candidate`` for ``segment``: exactly one per (segment, system)."""
+
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="outputs")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="outputs")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["segment", "system"], name="output_one_per_system"),
+        ]
+
+
+class Screen(models.Model):
+    """A sampled set of candidates of one segment, shown together in the stored order (METHODS 2)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screens")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="screens")
+    number = models.PositiveIntegerField(help_text="0-based sampling order within the campaign.")
+    candidates = models.ManyToManyField(Candidate, through="ScreenCandidate", related_name="screens")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="screen_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"screen {self.number} of {self.campaign_id}"
+
+
+class ScreenCandidate(models.Model):
+    """Candidate ``candidate`` is shown at ``position`` (0-based) on ``screen``."""
+
+    screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="slots")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["screen", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["screen", "position"], name="screen_candidate_unique_position"),
+            models.UniqueConstraint(fields=["screen", "candidate"], name="screen_candidate_unique_candidate"),
+        ]
+
+
+class Assignment(models.Model):
+    """A screen to be judged by one judge.
+
+    Pool slots have no judge yet; a judge claims one (see ``services.assignment``). ``repeat_of`` marks a second
+    showing of a screen to the same judge, for intra-annotator agreement; it becomes due once the judge has
+    submitted ``due_after`` screens of the campaign.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SERVED = "served", "Served"
+        SUBMITTED = "submitted", "Submitted"
+
+    screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="assignments")
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments"
+    )
+    position = models.PositiveIntegerField(help_text="Order in which pool slots are handed out.")
+    repeat_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats"
+    )
+    due_after = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    served_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        indexes = [models.Index(fields=["judge", "status"]), models.Index(fields=["status", "position"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(status="submitted") | Q(judge__isnull=False), name="assignment_submitted_has_judge"
+            ),
+            models.CheckConstraint(
+                condition=Q(repeat_of__isnull=True) | Q(judge__isnull=False), name="assignment_repeat_has_judge"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.screen} for {self.judge_id or 'pool'}"
+
+
+class Judgment(models.Model):
+    """What a judge submitted for an assignment: per-candidate ranks or scores, or a flag.
+
+    ``duration`` is the time on screen (served to submitted, or Appraise's ``duration`` for imported items);
+    ``active_time`` is the client's focused, non-idle time. ``external_id``/``external_doc_id``/``external_group``
+    keep Appraise's item ``id``, ``doc-id`` and result ``id`` so that exports round-trip.
+    """
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="judgment")
+    duration = models.DurationField(null=True, blank=True)
+    active_time = models.DurationField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    external_id = models.CharField(max_length=100, blank=True)
+    external_doc_id = models.CharField(max_length=200, blank=True)
+    external_group = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"judgment of {self.assignment}"
+
+
+class CandidateJudgment(models.Model):
+    """The rank (1 = best) or PRWS score (0-100, with meaning_changed) a judgment gives one shown candidate."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="items")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="judgments")
+    position = models.PositiveSmallIntegerField(help_text="Where the candidate was shown (0-based).")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    meaning_changed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["judgment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["judgment", "candidate"], name="candidate_judgment_unique"),
+            models.UniqueConstraint(fields=["judgment", "position"], name="candidate_judgment_unique_position"),
+            models.CheckConstraint(
+                condition=Q(rank__isnull=True) | (Q(rank__gte=1) & Q(rank__lte=10)), name="candidate_rank_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=100)),
+                name="candidate_score_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(rank__isnull=False) | Q(score__isnull=False), name="candidate_rank_or_score"
+            ),
+        ]
+
+
+class Flag(models.Model):
+    """The judge flagged the screen instead of judging it (Appraise ``skipped="true"``)."""
+
+    judgment = models.OneToOneField(Judgment, on_delete=models.CASCADE, related_name="flag")
+    reason = models.CharField(max_length=500, blank=True)
+
+    def __str__(self) -> str:
+        return self.reason or "flagged"
+

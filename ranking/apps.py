@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RankingConfig(AppConfig):
+    name = "ranking"
+    verbose_name = "Rankings and analyses"

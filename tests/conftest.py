@@ -1,0 +1,26 @@
+"""Test configuration: the suite runs against the machine's real PostgreSQL (and Redis, for Celery tests).
+
+DATABASE_URL defaults to the local PostgreSQL server; pytest-django creates and drops ``test_<name>``. Give each
+concurrent test run its own database name (e.g. ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/gecappraise_a``).
+The CoNLL-14 data are read from ``../shared/data`` beside the checkout; tests that need them skip without it.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))
+CONLL14 = SHARED_DATA / "conll14"
+
+
+@pytest.fixture(scope="session")
+def conll14_dir() -> Path:
+    """The CoNLL-14 human evaluation data (G15); skips the test where ../shared/data is absent."""
+    if not (CONLL14 / "judgments.xml").is_file():
+        pytest.skip(f"CoNLL-14 data not found at {CONLL14} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
+    return CONLL14
