@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise")
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -1,0 +1,50 @@
+"""manage.py import_outputs: create a campaign from a source file and aligned system output files."""
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Campaign
+from annotation.services.importing import import_outputs
+from annotation.services.textfiles import InputFileError, NamedFile
+
+
+def read_named(path: str) -> NamedFile:
+    """A file from disk, named by its base name; a clear CommandError when it cannot be read."""
+    try:
+        return NamedFile(Path(path).name, Path(path).read_bytes())
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a campaign from a source file (one sentence per line) and system output files aligned with it. "
+        "Each SYSTEM_FILE is a system named by its file name; the source may also be one of them (then it is "
+        "judged as the system of kind 'input', as INPUT in CoNLL-14). Nothing is written if any file is wrong."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the new campaign")
+        parser.add_argument("--mode", choices=Campaign.Mode.values, default=Campaign.Mode.RANKING)
+        parser.add_argument("--source", required=True, metavar="SOURCE_FILE", help="the source sentences")
+        parser.add_argument(
+            "--documents", metavar="DOC_ID_FILE", help="document id of each source line (default: one document)"
+        )
+        parser.add_argument("system_files", nargs="+", metavar="SYSTEM_FILE", help="system outputs, one per file")
+
+    def handle(self, *args, **options):
+        source = read_named(options["source"])
+        systems = [read_named(path) for path in options["system_files"]]
+        documents = read_named(options["documents"]) if options["documents"] else None
+        try:
+            campaign = import_outputs(options["campaign"], source, systems, documents, mode=options["mode"])
+        except (InputFileError, ValidationError) as exc:
+            raise CommandError(str(exc.messages[0] if isinstance(exc, ValidationError) else exc)) from None
+        counts = campaign.distinct_histogram
+        mean = sum(int(k) * v for k, v in counts.items()) / max(sum(counts.values()), 1)
+        self.stdout.write(
+            f"Created campaign {campaign.name!r}: {campaign.systems.count()} systems, "
+            f"{campaign.segments.count()} segments in {campaign.documents.count()} documents, "
+            f"{mean:.2f} distinct outputs per sentence on average."
+        )

@@ -1,0 +1,190 @@
+"""Importing a campaign's test set: the source, N aligned system outputs and an optional document index.
+
+``read_test_set`` checks everything (names, encodings, line counts, sizes) and builds the collapsed test set in
+memory; ``create_campaign`` writes it in one transaction, so an import either succeeds whole or writes nothing.
+The archive and form front ends only decide which uploaded file plays which part.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from django.conf import settings
+from django.db import transaction
+
+from ..models import Campaign, Candidate, Document, Output, Segment, System
+from .collapsing import collapse_outputs
+from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
+
+#: Names an archive's source file and document index may have (the first present wins).
+SOURCE_NAMES = ("source", "source.txt", "src", "src.txt", "INPUT")
+DOCUMENT_NAMES = ("documents", "documents.txt", "doc_ids", "doc_ids.txt", "docs", "docs.txt")
+
+
+@dataclass
+class TestSet:
+    """A checked, collapsed test set, ready to be written.
+
+    ``groups[i]`` lists, for line i, the candidates as groups of system indices (METHODS 1).
+    """
+
+    source: list[str]
+    documents: list[str]
+    system_names: list[str]
+    system_kinds: list[str]
+    outputs: list[list[str]]
+    groups: list[list[list[int]]] = field(default_factory=list)
+
+    def distinct_histogram(self) -> dict[str, int]:
+        """Number of sentences by number of distinct outputs (G15 Figure 1)."""
+        counts = Counter(len(groups) for groups in self.groups)
+        return {str(k): counts[k] for k in sorted(counts)}
+
+
+def read_test_set(
+    source: NamedFile,
+    systems: Sequence[NamedFile],
+    documents: NamedFile | None = None,
+    *,
+    source_is_system: bool = False,
+) -> TestSet:
+    """Check and collapse a test set; raise InputFileError naming the file at fault.
+
+    Systems are named by their file names. ``source_is_system`` judges the source too, as a system of kind
+    ``input`` named after the source file (it is implied when one of ``systems`` is the source file itself).
+    """
+    limit = settings.MAX_UPLOAD_BYTES
+    for file in (source, *systems, *([documents] if documents else [])):
+        check_size(file.name, len(file.data), limit)
+    if not systems and not source_is_system:
+        raise InputFileError("no system output files were given")
+    names = [file.name for file in systems]
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    if repeated:
+        raise InputFileError(f"duplicate system names: {', '.join(repeated)} (systems are named by file name)")
+    source_lines = decode_lines(source)
+    n = len(source_lines)
+    outputs, kinds = [], []
+    for file in systems:
+        lines = decode_lines(file)
+        if len(lines) != n:
+            raise InputFileError(f"{file.name}: {len(lines)} lines, but the source {source.name} has {n}")
+        outputs.append(lines)
+        kinds.append(System.Kind.INPUT if file.name == source.name else System.Kind.SYSTEM)
+    if source_is_system and source.name not in names:
+        names.append(source.name)
+        outputs.append(source_lines)
+        kinds.append(System.Kind.INPUT)
+    doc_ids = _document_ids(documents, n)
+    groups = [collapse_outputs([column[i] for column in outputs]) for i in range(n)]
+    return TestSet(source_lines, doc_ids, names, kinds, outputs, groups)
+
+
+def _document_ids(documents: NamedFile | None, n: int) -> list[str]:
+    """One document id per line; the whole file is one document without an index. Documents must be contiguous."""
+    if documents is None:
+        return ["document"] * n
+    ids = [line.strip() for line in decode_lines(documents)]
+    if len(ids) != n:
+        raise InputFileError(f"{documents.name}: {len(ids)} lines, but the source has {n}")
+    seen: set[str] = set()
+    for line, doc_id in enumerate(ids):
+        if not doc_id:
+            raise InputFileError(f"{documents.name}: line {line + 1} has no document id")
+        if doc_id in seen and ids[line - 1] != doc_id:
+            raise InputFileError(
+                f"{documents.name}: document {doc_id!r} appears again at line {line + 1} after other documents "
+                "(the lines of a document must be contiguous)"
+            )
+        seen.add(doc_id)
+    return ids
+
+
+def split_archive(
+    archive: NamedFile, source_name: str | None = None, *, source_is_system: bool = True
+) -> tuple[NamedFile, list[NamedFile], NamedFile | None]:
+    """Decide the parts of an archive: (source, systems, documents).
+
+    The source is the member named ``source_name`` or, by default, the first of SOURCE_NAMES present; the
+    document index is the first of DOCUMENT_NAMES present; every other file is a system. With
+    ``source_is_system`` the source is judged too (as G15 judged INPUT).
+    """
+    members = read_archive(archive, settings.MAX_UPLOAD_BYTES)
+    by_name = {member.name: member for member in members}
+    wanted = [source_name] if source_name else list(SOURCE_NAMES)
+    found = next((name for name in wanted if name in by_name), None)
+    if found is None:
+        raise InputFileError(
+            f"{archive.name}: no source file (looked for {', '.join(wanted)}; the archive holds "
+            f"{', '.join(sorted(by_name))})"
+        )
+    doc_name = next((name for name in DOCUMENT_NAMES if name in by_name), None)
+    source = by_name[found]
+    systems = [m for m in members if m.name != doc_name and (source_is_system or m.name != found)]
+    return source, systems, by_name.get(doc_name) if doc_name else None
+
+
+def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
+    """Write a new campaign with its test set in one transaction; ``options`` are Campaign fields."""
+    name = name.strip()
+    if not name:
+        raise InputFileError("the campaign needs a name")
+    with transaction.atomic():
+        if Campaign.objects.filter(name=name).exists():
+            raise InputFileError(f"a campaign named {name!r} exists already")
+        campaign = Campaign(name=name, distinct_histogram=test_set.distinct_histogram(), **options)
+        campaign.full_clean(exclude=["owner"])
+        campaign.save()
+        _write_test_set(campaign, test_set)
+    return campaign
+
+
+def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
+    systems = System.objects.bulk_create(
+        System(campaign=campaign, name=name, kind=kind)
+        for name, kind in zip(test_set.system_names, test_set.system_kinds)
+    )
+    doc_order = list(dict.fromkeys(test_set.documents))
+    documents = {
+        doc.name: doc
+        for doc in Document.objects.bulk_create(
+            Document(campaign=campaign, name=doc_id, position=i) for i, doc_id in enumerate(doc_order)
+        )
+    }
+    positions: Counter[str] = Counter()
+    segment_rows = []
+    for line, (text, doc_id) in enumerate(zip(test_set.source, test_set.documents)):
+        segment_rows.append(
+            Segment(campaign=campaign, document=documents[doc_id], position=positions[doc_id], line=line, source=text)
+        )
+        positions[doc_id] += 1
+    segments = Segment.objects.bulk_create(segment_rows, batch_size=5000)
+    candidate_rows, members = [], []
+    for segment, groups in zip(segments, test_set.groups):
+        for group in groups:
+            candidate_rows.append(Candidate(segment=segment, text=test_set.outputs[group[0]][segment.line]))
+            members.append(group)
+    candidates = Candidate.objects.bulk_create(candidate_rows, batch_size=5000)
+    Output.objects.bulk_create(
+        (
+            Output(segment_id=candidate.segment_id, system=systems[index], candidate=candidate)
+            for candidate, group in zip(candidates, members)
+            for index in group
+        ),
+        batch_size=10000,
+    )
+
+
+def import_outputs(
+    name: str,
+    source: NamedFile,
+    systems: Sequence[NamedFile],
+    documents: NamedFile | None = None,
+    *,
+    source_is_system: bool = False,
+    **options: Any,
+) -> Campaign:
+    """Check, collapse and write a test set as a new campaign (``manage.py import_outputs``, forms, API)."""
+    test_set = read_test_set(source, systems, documents, source_is_system=source_is_system)
+    return create_campaign(name, test_set, **options)
