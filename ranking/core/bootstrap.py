@@ -1,0 +1,169 @@
+"""Rank ranges and clusters by bootstrap resampling (G15 §5.2, Koehn 2012; METHODS 7).
+
+Repeat B times: resample the expanded pairs with replacement (same count), recompute the scores, rank the systems
+(1 = best). Each system's rank range drops the ceil((B - confidence * B) / 2) lowest and highest of its B sorted ranks.
+Its reported score is the mean over the B samples (what G15 Table 3b prints); the full-data score is kept too.
+Systems are ordered by that mean; walking down the order, a cluster closes after system i when the upper end of
+i's range is smaller than the lower end of every system below it.
+
+:func:`bootstrap_ranking` serves any scoring method (Expected Wins, TrueSkill); :func:`bootstrap_expected_wins`
+resamples Expected Wins without materializing resamples, since win counts are sufficient statistics (METHODS 5).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ranking.core.expected_wins import expected_wins
+from ranking.core.pairs import ExpandedPairs, outcome_counts
+
+
+@dataclass(frozen=True)
+class RankedSystem:
+    """One row of a ranking table (G15 Table 3b/3c/7): ranks and cluster are 1-based, ``range`` is (lo, hi)."""
+
+    system: str
+    score: float
+    full_data_score: float
+    range: tuple[int, int]
+    cluster: int
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """Systems in rank order (best first) with the bootstrap's confidence level and number of samples."""
+
+    systems: tuple[RankedSystem, ...]
+    confidence: float
+    n_samples: int
+
+    def as_dict(self) -> dict:
+        """``{"systems": [{"system", "score", "full_data_score", "range", "cluster"}, ...]}`` as in the analysis JSON."""
+        return {
+            "systems": [
+                {
+                    "system": row.system,
+                    "score": row.score,
+                    "full_data_score": row.full_data_score,
+                    "range": list(row.range),
+                    "cluster": row.cluster,
+                }
+                for row in self.systems
+            ]
+        }
+
+
+def sample_ranks(score_samples: np.ndarray) -> np.ndarray:
+    """Rank each sample's systems, 1 = highest score; shape (B, S) -> (B, S). Tied systems share the best rank."""
+    return rankdata(-np.asarray(score_samples, dtype=np.float64), method="min", axis=-1).astype(np.int64)
+
+
+def trimmed_count(n_samples: int, confidence: float) -> int:
+    """Number of ranks dropped at each end: ceil((B - confidence * B) / 2) (G15 §5.2: 25 of 1,000 at 0.95)."""
+    if not 0.0 < confidence <= 1.0:
+        raise ValueError(f"confidence must be in (0, 1], got {confidence}")
+    # Rounding first keeps float noise (e.g. 1000 - 0.9 * 1000 = 99.99999999999999) from changing the ceiling.
+    drop = math.ceil(round((n_samples - confidence * n_samples) / 2.0, 9))
+    if 2 * drop >= n_samples:
+        raise ValueError(f"{n_samples} samples are too few for a {confidence} rank range")
+    return drop
+
+
+def rank_ranges(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Rank ranges (lo, hi), 1-based, of each system from bootstrap *score* samples of shape (B, S) (METHODS 7).
+
+    Each system's B ranks are sorted; the :func:`trimmed_count` lowest and highest are dropped; lo and hi are the
+    smallest and largest remaining ranks. Higher scores are better.
+    """
+    samples = np.asarray(samples, dtype=np.float64)
+    if samples.ndim != 2 or samples.shape[0] == 0:
+        raise ValueError(f"score samples must have shape (B, S) with B >= 1, got {samples.shape}")
+    drop = trimmed_count(samples.shape[0], confidence)
+    ranks = np.sort(sample_ranks(samples), axis=0)
+    return ranks[drop], ranks[samples.shape[0] - 1 - drop]
+
+
+def clusters(order: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Cluster number (from 1) of each system, indexed like ``lo``/``hi`` (METHODS 7; WMT ``cluster.py -by-rank``).
+
+    ``order`` lists system indices best first. Walking down it, a cluster closes after the system at position k when
+    ``hi[order[k]] < min(lo[order[k+1:]])``.
+    """
+    order = np.asarray(order, dtype=np.int64)
+    lo_in_order = np.asarray(lo)[order]
+    hi_in_order = np.asarray(hi)[order]
+    lowest_below = np.minimum.accumulate(lo_in_order[::-1])[::-1][1:]
+    closes = hi_in_order[:-1] < lowest_below
+    cluster_in_order = np.r_[1, 1 + np.cumsum(closes)]
+    result = np.empty(order.size, dtype=np.int64)
+    result[order] = cluster_in_order
+    return result
+
+
+def bootstrap_ranking(
+    score_samples: np.ndarray,
+    full_scores: np.ndarray,
+    names: Sequence[str],
+    confidence: float,
+    order_by: Literal["mean", "full"] = "mean",
+) -> RankingResult:
+    """Ranking table from bootstrap score samples (B, S) and full-data scores (S,) (METHODS 7).
+
+    ``score`` is the mean over the samples. Systems are ordered by that mean (``order_by="mean"``, G15 Table 3b) or
+    by the full-data score (``order_by="full"``); ties keep ``names`` order. Ranges from :func:`rank_ranges`,
+    clusters from :func:`clusters` along that order.
+    """
+    score_samples = np.asarray(score_samples, dtype=np.float64)
+    full_scores = np.asarray(full_scores, dtype=np.float64)
+    if score_samples.ndim != 2 or score_samples.shape[1] != len(names) or full_scores.shape != (len(names),):
+        raise ValueError(
+            f"expected samples (B, {len(names)}) and full scores ({len(names)},), "
+            f"got {score_samples.shape} and {full_scores.shape}"
+        )
+    mean = score_samples.mean(axis=0)
+    key = mean if order_by == "mean" else full_scores
+    order = np.argsort(-key, kind="stable")
+    lo, hi = rank_ranges(score_samples, confidence)
+    cluster = clusters(order, lo, hi)
+    rows = tuple(
+        RankedSystem(
+            system=names[s],
+            score=float(mean[s]),
+            full_data_score=float(full_scores[s]),
+            range=(int(lo[s]), int(hi[s])),
+            cluster=int(cluster[s]),
+        )
+        for s in order
+    )
+    return RankingResult(systems=rows, confidence=confidence, n_samples=score_samples.shape[0])
+
+
+def resample_win_matrices(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Win matrices (B, S, S) of B resamples (with replacement, P draws each) of the expanded pairs.
+
+    A resample of P pairs is a multinomial draw of P over the outcome cells (system pair x {<, =, >}) with the observed
+    cell shares as probabilities, ties included, so drawing the cell counts directly has exactly the distribution of
+    resampling the pairs while costing O(B * cells) instead of O(B * P).
+    """
+    if len(pairs) == 0:
+        raise ValueError("no expanded pairs to resample")
+    counts = outcome_counts(pairs, n_systems).reshape(-1)
+    cells = np.flatnonzero(counts)
+    draws = rng.multinomial(len(pairs), counts[cells] / len(pairs), size=n_boot)
+    pair_cell, outcome = np.divmod(cells, 3)
+    first, second = np.divmod(pair_cell, n_systems)
+    wins = np.zeros((n_boot, n_systems * n_systems), dtype=np.int64)
+    first_wins = outcome == 0
+    second_wins = outcome == 2
+    wins[:, first[first_wins] * n_systems + second[first_wins]] = draws[:, first_wins]
+    wins[:, second[second_wins] * n_systems + first[second_wins]] = draws[:, second_wins]
+    return wins.reshape(n_boot, n_systems, n_systems)
+
+
+def bootstrap_expected_wins(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7)."""
+    return expected_wins(resample_win_matrices(pairs, n_systems, n_boot, rng))
