@@ -1,7 +1,5 @@
-"""Test configuration: the suite runs against the machine's real PostgreSQL (and Redis, for Celery tests).
+"""Test configuration: the suite runs against the machine's real PostgreSQL (tests/settings.py) and Redis.
 
-DATABASE_URL defaults to the local PostgreSQL server; pytest-django creates and drops ``test_<name>``. Give each
-concurrent test run its own database name (e.g. ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/gecappraise_a``).
 The CoNLL-14 data are read from ``../shared/data`` beside the checkout; tests that need them skip without it.
 """
 from __future__ import annotations
@@ -10,9 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise")
-os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))

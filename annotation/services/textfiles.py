@@ -25,14 +25,14 @@ class NamedFile:
     data: bytes
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
+def _human_size(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
 
 
 def check_size(name: str, size: int, limit: int) -> None:
     """Refuse a file over ``limit`` bytes."""
     if size > limit:
-        raise InputFileError(f"{name}: {_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
+        raise InputFileError(f"{name}: {_human_size(size)} is over the upload limit of {_human_size(limit)}")
 
 
 def decode_lines(file: NamedFile) -> list[str]:

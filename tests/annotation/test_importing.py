@@ -1,0 +1,187 @@
+"""Importing test sets: the happy path, messy files, and every bad input rejected with nothing written."""
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import override_settings
+
+from annotation.models import Campaign, Candidate, Document, Output, Segment, System
+from annotation.services.importing import import_outputs, split_archive
+from annotation.services.textfiles import InputFileError, NamedFile
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = b"He go to school .\nShe like apples .\n\nThey is here .\n"
+SYSTEMS = {
+    "alpha": b"He goes to school .\nShe likes apples .\n\nThey are here .\n",
+    "beta": b"He goes to school .\nShe like apples .\n\nThey is here .\n",
+    "gamma": b"He go to the school .\nShe likes apples .\n\nThey are here .\n",
+}
+
+
+def named(name: str, data: bytes) -> NamedFile:
+    return NamedFile(name, data)
+
+
+def systems(**overrides: bytes) -> list[NamedFile]:
+    return [named(name, overrides.get(name, data)) for name, data in SYSTEMS.items()]
+
+
+def nothing_written() -> bool:
+    return not any(model.objects.exists() for model in (Campaign, System, Document, Segment, Candidate, Output))
+
+
+def test_import_collapses_identical_outputs_and_keeps_empty_lines():
+    campaign = import_outputs("demo", named("source", SOURCE), systems(), source_is_system=True)
+    assert campaign.systems.count() == 4
+    assert campaign.systems.get(name="source").kind == System.Kind.INPUT
+    assert campaign.segments.count() == 4
+    empty = campaign.segments.get(line=2)
+    assert empty.source == ""
+    assert empty.candidates.count() == 1  # all four outputs are the empty line
+    first = campaign.segments.get(line=0)
+    groups = sorted(sorted(c.systems.values_list("name", flat=True)) for c in first.candidates.all())
+    assert groups == [["alpha", "beta"], ["gamma"], ["source"]]
+    assert campaign.distinct_histogram == {"1": 1, "2": 2, "3": 1}
+
+
+def test_crlf_trailing_whitespace_and_bom_are_normalised():
+    crlf = {name: b"\xef\xbb\xbf" + data.replace(b" .\n", b" .  \r\n") for name, data in SYSTEMS.items()}
+    campaign = import_outputs("crlf", named("source", SOURCE), [named(n, d) for n, d in crlf.items()])
+    texts = set(Candidate.objects.filter(segment__campaign=campaign).values_list("text", flat=True))
+    assert "He goes to school ." in texts
+    assert not any(t != t.rstrip() or "\ufeff" in t for t in texts)
+    assert Output.objects.filter(segment__line=0, system__name__in=["alpha", "beta"]).values("candidate").distinct().count() == 1
+
+
+def test_documents_file_gives_documents_and_positions():
+    docs = named("documents", b"essay1\nessay1\nessay2\nessay2\n")
+    campaign = import_outputs("docs", named("source", SOURCE), systems(), docs)
+    assert list(campaign.documents.values_list("name", "position")) == [("essay1", 0), ("essay2", 1)]
+    assert list(campaign.segments.values_list("document__name", "position", "line")) == [
+        ("essay1", 0, 0), ("essay1", 1, 1), ("essay2", 0, 2), ("essay2", 1, 3)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("files", "documents", "message"),
+    [
+        (systems(beta=b"one line\n"), None, "beta: 1 lines, but the source source has 4"),
+        (systems(gamma=b"ok\n\xff\xfe bad\nx\ny\n"), None, "gamma: not UTF-8 text: byte 0xff at byte offset 3 (line 2)"),
+        (systems(alpha=b""), None, "alpha: the file is empty"),
+        (systems() + [named("alpha", SYSTEMS["alpha"])], None, "duplicate system names: alpha"),
+        (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),
+        (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source has 4"),
+        ([], None, "no system output files were given"),
+    ],
+)
+def test_bad_input_is_rejected_whole(files, documents, message):
+    with pytest.raises(InputFileError) as error:
+        import_outputs("bad", named("source", SOURCE), files, documents)
+    assert message in str(error.value)
+    assert nothing_written()
+
+
+@override_settings(MAX_UPLOAD_BYTES=40)
+def test_file_over_the_size_limit_is_rejected():
+    with pytest.raises(InputFileError, match=r"alpha: 41 bytes is over the upload limit of 40 bytes"):
+        import_outputs("big", named("source", b"x\n"), [named("alpha", b"x" * 41)])
+    assert nothing_written()
+
+
+def test_existing_campaign_name_is_refused_and_nothing_added():
+    import_outputs("same", named("source", SOURCE), systems())
+    before = Candidate.objects.count()
+    with pytest.raises(InputFileError, match="a campaign named 'same' exists already"):
+        import_outputs("same", named("source", SOURCE), systems())
+    assert Candidate.objects.count() == before
+
+
+def test_failure_while_writing_rolls_back(monkeypatch):
+    from annotation.services import importing
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(importing.Output.objects, "bulk_create", fail)
+    with pytest.raises(RuntimeError):
+        import_outputs("half", named("source", SOURCE), systems())
+    assert nothing_written()
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _tar(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("pack", [_zip, _tar])
+def test_archive_parts_are_found_by_name(pack):
+    files = {"run/source": SOURCE, "run/documents": b"a\na\nb\nb\n", "__MACOSX/._alpha": b"junk",
+             **{f"run/{n}": d for n, d in SYSTEMS.items()}}
+    source, system_files, documents = split_archive(named("outputs.archive", pack(files)))
+    assert source.data == SOURCE
+    assert documents is not None and documents.name == "documents"
+    assert sorted(f.name for f in system_files) == ["alpha", "beta", "gamma", "source"]
+
+
+def test_archive_without_a_source_or_not_an_archive():
+    with pytest.raises(InputFileError, match="no source file"):
+        split_archive(named("x.zip", _zip({"alpha": b"x\n"})))
+    with pytest.raises(InputFileError, match="not a zip or tar archive"):
+        split_archive(named("x.zip", b"plain text"))
+
+
+@override_settings(MAX_UPLOAD_BYTES=1000)
+def test_zip_bomb_is_refused_from_its_headers():
+    with pytest.raises(InputFileError, match=r"bomb.zip \(uncompressed\): 5000 bytes is over the upload limit"):
+        split_archive(named("bomb.zip", _zip({"source": b"a" * 5000})))
+
+
+def test_import_outputs_command(tmp_path):
+    for name, data in {"source": SOURCE, **SYSTEMS}.items():
+        (tmp_path / name).write_bytes(data)
+    out = io.StringIO()
+    call_command(
+        "import_outputs", "--campaign", "cli", "--mode", "prws", "--source", str(tmp_path / "source"),
+        *(str(tmp_path / n) for n in ["source", *SYSTEMS]), stdout=out,
+    )
+    assert "4 systems, 4 segments in 1 documents" in out.getvalue()
+    assert Campaign.objects.get(name="cli").mode == Campaign.Mode.PRWS
+    (tmp_path / "beta").write_bytes(b"short\n")
+    with pytest.raises(CommandError, match="beta: 1 lines, but the source source has 4"):
+        call_command("import_outputs", "--campaign", "cli2", "--source", str(tmp_path / "source"),
+                     *(str(tmp_path / n) for n in SYSTEMS))
+    assert not Campaign.objects.filter(name="cli2").exists()
+
+
+def test_conll14_outputs(conll14_dir):
+    outputs = conll14_dir / "outputs"
+    files = [NamedFile(p.name, p.read_bytes()) for p in sorted(outputs.iterdir())]
+    campaign = import_outputs("conll14", NamedFile("INPUT", (outputs / "INPUT").read_bytes()), files)
+    assert campaign.systems.count() == 13
+    assert campaign.systems.get(name="INPUT").kind == System.Kind.INPUT
+    assert campaign.segments.count() == 1312
+    histogram = {int(k): v for k, v in campaign.distinct_histogram.items()}
+    assert sum(histogram.values()) == 1312
+    mean = sum(k * v for k, v in histogram.items()) / 1312
+    assert round(mean, 1) == 5.7 and abs(mean - 5.667) < 0.001
+    assert Candidate.objects.filter(segment__campaign=campaign).count() == sum(k * v for k, v in histogram.items())
+    assert Output.objects.filter(segment__campaign=campaign).count() == 13 * 1312
