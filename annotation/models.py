@@ -298,3 +298,94 @@ class Flag(models.Model):
     def __str__(self) -> str:
         return self.reason or "flagged"
 
+
+
+class Invite(models.Model):
+    """A one-time link that logs ``judge`` in and adds them to ``campaign`` (see ``services.invites``).
+
+    Only a SHA-256 digest of the link's secret is stored; the secret is shown once, when the invite is created.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invites")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invites")
+    digest = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "-created_at"]
+
+    def __str__(self) -> str:
+        return f"invite of {self.judge_id} to {self.campaign_id}"
+
+
+class GuidelinesAcknowledgement(models.Model):
+    """``judge`` read ``campaign``'s guidelines; ``digest`` (SHA-256 of their text) tells when they changed since."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="acknowledgements")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64)
+    acknowledged_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "judge"], name="acknowledgement_once_per_judge"),
+        ]
+
+
+class TrainingScreen(models.Model):
+    """A practice screen shown before a judge's first real one, with the organizer's expected ranks and feedback.
+
+    Training answers are TrainingAnswer rows, never Judgments: they cannot reach exports or analyses.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="training_screens")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField(help_text="0-based order in the training phase.")
+    feedback = models.TextField(blank=True, help_text="Shown after the judge answers, in Markdown.")
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "position"], name="training_screen_unique_position"),
+        ]
+
+
+class TrainingCandidate(models.Model):
+    """Candidate ``candidate`` is shown at ``position`` on a training screen; the organizer expects ``expected_rank``."""
+
+    training_screen = models.ForeignKey(TrainingScreen, on_delete=models.CASCADE, related_name="slots")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    expected_rank = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["training_screen", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["training_screen", "position"], name="training_candidate_unique_position"),
+            models.UniqueConstraint(
+                fields=["training_screen", "candidate"], name="training_candidate_unique_candidate"
+            ),
+            models.CheckConstraint(
+                condition=Q(expected_rank__gte=1) & Q(expected_rank__lte=10), name="training_expected_rank_range"
+            ),
+        ]
+
+
+class TrainingAnswer(models.Model):
+    """A judge's ranks (by position) on a training screen and their pairwise agreement with the expected ranks."""
+
+    training_screen = models.ForeignKey(TrainingScreen, on_delete=models.CASCADE, related_name="answers")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    ranks = models.JSONField()
+    agreement = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["training_screen", "judge"], name="training_answer_once_per_judge"),
+        ]
