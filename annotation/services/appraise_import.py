@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Max
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Output, Screen, ScreenCandidate, Segment
 from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
 from .collapsing import candidate_name
+from .screens import next_screen_number, next_slot_position
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -98,9 +98,8 @@ def import_appraise_xml(campaign: Campaign, data: bytes) -> AppraiseImportSummar
 
 def _write_items(campaign: Campaign, items: list[RankingItem], resolved: list[list[int]], users: dict) -> None:
     segments = dict(Segment.objects.filter(campaign=campaign).values_list("line", "id"))
-    first = (Screen.objects.filter(campaign=campaign).aggregate(n=Max("number"))["n"] or -1) + 1
-    last_position = Assignment.objects.filter(screen__campaign=campaign).aggregate(n=Max("position"))["n"]
-    first_position = 0 if last_position is None else last_position + 1
+    first = next_screen_number(campaign)
+    first_position = next_slot_position(campaign)
     screens = Screen.objects.bulk_create(
         (Screen(campaign=campaign, segment_id=segments[item.src_id], number=first + i) for i, item in enumerate(items)),
         batch_size=5000,
