@@ -9,6 +9,8 @@ Environment variables:
   DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
   MAX_UPLOAD_MB       largest accepted upload, per file and per archive (default 50)
+  JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
+                      (default 30)
 """
 from pathlib import Path
 import os
@@ -117,6 +119,7 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 MAX_UPLOAD_BYTES = int(float(os.environ.get("MAX_UPLOAD_MB", "50")) * 1024 * 1024)
+JUDGE_LEASE_MINUTES = float(os.environ.get("JUDGE_LEASE_MINUTES", "30"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000
