@@ -245,3 +245,12 @@ def test_uniform_draws_only_rankable_sentences_evenly():
 def test_plans_reject_bad_input(n_screens, method, sets, message):
     with pytest.raises(ValueError, match=message):
         plan_screens(sets, n_screens, 5, method, np.random.default_rng(0))
+
+
+def test_coverage_rejects_bad_input():
+    with pytest.raises(ValueError, match="max_chosen must be >= 0"):
+        coverage_counts([2, 1], -1)
+    with pytest.raises(ValueError, match="at least one candidate"):
+        expected_coverage([], 5)
+    with pytest.raises(ValueError, match="integers"):
+        coverage_counts([True, False], 2)
