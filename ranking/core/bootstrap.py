@@ -18,7 +18,7 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from ranking.core.expected_wins import expected_wins
+from ranking.core.expected_wins import Opponents, expected_wins
 from ranking.core.pairs import ExpandedPairs, outcome_counts
 
 
@@ -164,6 +164,11 @@ def resample_win_matrices(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng
     return wins.reshape(n_boot, n_systems, n_systems)
 
 
-def bootstrap_expected_wins(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7)."""
-    return expected_wins(resample_win_matrices(pairs, n_systems, n_boot, rng))
+def bootstrap_expected_wins(
+    pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator, opponents: Opponents = "all"
+) -> np.ndarray:
+    """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7).
+
+    ``opponents`` as in :func:`ranking.core.expected_wins.expected_wins`.
+    """
+    return expected_wins(resample_win_matrices(pairs, n_systems, n_boot, rng), opponents)

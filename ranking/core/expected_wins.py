@@ -4,16 +4,28 @@ score_EW(A) = 1/(|S| - 1) * sum_{B != A} win(A, B) / (win(A, B) + win(B, A)),
 
 where win(A, B) is the number of expanded pairs in which A is ranked better than B (ties ignored) and a term with a
 zero denominator adds 0. The score is the probability that A beats an opponent drawn uniformly from the others.
+
+G15's per-judge rankings (Table 7, and the correlations of Table 6) were computed by another script of the paper's
+release (``EW.pl``) that averages over the opponents A beat at least once instead of all |S| - 1 others; where a
+judge's data leave some win(A, B) = 0 this raises A's score (judge 1: INPUT 0.332 instead of 0.304). Those published
+numbers reproduce only with that divisor, offered here as ``opponents="beaten"``. With win(A, B) > 0 for all pairs,
+as on the full CoNLL-14 data, both agree.
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
+Opponents = Literal["all", "beaten"]
 
-def expected_wins(wins: np.ndarray) -> np.ndarray:
+
+def expected_wins(wins: np.ndarray, opponents: Opponents = "all") -> np.ndarray:
     """EW scores from win matrices of shape (..., S, S), W[..., a, b] = win(a, b); returns shape (..., S).
 
-    Vectorized over any leading batch dimensions (e.g. B bootstrap samples at once). Needs S >= 2.
+    ``opponents="all"`` divides by |S| - 1 (METHODS 5); ``"beaten"`` by the number of opponents with win(a, b) > 0
+    (G15 Table 7; a system that beat nobody scores 0). Vectorized over leading batch dimensions (e.g. B bootstrap
+    samples at once). Needs S >= 2.
     """
     wins = np.asarray(wins, dtype=np.float64)
     if wins.ndim < 2 or wins.shape[-1] != wins.shape[-2]:
@@ -25,4 +37,10 @@ def expected_wins(wins: np.ndarray) -> np.ndarray:
         raise ValueError("win counts must be non-negative")
     played = wins + np.swapaxes(wins, -1, -2)
     share = np.divide(wins, played, out=np.zeros_like(wins), where=played > 0)
-    return share.sum(axis=-1) / (n_systems - 1)
+    total = share.sum(axis=-1)
+    if opponents == "all":
+        return total / (n_systems - 1)
+    if opponents == "beaten":
+        beaten = np.count_nonzero(wins > 0, axis=-1)
+        return np.divide(total, beaten, out=np.zeros_like(total), where=beaten > 0)
+    raise ValueError(f"opponents must be 'all' or 'beaten', got {opponents!r}")
