@@ -9,3 +9,6 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecapp
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 
 from gecappraise.settings import *  # noqa: E402,F401,F403
+
+# Tests read static files from the source folders; the production manifest needs collectstatic.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

@@ -1,0 +1,73 @@
+"""REST API for organizers: campaigns, test-set import, screens, Appraise XML. Thin views over the services."""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from .campaign_forms import CampaignImportForm
+from .permissions import IsOrganizer, is_organizer, managed_campaigns
+from .serializers import CampaignSerializer, ScreensRequestSerializer
+from .services.appraise_import import export_appraise_xml, import_appraise_xml
+from .services.appraise_xml import AppraiseXMLError
+from .services.screens import create_screens
+
+
+class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Campaigns the user manages. POST (multipart) creates one from uploaded files, all or nothing."""
+
+    serializer_class = CampaignSerializer
+    permission_classes = [IsOrganizer]
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        return managed_campaigns(self.request.user).prefetch_related("systems")
+
+    @extend_schema(request=None, responses={201: CampaignSerializer})
+    def create(self, request):
+        if not is_organizer(request.user):
+            return Response({"detail": IsOrganizer.message}, status=status.HTTP_403_FORBIDDEN)
+        form = CampaignImportForm(request.data, request.FILES)
+        if not form.is_valid():
+            raise ValidationError(form.errors.get_json_data())
+        try:
+            campaign = form.save(owner=request.user)
+        except DjangoValidationError as exc:
+            raise ValidationError({"__all__": exc.messages}) from None
+        return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=ScreensRequestSerializer, responses={201: None})
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def screens(self, request, pk=None):
+        campaign = self.get_object()
+        serializer = ScreensRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            screens = create_screens(campaign, serializer.validated_data.get("count"))
+        except ValueError as exc:
+            raise ValidationError({"count": [str(exc)]}) from None
+        return Response({"created": len(screens), "total": campaign.screens.count()}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: None})
+    @action(detail=True, methods=["get", "post"], url_path="appraise-xml")
+    def appraise_xml(self, request, pk=None):
+        """GET: the judgments as Appraise XML. POST (multipart field ``file``): import Appraise XML."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            return HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})
+        try:
+            summary = import_appraise_xml(campaign, upload.read())
+        except AppraiseXMLError as exc:
+            raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None
+        return Response(
+            {"rankings": summary.rankings, "skipped": summary.skipped, "judges": summary.judges},
+            status=status.HTTP_201_CREATED,
+        )

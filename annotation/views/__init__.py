@@ -1,0 +1,1 @@
+"""Views: judge pages (judge.py) and organizer pages (organizer.py)."""

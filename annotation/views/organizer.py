@@ -1,0 +1,136 @@
+"""Organizer pages: campaigns, imports, screens, Appraise XML. Each view parses the request, calls a service,
+and renders."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from ..campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
+from ..models import Assignment, Campaign, Judgment
+from ..permissions import is_organizer, managed_campaigns
+from ..services.appraise_import import export_appraise_xml, import_appraise_xml
+from ..services.appraise_xml import AppraiseXMLError
+from ..services.screens import create_screens
+
+
+def managed_campaign_or_404(request: HttpRequest, pk: int) -> Campaign:
+    """The campaign, if the user manages it (404 otherwise, so that other campaigns' names do not leak)."""
+    return get_object_or_404(managed_campaigns(request.user), pk=pk)
+
+
+@login_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = managed_campaigns(request.user).annotate(
+        n_systems=Count("systems", distinct=True),
+        n_segments=Count("segments", distinct=True),
+    )
+    if not campaigns and not is_organizer(request.user):
+        raise PermissionDenied("Only organizers manage campaigns.")
+    return render(request, "organizer/campaign_list.html", {"campaigns": campaigns, "can_create": is_organizer(request.user)})
+
+
+@login_required
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    if not is_organizer(request.user):
+        raise PermissionDenied("Only organizers create campaigns.")
+    form = CampaignImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = form.save(owner=request.user)
+        except ValidationError:
+            pass
+        else:
+            messages.success(request, f"Created campaign {campaign.name!r}.")
+            return redirect("campaign-detail", pk=campaign.pk)
+    return render(request, "organizer/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def campaign_progress(campaign: Campaign) -> dict[str, int]:
+    """Screens, slots and judgments of a campaign, for its page."""
+    slots = Assignment.objects.filter(screen__campaign=campaign).aggregate(
+        total=Count("id"),
+        submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        claimed=Count("id", filter=Q(judge__isnull=False)),
+    )
+    return {
+        "screens": campaign.screens.count(),
+        "judgments": Judgment.objects.filter(assignment__screen__campaign=campaign).count(),
+        **slots,
+    }
+
+
+@login_required
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request, pk)
+    histogram = sorted((int(k), v) for k, v in campaign.distinct_histogram.items())
+    peak = max((v for _, v in histogram), default=1)
+    total = sum(v for _, v in histogram)
+    context = {
+        "campaign": campaign,
+        "systems": campaign.systems.annotate(n_candidates=Count("candidates")),
+        "n_documents": campaign.documents.count(),
+        "n_segments": campaign.segments.count(),
+        "histogram": [(k, v, 100 * v / peak) for k, v in histogram],
+        "mean_distinct": sum(k * v for k, v in histogram) / total if total else 0,
+        "progress": campaign_progress(campaign),
+        "judges": campaign.judges.annotate(
+            submitted=Count("assignments", filter=Q(assignments__screen__campaign=campaign,
+                                                    assignments__status=Assignment.Status.SUBMITTED))
+        ),
+        "screens_form": ScreensForm(),
+        "appraise_form": AppraiseUploadForm(),
+    }
+    return render(request, "organizer/campaign_detail.html", context)
+
+
+@login_required
+@require_POST
+def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request, pk)
+    form = ScreensForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The number of screens must be a whole number from 1 to 100,000.")
+    else:
+        try:
+            screens = create_screens(campaign, form.cleaned_data["count"])
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Added {len(screens)} screens.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@login_required
+@require_POST
+def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request, pk)
+    form = AppraiseUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose an Appraise XML file to upload.")
+    else:
+        upload = form.cleaned_data["file"]
+        try:
+            summary = import_appraise_xml(campaign, upload.read())
+        except AppraiseXMLError as exc:
+            messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
+        else:
+            messages.success(
+                request,
+                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges.",
+            )
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@login_required
+def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = managed_campaign_or_404(request, pk)
+    response = HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
+    filename = f"{slugify(campaign.name) or 'campaign'}-judgments.xml"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,138 @@
+"""Organizer pages and REST API: creating campaigns from uploads, screens, Appraise XML, and who may do it."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Campaign, Candidate, Screen
+from annotation.permissions import ORGANIZERS_GROUP
+
+from .test_appraise_xml import ITEM
+from .test_importing import SOURCE, SYSTEMS, _zip
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer() -> User:
+    user = User.objects.create_user("olga", password="pw")
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture
+def client_for():
+    def make(user: User, **kwargs) -> Client:
+        client = Client(**kwargs)
+        client.force_login(user)
+        return client
+
+    return make
+
+
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data, content_type="text/plain")
+
+
+def form_data(**extra):
+    return {"name": "web", "mode": "ranking", "max_candidates": 5, "sampling": "diversity", "seed": 1,
+            "redundancy": 1, "repeat_rate": 0, "guidelines": "", "source_is_system": "on", **extra}
+
+
+def test_create_campaign_from_files_shows_the_histogram(organizer, client_for):
+    client = client_for(organizer)
+    response = client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()],
+    ))
+    campaign = Campaign.objects.get(name="web")
+    assert response.status_code == 302 and response["Location"] == reverse("campaign-detail", args=[campaign.pk])
+    assert campaign.owner == organizer and organizer in campaign.organizers.all()
+    page = client.get(response["Location"]).content.decode()
+    assert 'id="distinct-histogram"' in page
+    assert "On average 2.00 distinct outputs among 4 systems" in page
+    assert "<td>3</td><td>1</td>" in page  # one sentence with 3 distinct outputs
+
+
+def test_create_campaign_from_an_archive(organizer, client_for):
+    archive = _zip({"source": SOURCE, **SYSTEMS})
+    response = client_for(organizer).post(reverse("campaign-create"), form_data(
+        name="zipped", archive=SimpleUploadedFile("run.zip", archive, content_type="application/zip")))
+    assert response.status_code == 302
+    assert sorted(Campaign.objects.get(name="zipped").systems.values_list("name", flat=True)) == [
+        "alpha", "beta", "gamma", "source"]
+
+
+def test_a_bad_upload_shows_the_message_and_writes_nothing(organizer, client_for):
+    response = client_for(organizer).post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload("alpha", b"too short\n")]))
+    assert response.status_code == 400
+    assert "alpha: 1 lines, but the source source has 4" in response.content.decode()
+    assert not Campaign.objects.exists() and not Candidate.objects.exists()
+
+
+def test_screens_and_appraise_xml_from_the_campaign_page(organizer, client_for):
+    client = client_for(organizer)
+    client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    campaign = Campaign.objects.get()
+    client.post(reverse("campaign-screens", args=[campaign.pk]), {"count": 7})
+    assert Screen.objects.filter(campaign=campaign).count() == 7
+    xml = ITEM.format(src=0, group="alpha beta")
+    response = client.post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                           {"file": SimpleUploadedFile("j.xml", xml.encode())}, follow=True)
+    assert "Imported 2 rankings (1 skipped) by 2 judges." in response.content.decode()
+    bad = client.post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                      {"file": SimpleUploadedFile("bad.xml", b"<oops")}, follow=True)
+    assert "bad.xml: not well-formed XML" in bad.content.decode() and "Nothing was imported." in bad.content.decode()
+    export = client.get(reverse("campaign-appraise-export", args=[campaign.pk]))
+    assert export["Content-Disposition"] == 'attachment; filename="web-judgments.xml"'
+    assert export.content.decode() == xml
+
+
+def test_only_organizers_of_a_campaign_see_it(organizer, client_for):
+    judge = User.objects.create_user("jim", password="pw")
+    other = User.objects.create_user("otto", password="pw")
+    other.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
+    client_for(organizer).post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    campaign = Campaign.objects.get()
+    for user in (judge, other):
+        client = client_for(user)
+        assert client.get(reverse("campaign-detail", args=[campaign.pk])).status_code == 404
+        assert client.get(reverse("campaign-appraise-export", args=[campaign.pk])).status_code == 404
+        assert client.get(f"/api/campaigns/{campaign.pk}/").status_code in (403, 404)
+    assert client_for(judge).get(reverse("campaign-create")).status_code == 403
+    assert Client().get(reverse("campaign-list")).status_code == 302  # to the login page
+
+
+def test_forms_enforce_csrf(organizer):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    response = client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    assert response.status_code == 403
+    assert not Campaign.objects.exists()
+
+
+def test_rest_api_creates_campaigns_screens_and_imports_judgments(organizer, client_for):
+    client = client_for(organizer)
+    response = client.post("/api/campaigns/", form_data(
+        name="api", source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["segments"] == 4 and {s["name"] for s in body["systems"]} == {"alpha", "beta", "gamma", "source"}
+    pk = body["id"]
+    bad = client.post("/api/campaigns/", form_data(
+        name="api2", source=upload("source", SOURCE), systems=[upload("alpha", b"\xff\n")]))
+    assert bad.status_code == 400 and "alpha: not UTF-8 text" in bad.content.decode()
+    assert not Campaign.objects.filter(name="api2").exists()
+    assert client.post(f"/api/campaigns/{pk}/screens/", {"count": 3}).json() == {"created": 3, "total": 3}
+    xml = ITEM.format(src=0, group="alpha beta")
+    imported = client.post(f"/api/campaigns/{pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", xml.encode())})
+    assert imported.json() == {"rankings": 2, "skipped": 1, "judges": 2}
+    assert client.get(f"/api/campaigns/{pk}/appraise-xml/").content.decode() == xml
+    assert [c["name"] for c in client.get("/api/campaigns/").json()] == ["api"]
+    assert client.get("/api/schema/").status_code == 200
