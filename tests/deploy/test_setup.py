@@ -1,0 +1,53 @@
+"""The set-up a new user and a deployment rely on: the README's commands, the demo, docker-compose."""
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.models import Assignment, Campaign
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_one():
+    readme = (REPO / "README.md").read_text()
+    commands = re.findall(r"^    (\./dev \w+)$", readme, flags=re.M)
+    assert commands[:2] == ["./dev demo", "./dev test"]
+    assert "./dev test" in (REPO / ".ci" / "run").read_text()
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose is not installed")
+def test_docker_compose_file_is_valid():
+    env = {**os.environ, "SECRET_KEY": "compose-check"}
+    result = subprocess.run(["docker-compose", "config", "-q"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    services = subprocess.run(["docker-compose", "config", "--services"], cwd=REPO, env=env,
+                              capture_output=True, text=True).stdout.split()
+    assert sorted(services) == ["postgres", "redis", "web", "worker"]
+
+
+@pytest.mark.django_db
+def test_demo_command_creates_a_usable_campaign_once():
+    out = io.StringIO()
+    call_command("demo", stdout=out)
+    call_command("demo", stdout=io.StringIO())
+    campaign = Campaign.objects.get()
+    assert campaign.systems.count() == 6 and campaign.documents.count() == 3 and campaign.segments.count() == 14
+    assert campaign.screens.count() == 30
+    assert Assignment.objects.filter(screen__campaign=campaign, judge__isnull=True).count() == 60
+    text = out.getvalue()
+    for login in ("admin / admin", "organizer / organizer", "judge / judge"):
+        assert login in text
+    client = Client()
+    assert client.login(username="organizer", password="organizer")
+    page = client.get(f"/campaigns/{campaign.pk}/")
+    assert page.status_code == 200 and "Distinct outputs per sentence" in page.content.decode()
+    assert Client().login(username="judge", password="judge")
