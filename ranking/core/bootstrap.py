@@ -42,7 +42,7 @@ class RankingResult:
     n_samples: int
 
     def as_dict(self) -> dict:
-        """``{"systems": [{"system", "score", "full_data_score", "range", "cluster"}, ...]}`` as in the analysis JSON."""
+        """The analysis JSON shape: ``{"systems": [{"system", "score", "full_data_score", "range", "cluster"}]}``."""
         return {
             "systems": [
                 {

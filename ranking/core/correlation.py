@@ -65,8 +65,8 @@ def fbeta(precision: np.ndarray, recall: np.ndarray, beta: np.ndarray | float) -
         raise ValueError("precision, recall and beta must be non-negative")
     numerator = (1.0 + b2) * p * r
     denominator = b2 * p + r
-    return np.divide(numerator, denominator, out=np.zeros(np.broadcast(numerator, denominator).shape),
-                     where=(p > 0) & (r > 0))
+    defined = (p > 0) & (r > 0)
+    return np.divide(numerator, denominator, out=np.zeros(np.broadcast(numerator, denominator).shape), where=defined)
 
 
 @dataclass(frozen=True)

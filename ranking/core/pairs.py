@@ -141,7 +141,9 @@ class PairStatistics:
 
     def per_judge(self) -> dict[str, dict[str, int]]:
         """``{judge: {column: count}}`` as in the analysis JSON."""
-        return {judge: {name: int(getattr(self, name)[j]) for name in self.COLUMNS} for j, judge in enumerate(self.judges)}
+        return {
+            judge: {name: int(getattr(self, name)[j]) for name in self.COLUMNS} for j, judge in enumerate(self.judges)
+        }
 
 
 def pair_statistics(rankings: Rankings) -> PairStatistics:

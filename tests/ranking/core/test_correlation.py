@@ -33,7 +33,11 @@ def test_correlate_matches_scipy():
 
 @pytest.mark.parametrize(
     "a, b, message",
-    [([1.0, 2.0], [1.0, 2.0], "at least 3"), ([1.0, 2.0, 3.0], [1.0, 2.0], "different"), ([1, 2, np.nan], [1, 2, 3], "finite")],
+    [
+        ([1.0, 2.0], [1.0, 2.0], "at least 3"),
+        ([1.0, 2.0, 3.0], [1.0, 2.0], "different"),
+        ([1, 2, np.nan], [1, 2, 3], "finite"),
+    ],
 )
 def test_correlate_rejects_bad_input(a, b, message):
     with pytest.raises(ValueError, match=message):
