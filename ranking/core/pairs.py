@@ -37,7 +37,9 @@ def pairs_within_groups(group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def _ordered(a: np.ndarray, b: np.ndarray, rank_a: np.ndarray, rank_b: np.ndarray):
+def _ordered(
+    a: np.ndarray, b: np.ndarray, rank_a: np.ndarray, rank_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Order each pair so that a < b and give the relation of the ordered pair (-1: first better)."""
     swap = a > b
     first = np.where(swap, b, a)

@@ -31,6 +31,25 @@ def candidate_name(systems: Iterable[str]) -> str:
     return " ".join(sorted(systems))
 
 
+def _screen_candidates(
+    shown: Sequence[tuple[Sequence[str], int]], where: str
+) -> list[tuple[str, tuple[str, ...], int]]:
+    """Validate one screen's ``(systems, rank)`` candidates; return ``(name, sorted systems, rank)`` for each."""
+    seen: set[str] = set()
+    result = []
+    for systems, rank in shown:
+        systems = tuple(systems)
+        if not systems:
+            raise ValueError(f"{where}: a candidate names no system")
+        if not isinstance(rank, (int, np.integer)) or isinstance(rank, bool) or rank < 1:
+            raise ValueError(f"{where}: rank {rank!r} is not a positive integer")
+        if seen.intersection(systems) or len(set(systems)) < len(systems):
+            raise ValueError(f"{where}: a system occurs twice on one screen")
+        seen.update(systems)
+        result.append((candidate_name(systems), tuple(sorted(systems)), int(rank)))
+    return result
+
+
 @dataclass(frozen=True)
 class Rankings:
     """Relative rankings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
@@ -64,17 +83,7 @@ class Rankings:
             where = f"ranking #{index + 1} (judge {judge!r}, segment {segment})"
             if not isinstance(segment, (int, np.integer)) or segment < 0:
                 raise ValueError(f"{where}: segment must be a non-negative integer")
-            seen: set[str] = set()
-            for systems, rank in shown:
-                systems = tuple(systems)
-                if not systems:
-                    raise ValueError(f"{where}: a candidate names no system")
-                if not isinstance(rank, (int, np.integer)) or isinstance(rank, bool) or rank < 1:
-                    raise ValueError(f"{where}: rank {rank!r} is not a positive integer")
-                if seen.intersection(systems) or len(set(systems)) < len(systems):
-                    raise ValueError(f"{where}: a system occurs twice on one screen")
-                seen.update(systems)
-                candidates.append((len(judges), candidate_name(systems), tuple(sorted(systems)), int(rank)))
+            candidates.extend((len(judges), *candidate) for candidate in _screen_candidates(shown, where))
             judges.append(str(judge))
             segments.append(int(segment))
 
