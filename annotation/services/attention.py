@@ -1,0 +1,124 @@
+"""Attention checks: a degraded control output on some screens, and how often each judge ranks it last.
+
+The control is the source sentence with 1-2 errors inserted by the product's corrupter (METHODS 11,
+``corrupter.corrupt``), produced by a System of kind ``control``. It is put on a random share of the screens no
+judge has been served yet: at a random position when the screen has room, otherwise in place of a random
+candidate (a screen never shows more than M). A judge who reads the screens ranks it last; the dashboard shows
+each judge's rate.
+
+"Ranked last" means: the control's rank is worse than or equal to every other rank on the screen and strictly
+worse than at least one (a screen with everything tied catches nothing). Flagged screens do not count.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+
+from ..models import Assignment, Campaign, Candidate, CandidateJudgment, Output, Screen, ScreenCandidate, Segment, System
+from .corrupter import corrupt
+
+#: The default name of the control system.
+CONTROL_SYSTEM = "Source+error"
+#: Corruptions tried per sentence before giving up on it (a corruption may equal a real system's output).
+CORRUPTION_TRIES = 5
+
+
+@dataclass(frozen=True)
+class AttentionRate:
+    """A judge's attention checks: screens with the control they ranked, how many ranked it last, the rate."""
+
+    judge: str
+    checks: int
+    ranked_last: int
+
+    @property
+    def rate(self) -> float:
+        """``ranked_last / checks``."""
+        return self.ranked_last / self.checks
+
+
+def _control_candidate(segment: Segment, control: System, rng: np.random.Generator) -> Candidate | None:
+    """The segment's control candidate, created on first use; None when no corruption differs from every output."""
+    existing = Output.objects.filter(segment=segment, system=control).select_related("candidate").first()
+    if existing is not None:
+        return existing.candidate
+    if not segment.source.split():
+        return None
+    taken = {text.rstrip() for text in Candidate.objects.filter(segment=segment).values_list("text", flat=True)}
+    for _ in range(CORRUPTION_TRIES):
+        text = corrupt(segment.source, rng)
+        if text not in taken:
+            candidate = Candidate.objects.create(segment=segment, text=text)
+            Output.objects.create(segment=segment, system=control, candidate=candidate)
+            return candidate
+    return None
+
+
+def add_attention_checks(
+    campaign: Campaign, share: float, rng: np.random.Generator, system_name: str = CONTROL_SYSTEM
+) -> int:
+    """Put the control output on ``share`` (0 < share <= 1) of the unserved screens without one; return how many.
+
+    Screens are drawn uniformly without replacement from ``rng``; so are the control's position and, on a full
+    screen, the candidate it replaces.
+    """
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share}")
+    with transaction.atomic():
+        control, _ = System.objects.get_or_create(
+            campaign=campaign, name=system_name, defaults={"kind": System.Kind.CONTROL}
+        )
+        if control.kind != System.Kind.CONTROL:
+            raise ValueError(f"{system_name!r} is a system of the campaign, not a control")
+        served = Assignment.objects.filter(screen=OuterRef("pk")).exclude(status=Assignment.Status.PENDING)
+        has_control = ScreenCandidate.objects.filter(screen=OuterRef("pk"), candidate__outputs__system=control)
+        eligible = list(
+            Screen.objects.filter(campaign=campaign)
+            .exclude(Exists(served))
+            .exclude(Exists(has_control))
+            .order_by("number")
+            .values_list("id", flat=True)
+        )
+        chosen = np.sort(rng.choice(eligible, size=round(share * len(eligible)), replace=False))
+        added = 0
+        for screen in Screen.objects.filter(id__in=chosen.tolist()).select_related("segment").order_by("number"):
+            candidate = _control_candidate(screen.segment, control, rng)
+            if candidate is None:
+                continue
+            shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+            if len(shown) >= campaign.max_candidates:
+                shown[int(rng.integers(len(shown)))] = candidate.pk
+            else:
+                shown.insert(int(rng.integers(len(shown) + 1)), candidate.pk)
+            screen.slots.all().delete()
+            ScreenCandidate.objects.bulk_create(
+                ScreenCandidate(screen=screen, candidate_id=pk, position=i) for i, pk in enumerate(shown)
+            )
+            added += 1
+    return added
+
+
+def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
+    """Per judge (by username), the ranked screens showing a control output and how often it was ranked last."""
+    is_control = Output.objects.filter(candidate=OuterRef("candidate"), system__kind=System.Kind.CONTROL)
+    rows = (
+        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign, rank__isnull=False)
+        .annotate(control=Exists(is_control))
+        .values_list("judgment_id", "judgment__assignment__judge__username", "rank", "control")
+    )
+    screens: dict[int, tuple[str, list[int], list[int]]] = {}
+    for judgment, judge, rank, control in rows:
+        _, controls, others = screens.setdefault(judgment, (judge, [], []))
+        (controls if control else others).append(rank)
+    checks: dict[str, int] = defaultdict(int)
+    last: dict[str, int] = defaultdict(int)
+    for judge, controls, others in screens.values():
+        if not controls or not others:
+            continue
+        checks[judge] += 1
+        last[judge] += controls[0] >= max(others) and controls[0] > min(others)
+    return [AttentionRate(judge, checks[judge], last[judge]) for judge in sorted(checks)]

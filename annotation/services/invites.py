@@ -1,0 +1,127 @@
+"""Judge accounts and one-time invite links (PRODUCT: a judge logs in with an account or a one-time link).
+
+An organizer of a campaign creates an invite for a judge username; the account is created when it does not
+exist (without a usable password: the link is the way in, and the judge may set a password afterwards). The
+link carries a random secret of 256 bits; only its SHA-256 digest is stored, so the link is shown once.
+Opening the link and confirming logs the judge in and adds them to the campaign's judges; the link then stops
+working. It also stops working after ``valid_for``.
+
+An invite never logs anyone in as a staff member, a superuser or an organizer, and an organizer cannot invite
+(and so log in as) a judge of a campaign they do not manage; admins can.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import Campaign, Invite
+from ..permissions import can_manage, managed_campaigns
+
+#: How long an invite link works by default.
+INVITE_VALIDITY = timedelta(days=14)
+
+
+class InviteError(ValueError):
+    """The invite cannot be created or used; the message says why."""
+
+
+def digest(secret: str) -> str:
+    """The stored form of an invite secret: its SHA-256 hex digest."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _checked_judge(username: str, created_by: AbstractBaseUser) -> AbstractBaseUser:
+    User = get_user_model()
+    username = username.strip()
+    if not username or len(username) > 150:
+        raise InviteError("A username needs 1 to 150 characters.")
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise InviteError(
+            f"{username!r} is not a valid username (letters, digits and @ . + - _ only)."
+        ) from None
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = User(username=username)
+        user.set_unusable_password()
+        user.save()
+        return user
+    if user.is_staff or user.is_superuser or managed_campaigns(user).exists():
+        raise InviteError(f"{username!r} is a staff or organizer account; invite links are only for judges.")
+    if not created_by.is_superuser:
+        foreign = user.judged_campaigns.exclude(pk__in=managed_campaigns(created_by).values("pk"))
+        if foreign.exists():
+            raise InviteError(
+                f"{username!r} judges a campaign you do not manage; choose another username or ask an admin."
+            )
+    return user
+
+
+def create_invite(
+    campaign: Campaign,
+    username: str,
+    created_by: AbstractBaseUser,
+    valid_for: timedelta = INVITE_VALIDITY,
+    now: datetime | None = None,
+) -> tuple[Invite, str]:
+    """Create a one-time invite of ``username`` to ``campaign``; return it and the secret for its link.
+
+    Raises PermissionDenied unless ``created_by`` manages the campaign, and InviteError for a username that
+    may not be invited (see the module docstring).
+    """
+    if not can_manage(created_by, campaign):
+        raise PermissionDenied("Only the campaign's organizers can invite judges.")
+    if campaign.closed_at is not None:
+        raise InviteError("The campaign is closed.")
+    now = now or timezone.now()
+    secret = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        judge = _checked_judge(username, created_by)
+        invite = Invite.objects.create(
+            campaign=campaign, judge=judge, digest=digest(secret), created_by=created_by, expires_at=now + valid_for
+        )
+    return invite, secret
+
+
+def _usable(invite: Invite | None, now: datetime) -> Invite:
+    if invite is None:
+        raise InviteError("This invite link is not valid. Check that you copied all of it.")
+    if invite.used_at is not None:
+        raise InviteError("This invite link has been used already. Log in with your account instead.")
+    if invite.expires_at <= now:
+        raise InviteError("This invite link has expired. Ask the organizer for a new one.")
+    if invite.campaign.closed_at is not None:
+        raise InviteError("This campaign is closed.")
+    return invite
+
+
+def find_invite(secret: str, now: datetime | None = None) -> Invite:
+    """The usable invite with this secret; raise InviteError for an unknown, used or expired one."""
+    invite = Invite.objects.select_related("campaign", "judge").filter(digest=digest(secret)).first()
+    return _usable(invite, now or timezone.now())
+
+
+def redeem_invite(secret: str, now: datetime | None = None) -> Invite:
+    """Use the invite once: mark it used and add its judge to the campaign. The caller logs the judge in."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        invite = _usable(
+            Invite.objects.select_for_update(of=("self",))
+            .select_related("campaign", "judge")
+            .filter(digest=digest(secret))
+            .first(),
+            now,
+        )
+        invite.used_at = now
+        invite.save(update_fields=["used_at"])
+        invite.campaign.judges.add(invite.judge)
+    return invite

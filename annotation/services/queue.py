@@ -1,0 +1,376 @@
+"""A judge's queue of screens: claiming, leases, idempotent submits, flags, undo and repeats (G15 section 4.2).
+
+Contract:
+- A campaign's screens come with pool slots (Assignment rows with ``judge`` NULL, see ``screens``); a judge
+  claims the first open slot by ``position`` whose screen they have not had, so the judges of one screen are
+  distinct (redundancy = distinct judges per screen). Claims lock the slot with ``SELECT ... FOR UPDATE SKIP
+  LOCKED`` on PostgreSQL, so two judges never get the same slot, and they lock the judge's membership row of
+  the campaign, so one judge's tabs never claim two screens at once.
+- A judge has at most one served screen per campaign; coming back (reload, new tab, next login) gives the same
+  one. Assignments given to a judge directly (``judge`` set, status pending) come before pool slots.
+- Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``). A non-repeat screen whose lease has run out
+  returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
+  refused as stale. Until someone claims it, the first judge may still finish it.
+- ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
+  Judgment, a repeated submit of the same token (double click, reload, back button, second tab) stores nothing
+  and reports the stored one. Tokens change when a screen is claimed or re-served after an undo.
+- Repeats (intra-annotator agreement, G15 section 4.4): after a judge submits an original screen, with
+  probability ``campaign.repeat_rate`` the same screen is scheduled for them again, due once they have
+  submitted ``REPEAT_GAP_MIN``..``REPEAT_GAP_MAX`` more screens; when the pool runs dry, pending repeats are
+  served at once. The draw uses a generator seeded with (campaign seed, slot position): reproducible.
+- Time: ``served_at``/``submitted_at`` are the server's timestamps, ``Judgment.duration`` is their difference and
+  ``Judgment.active_time`` is the client's focused, non-idle time (see ``IDLE_CAP_SECONDS``), clamped to
+  ``[0, duration]``.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Sequence
+
+import numpy as np
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen
+
+#: The client stops counting active time after this many seconds without a key press, click, scroll or pointer
+#: move, and while the page is hidden or unfocused (static/js/judge.js reads it from the page).
+IDLE_CAP_SECONDS = 60
+#: A repeat becomes due after the judge has submitted this many more screens (drawn uniformly, inclusive).
+REPEAT_GAP_MIN = 5
+REPEAT_GAP_MAX = 20
+#: The longest flag reason kept (Flag.reason).
+FLAG_REASON_MAX = 500
+STALE_MESSAGE = (
+    "This screen is out of date: it was undone, or given to another judge after it was left unanswered. "
+    "Nothing was saved from it."
+)
+
+
+class QueueError(Exception):
+    """A request the queue refuses; the message is meant for the judge and changes nothing."""
+
+
+class NotAJudge(QueueError):
+    """The user is not a judge of the campaign."""
+
+
+class ForeignScreen(QueueError):
+    """The screen belongs to another judge."""
+
+
+class StaleScreen(QueueError):
+    """The token no longer names a served screen (it was undone, or claimed by another judge)."""
+
+
+class CampaignClosed(QueueError):
+    """The campaign is closed; it takes no more judgments."""
+
+
+class InvalidRanking(QueueError):
+    """The submitted ranks do not fit the screen."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """``done`` screens submitted of ``total`` (submitted + open + still claimable for this judge)."""
+
+    done: int
+    total: int
+
+    @property
+    def current(self) -> int:
+        """The number of the screen being worked on ("screen k of n"), at most ``total``."""
+        return min(self.done + 1, self.total)
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """The stored judgment, and whether this request stored it (False for a repeated submit)."""
+
+    assignment: Assignment
+    judgment: Judgment
+    created: bool
+
+
+def lease_length() -> timedelta:
+    """How long a served screen stays reserved for its judge (``settings.JUDGE_LEASE_MINUTES``)."""
+    return timedelta(minutes=settings.JUDGE_LEASE_MINUTES)
+
+
+def _lock_membership(campaign: Campaign, judge: AbstractBaseUser) -> None:
+    """Lock the judge's membership row of the campaign (serializes one judge's claims); refuse non-judges."""
+    membership = Campaign.judges.through.objects.select_for_update().filter(campaign=campaign, user=judge)
+    if not membership.exists():
+        raise NotAJudge("You are not a judge of this campaign.")
+
+
+def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime, *, new_token: bool) -> Assignment:
+    assignment.judge = judge
+    assignment.status = Assignment.Status.SERVED
+    assignment.served_at = now
+    assignment.lease_expires_at = now + lease_length()
+    if new_token:
+        assignment.token = uuid.uuid4()
+    assignment.save(update_fields=["judge", "status", "served_at", "lease_expires_at", "token"])
+    return assignment
+
+
+def _mine(campaign: Campaign, judge: AbstractBaseUser):
+    return Assignment.objects.filter(screen__campaign=campaign, judge=judge)
+
+
+def _claimable(campaign: Campaign, judge: AbstractBaseUser, now: datetime):
+    """Open slots of screens the judge has not had: unclaimed, or non-repeats whose lease ran out."""
+    had = _mine(campaign, judge).values("screen_id")
+    return (
+        Assignment.objects.filter(screen__campaign=campaign, repeat_of__isnull=True)
+        .filter(
+            Q(judge__isnull=True, status=Assignment.Status.PENDING)
+            | (~Q(status=Assignment.Status.SUBMITTED) & Q(lease_expires_at__lt=now))
+        )
+        .exclude(screen_id__in=had)
+    )
+
+
+def next_assignment(
+    campaign: Campaign, judge: AbstractBaseUser, now: datetime | None = None
+) -> Assignment | None:
+    """The screen ``judge`` should work on now, served to them; None when nothing is left for them.
+
+    Order: the screen already served to them (its lease renewed); their own pending assignments that are due
+    (direct assignments, and repeats once ``due_after`` screens are submitted), by position; the first
+    claimable pool slot; any pending repeat. A closed campaign serves nothing new.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        _lock_membership(campaign, judge)
+        mine = _mine(campaign, judge)
+        current = mine.filter(status=Assignment.Status.SERVED).order_by("served_at", "id").first()
+        if current is not None:
+            current.lease_expires_at = now + lease_length()
+            current.save(update_fields=["lease_expires_at"])
+            return current
+        if campaign.closed_at is not None:
+            return None
+        done = mine.filter(status=Assignment.Status.SUBMITTED).count()
+        pending = mine.filter(status=Assignment.Status.PENDING).order_by("position", "id")
+        own = pending.filter(Q(repeat_of__isnull=True) | Q(due_after__lte=done)).first()
+        if own is not None:
+            return _serve(own, judge, now, new_token=True)
+        slot = (
+            _claimable(campaign, judge, now)
+            .select_for_update(skip_locked=True, of=("self",))
+            .order_by("position", "id")
+            .first()
+        )
+        if slot is not None:
+            return _serve(slot, judge, now, new_token=True)
+        repeat = pending.first()
+        return _serve(repeat, judge, now, new_token=True) if repeat is not None else None
+
+
+def progress(campaign: Campaign, judge: AbstractBaseUser, now: datetime | None = None) -> Progress:
+    """How far ``judge`` is: screens submitted, and the total they can reach (it shrinks as others claim)."""
+    now = now or timezone.now()
+    counts = _mine(campaign, judge).aggregate(
+        done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        open=Count("id", filter=~Q(status=Assignment.Status.SUBMITTED)),
+    )
+    slots = _claimable(campaign, judge, now).filter(screen=OuterRef("pk"))
+    claimable = Screen.objects.filter(campaign=campaign).filter(Exists(slots)).count()
+    return Progress(done=counts["done"], total=counts["done"] + counts["open"] + claimable)
+
+
+def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
+    """The assignment named by ``token`` if it is ``judge``'s and was served; raise StaleScreen/ForeignScreen."""
+    assignment = (
+        Assignment.objects.select_related("screen__campaign", "screen__segment").filter(token=token).first()
+    )
+    if assignment is None or assignment.status == Assignment.Status.PENDING:
+        raise StaleScreen(STALE_MESSAGE)
+    if assignment.judge_id != judge.pk:
+        raise ForeignScreen("This screen is assigned to another judge.")
+    return assignment
+
+
+def renew_lease(assignment: Assignment, now: datetime | None = None) -> None:
+    """Extend the lease of a served assignment (the judge is looking at it)."""
+    now = now or timezone.now()
+    Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.SERVED).update(
+        lease_expires_at=now + lease_length()
+    )
+
+
+def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelta | None:
+    """The client's active time, clamped to ``[0, duration]`` (a client cannot claim more than it was served)."""
+    if active is None:
+        return None
+    return max(timedelta(0), min(active, duration))
+
+
+def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("screen__campaign")
+        .filter(token=token)
+        .first()
+    )
+    if assignment is None or assignment.status == Assignment.Status.PENDING:
+        raise StaleScreen(STALE_MESSAGE)
+    if assignment.judge_id != judge.pk:
+        raise ForeignScreen("This screen is assigned to another judge; nothing was saved.")
+    return assignment
+
+
+def _store(
+    assignment: Assignment, now: datetime, active_time: timedelta | None
+) -> Judgment:
+    duration = now - assignment.served_at
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.submitted_at = now
+    assignment.lease_expires_at = None
+    assignment.save(update_fields=["status", "submitted_at", "lease_expires_at"])
+    return Judgment.objects.create(
+        assignment=assignment, duration=duration, active_time=clamp_active_time(active_time, duration)
+    )
+
+
+def _check_ranks(ranks: Sequence[int], slots: int, top: int) -> list[int]:
+    if len(ranks) != slots:
+        raise InvalidRanking(f"Give every one of the {slots} corrections a rank (got {len(ranks)}).")
+    try:
+        values = [int(rank) for rank in ranks]
+    except (TypeError, ValueError):
+        raise InvalidRanking("Ranks must be whole numbers.") from None
+    bad = [rank for rank in values if not 1 <= rank <= top]
+    if bad:
+        raise InvalidRanking(f"Ranks go from 1 (best) to {top} (worst); got {bad[0]}.")
+    return values
+
+
+def _finish(
+    token: uuid.UUID,
+    judge: AbstractBaseUser,
+    ranks: Sequence[int] | None,
+    reason: str,
+    active_time: timedelta | None,
+    now: datetime | None,
+) -> SubmitResult:
+    """Store ranks (or, with ``ranks`` None, a flag with ``reason``) once per token; see ``submit_ranking``."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        assignment = _locked_for_submit(token, judge)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            return SubmitResult(assignment, assignment.judgment, created=False)
+        campaign = assignment.screen.campaign
+        if campaign.closed_at is not None:
+            raise CampaignClosed("This campaign is closed; it takes no more judgments.")
+        if ranks is None:
+            judgment = _store(assignment, now, active_time)
+            Flag.objects.create(judgment=judgment, reason=reason)
+        else:
+            slots = list(assignment.screen.slots.order_by("position").values_list("position", "candidate_id"))
+            values = _check_ranks(ranks, len(slots), campaign.max_candidates)
+            judgment = _store(assignment, now, active_time)
+            CandidateJudgment.objects.bulk_create(
+                CandidateJudgment(judgment=judgment, candidate_id=candidate, position=position, rank=rank)
+                for (position, candidate), rank in zip(slots, values)
+            )
+            _schedule_repeat(assignment)
+    return SubmitResult(assignment, judgment, created=True)
+
+
+def submit_ranking(
+    token: uuid.UUID,
+    judge: AbstractBaseUser,
+    ranks: Sequence[int],
+    active_time: timedelta | None = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Store ``ranks`` (by display position, 1 = best .. M, ties allowed) for the screen served as ``token``.
+
+    Idempotent per token: a repeated submit returns the stored judgment with ``created`` False and ignores the
+    repeated ranks. Raises StaleScreen, ForeignScreen, CampaignClosed or InvalidRanking, storing nothing.
+    """
+    return _finish(token, judge, ranks, "", active_time, now)
+
+
+def flag_screen(
+    token: uuid.UUID,
+    judge: AbstractBaseUser,
+    reason: str,
+    active_time: timedelta | None = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Store a flag (Appraise ``skipped``) with ``reason`` instead of ranks; idempotent per token like a submit.
+
+    Flagged screens give no pairs, so they are never scheduled for a repeat.
+    """
+    reason = reason.strip()
+    if not reason:
+        raise InvalidRanking("Say why you flag this screen.")
+    if len(reason) > FLAG_REASON_MAX:
+        raise InvalidRanking(f"Keep the reason under {FLAG_REASON_MAX} characters.")
+    return _finish(token, judge, None, reason, active_time, now)
+
+
+def _schedule_repeat(assignment: Assignment) -> Assignment | None:
+    """With probability ``repeat_rate``, show an original screen to its judge again later (G15 section 4.4)."""
+    campaign = assignment.screen.campaign
+    if campaign.repeat_rate <= 0 or assignment.repeat_of_id is not None or assignment.repeats.exists():
+        return None
+    rng = np.random.default_rng([abs(campaign.seed), assignment.position])
+    if rng.random() >= campaign.repeat_rate:
+        return None
+    done = _mine(campaign, assignment.judge).filter(status=Assignment.Status.SUBMITTED).count()
+    gap = int(rng.integers(REPEAT_GAP_MIN, REPEAT_GAP_MAX + 1))
+    return Assignment.objects.create(
+        screen=assignment.screen,
+        judge=assignment.judge,
+        position=assignment.position,
+        repeat_of=assignment,
+        due_after=done + gap,
+    )
+
+
+def last_submitted(campaign: Campaign, judge: AbstractBaseUser) -> Assignment | None:
+    """The judge's most recently submitted assignment in ``campaign``."""
+    return (
+        _mine(campaign, judge)
+        .filter(status=Assignment.Status.SUBMITTED)
+        .order_by("-submitted_at", "-id")
+        .first()
+    )
+
+
+def undo_last(
+    campaign: Campaign, judge: AbstractBaseUser, token: uuid.UUID, now: datetime | None = None
+) -> Assignment:
+    """Delete the judgment of the judge's last submitted screen (named by ``token``) and serve it again.
+
+    The screen gets a new token, so a re-post of the undone submit is refused as stale; the screen served
+    since goes back to the judge's pending assignments. Raises QueueError when ``token`` is not the judge's
+    last submitted screen of ``campaign``.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        _lock_membership(campaign, judge)
+        last = last_submitted(campaign, judge)
+        if last is None or last.token != token:
+            raise QueueError("Only the last screen you submitted can be undone, before you submit the next one.")
+        if campaign.closed_at is not None:
+            raise CampaignClosed("This campaign is closed; its judgments can no longer change.")
+        for served in _mine(campaign, judge).filter(status=Assignment.Status.SERVED).select_for_update():
+            served.status = Assignment.Status.PENDING
+            served.served_at = None
+            served.token = uuid.uuid4()
+            served.save(update_fields=["status", "served_at", "token"])
+        Judgment.objects.filter(assignment=last).delete()
+        last.submitted_at = None
+        return _serve(last, judge, now, new_token=True)

@@ -1,0 +1,349 @@
+"""The judge's queue against PostgreSQL: claims, redundancy, leases, idempotent submits, flags, undo, repeats."""
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.utils import timezone
+
+from annotation.models import Assignment, CandidateJudgment, Flag, Judgment
+from annotation.services import queue
+
+from .factories import add_screen, judge, small_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign():
+    return small_campaign()
+
+
+def ranks_for(assignment: Assignment) -> list[int]:
+    return [position + 1 for position in range(assignment.screen.slots.count())]
+
+
+def test_claims_follow_slot_positions_and_never_give_two_judges_one_slot(campaign):
+    screens = [add_screen(campaign, line, slots=2) for line in (0, 1, 2)]
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    a1 = queue.next_assignment(campaign, ann)
+    b1 = queue.next_assignment(campaign, bob)
+    assert a1.screen == b1.screen == screens[0]
+    assert a1.pk != b1.pk
+    assert a1.status == b1.status == Assignment.Status.SERVED
+    queue.submit_ranking(a1.token, ann, ranks_for(a1))
+    a2 = queue.next_assignment(campaign, ann)
+    assert a2.screen == screens[1], "a judge never gets a second slot of a screen they had"
+
+
+def test_redundancy_means_distinct_judges_per_screen(campaign):
+    for line in range(6):
+        add_screen(campaign, line, slots=3)
+    judges = [judge(name, campaign) for name in ("ann", "bob", "cy", "dee")]
+    for _ in range(6):
+        for person in judges:
+            assignment = queue.next_assignment(campaign, person)
+            if assignment is not None:
+                queue.submit_ranking(assignment.token, person, ranks_for(assignment))
+    submitted = Assignment.objects.filter(screen__campaign=campaign, status=Assignment.Status.SUBMITTED)
+    assert submitted.count() == 18, "all 6 screens x 3 slots were judged"
+    for screen_id in set(submitted.values_list("screen_id", flat=True)):
+        owners = list(submitted.filter(screen_id=screen_id).values_list("judge_id", flat=True))
+        assert len(owners) == len(set(owners)) == 3
+
+
+def test_a_judge_who_comes_back_gets_the_same_screen_with_a_renewed_lease(campaign):
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    start = timezone.now()
+    first = queue.next_assignment(campaign, ann, now=start)
+    again = queue.next_assignment(campaign, ann, now=start + timedelta(minutes=5))
+    assert again.pk == first.pk and again.token == first.token
+    assert again.served_at == start, "time on screen counts from the first serving"
+    assert again.lease_expires_at == start + timedelta(minutes=5) + queue.lease_length()
+
+
+def test_direct_assignments_come_before_the_pool(campaign):
+    add_screen(campaign, 0, slots=1)
+    ann = judge("ann", campaign)
+    direct = add_screen(campaign, 2, judges=[ann])
+    assert queue.next_assignment(campaign, ann).screen == direct
+
+
+def test_only_judges_of_the_campaign_get_screens(campaign):
+    add_screen(campaign, 0)
+    with pytest.raises(queue.NotAJudge):
+        queue.next_assignment(campaign, judge("stranger"))
+    assert not Assignment.objects.exclude(status=Assignment.Status.PENDING).exists()
+
+
+def test_submit_stores_ranks_by_position_once(campaign):
+    screen = add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+    ranks = [2, 1, 2, 4][: len(shown)]
+    first = queue.submit_ranking(assignment.token, ann, ranks, active_time=timedelta(seconds=3))
+    second = queue.submit_ranking(assignment.token, ann, [1] * len(shown))
+    assert first.created and not second.created
+    assert second.judgment.pk == first.judgment.pk
+    assert Judgment.objects.count() == 1
+    stored = list(CandidateJudgment.objects.order_by("position").values_list("candidate_id", "rank"))
+    assert stored == list(zip(shown, ranks)), "the repeated submit changed nothing"
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
+    assert first.judgment.duration == assignment.submitted_at - assignment.served_at
+
+
+def test_active_time_is_clamped_to_the_time_on_screen(campaign):
+    add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    start = timezone.now()
+    assignment = queue.next_assignment(campaign, ann, now=start)
+    n = assignment.screen.slots.count()
+    result = queue.submit_ranking(
+        assignment.token, ann, [1] * n, active_time=timedelta(hours=2), now=start + timedelta(seconds=30)
+    )
+    assert result.judgment.duration == timedelta(seconds=30)
+    assert result.judgment.active_time == timedelta(seconds=30)
+
+
+@pytest.mark.parametrize("ranks", [[1], [1, 2, 3, 4, 5], [0, 1, 1, 1], [1, 2, 3, 6]])
+def test_bad_ranks_are_refused_and_change_nothing(campaign, ranks):
+    add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    assert assignment.screen.slots.count() == 4
+    with pytest.raises(queue.InvalidRanking):
+        queue.submit_ranking(assignment.token, ann, ranks)
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SERVED
+    assert not Judgment.objects.exists()
+
+
+def test_foreign_and_unknown_tokens_are_refused(campaign):
+    add_screen(campaign, 0)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    with pytest.raises(queue.ForeignScreen):
+        queue.submit_ranking(assignment.token, bob, ranks_for(assignment))
+    with pytest.raises(queue.ForeignScreen):
+        queue.assignment_for(assignment.token, bob)
+    with pytest.raises(queue.StaleScreen):
+        queue.submit_ranking(uuid.uuid4(), ann, ranks_for(assignment))
+    assert not Judgment.objects.exists()
+
+
+@override_settings(JUDGE_LEASE_MINUTES=10)
+def test_an_abandoned_screen_returns_to_the_pool_after_its_lease(campaign):
+    screen = add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    start = timezone.now()
+    abandoned = queue.next_assignment(campaign, ann, now=start)
+    early = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=9))
+    assert early.screen != screen, "within the lease the screen stays ann's"
+    queue.submit_ranking(early.token, bob, ranks_for(early))
+    taken = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=11))
+    assert taken.pk == abandoned.pk and taken.judge == bob
+    assert taken.token != abandoned.token
+    with pytest.raises(queue.StaleScreen):
+        queue.submit_ranking(abandoned.token, ann, ranks_for(abandoned))
+    assert queue.next_assignment(campaign, ann, now=start + timedelta(minutes=12)) is None
+
+
+@override_settings(JUDGE_LEASE_MINUTES=10)
+def test_an_expired_lease_still_lets_its_judge_finish_until_someone_claims_it(campaign):
+    add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    start = timezone.now()
+    assignment = queue.next_assignment(campaign, ann, now=start)
+    result = queue.submit_ranking(assignment.token, ann, ranks_for(assignment), now=start + timedelta(hours=1))
+    assert result.created
+
+
+def test_flag_stores_the_reason_without_ranks_once(campaign):
+    add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    first = queue.flag_screen(assignment.token, ann, "Garbled source sentence")
+    second = queue.flag_screen(assignment.token, ann, "again")
+    assert first.created and not second.created
+    assert Flag.objects.get().reason == "Garbled source sentence"
+    assert not CandidateJudgment.objects.exists()
+    with pytest.raises(queue.InvalidRanking):
+        queue.flag_screen(uuid.uuid4(), ann, "   ")
+
+
+def test_undo_serves_the_last_screen_again_under_a_new_token(campaign):
+    first_screen = add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    first = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(first.token, ann, ranks_for(first))
+    second = queue.next_assignment(campaign, ann)
+    undone = queue.undo_last(campaign, ann, first.token)
+    assert undone.pk == first.pk and undone.token != first.token
+    assert undone.status == Assignment.Status.SERVED and undone.submitted_at is None
+    assert not Judgment.objects.exists()
+    with pytest.raises(queue.StaleScreen):
+        queue.submit_ranking(first.token, ann, ranks_for(first))
+    with pytest.raises(queue.StaleScreen):
+        queue.submit_ranking(second.token, ann, ranks_for(second))
+    assert queue.next_assignment(campaign, ann).pk == first.pk
+    queue.submit_ranking(undone.token, ann, ranks_for(undone))
+    after = queue.next_assignment(campaign, ann)
+    assert after.pk == second.pk, "the screen served in between comes next"
+    assert Judgment.objects.get().assignment.screen == first_screen
+
+
+def test_only_the_last_submitted_screen_can_be_undone(campaign):
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    first = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(first.token, ann, ranks_for(first))
+    second = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(second.token, ann, ranks_for(second))
+    with pytest.raises(queue.QueueError):
+        queue.undo_last(campaign, ann, first.token)
+    with pytest.raises(queue.QueueError):
+        queue.undo_last(campaign, bob, second.token)
+    assert Judgment.objects.count() == 2
+
+
+def test_repeats_are_scheduled_later_and_served_when_due(campaign):
+    campaign.repeat_rate = 1.0
+    campaign.save()
+    for line in range(6):
+        add_screen(campaign, line)
+    ann = judge("ann", campaign)
+    first = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(first.token, ann, ranks_for(first))
+    repeat = Assignment.objects.get(repeat_of=first)
+    assert repeat.judge == ann and repeat.screen == first.screen
+    assert queue.REPEAT_GAP_MIN + 1 <= repeat.due_after <= queue.REPEAT_GAP_MAX + 1
+    served = []
+    while (assignment := queue.next_assignment(campaign, ann)) is not None:
+        served.append(assignment)
+        queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+        if len(served) > 40:
+            break
+    originals = [a for a in served if a.repeat_of_id is None]
+    repeats = [a for a in served if a.repeat_of_id is not None]
+    assert len(originals) == 5 and len(repeats) == 6, "every original got one repeat, each served once"
+    assert all(not a.repeats.exclude(pk=b.pk).exists() for a in originals for b in a.repeats.all())
+    assert served.index(repeat) >= 5, "a repeat is not shown before the pool is used up or it is due"
+
+
+def test_repeat_scheduling_is_reproducible_from_the_seed():
+    due = []
+    for name in ("one", "two"):
+        campaign = small_campaign(name, repeat_rate=0.5, seed=7)
+        ann = judge(f"ann-{name}", campaign)
+        for line in range(6):
+            add_screen(campaign, line)
+        while (assignment := queue.next_assignment(campaign, ann)) is not None and assignment.repeat_of is None:
+            queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+        due.append(
+            sorted(
+                (a.repeat_of.screen.number, a.due_after)
+                for a in Assignment.objects.filter(screen__campaign=campaign, repeat_of__isnull=False)
+            )
+        )
+    assert due[0] and due[0] == due[1]
+
+
+def test_a_closed_campaign_serves_nothing_new_and_takes_no_judgments(campaign):
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    served = queue.next_assignment(campaign, ann)
+    campaign.closed_at = timezone.now()
+    campaign.save()
+    with pytest.raises(queue.CampaignClosed):
+        queue.submit_ranking(served.token, ann, ranks_for(served))
+    assert not Judgment.objects.exists()
+
+
+def test_progress_counts_what_the_judge_can_still_reach(campaign):
+    for line in range(3):
+        add_screen(campaign, line, slots=2)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    assert queue.progress(campaign, ann) == queue.Progress(done=0, total=3)
+    assignment = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+    progress = queue.progress(campaign, ann)
+    assert (progress.done, progress.total, progress.current) == (1, 3, 2)
+    for _ in range(2):
+        other = queue.next_assignment(campaign, bob)
+        queue.submit_ranking(other.token, bob, ranks_for(other))
+    assert queue.progress(campaign, ann) == queue.Progress(done=1, total=3)
+
+
+def run_together(functions):
+    """Run the functions in threads released at once; return their results (or exceptions)."""
+    barrier = threading.Barrier(len(functions))
+    results = [None] * len(functions)
+
+    def run(index, function):
+        try:
+            barrier.wait()
+            results[index] = function()
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, f)) for i, f in enumerate(functions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_claims_give_every_judge_a_different_slot():
+    campaign = small_campaign("concurrent")
+    for line in range(6):
+        add_screen(campaign, line, slots=2)
+    judges = [judge(f"judge{i}", campaign) for i in range(8)]
+    claims = run_together([lambda j=j: queue.next_assignment(campaign, j) for j in judges])
+    assert all(isinstance(claim, Assignment) for claim in claims), claims
+    assert len({claim.pk for claim in claims}) == 8
+    served = Assignment.objects.filter(status=Assignment.Status.SERVED)
+    assert served.count() == 8
+    for screen_id in set(served.values_list("screen_id", flat=True)):
+        owners = list(served.filter(screen_id=screen_id).values_list("judge_id", flat=True))
+        assert len(owners) == len(set(owners))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_judges_tabs_claiming_at_once_get_one_screen():
+    campaign = small_campaign("tabs")
+    for line in range(4):
+        add_screen(campaign, line)
+    ann = judge("ann", campaign)
+    claims = run_together([lambda: queue.next_assignment(campaign, ann) for _ in range(4)])
+    assert len({claim.pk for claim in claims}) == 1
+    assert Assignment.objects.filter(status=Assignment.Status.SERVED).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_double_submit_stores_one_judgment():
+    campaign = small_campaign("double")
+    add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    ranks = ranks_for(assignment)
+    results = run_together([lambda: queue.submit_ranking(assignment.token, ann, ranks) for _ in range(6)])
+    assert all(isinstance(result, queue.SubmitResult) for result in results), results
+    assert sum(result.created for result in results) == 1
+    assert Judgment.objects.count() == 1
+    assert CandidateJudgment.objects.count() == len(ranks)
