@@ -1,0 +1,324 @@
+"""The judge's pages: home, invite, guidelines, training, the ranking screen, flag and undo (G15 section 4.2).
+
+Each view parses the request, calls a service (queue, invites, guidelines, training) and renders or redirects.
+Screens are shown through ``presentation.display``, which knows candidates only by display position: no page,
+form or embedded JSON of a judge names a system. Refusals (a stale or foreign screen, a used invite) render a
+page with the reason and a way on, and change nothing.
+"""
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth import login, update_session_auth_hash
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ..forms import FlagForm, RankingForm, UndoForm
+from ..models import Assignment, Campaign, TrainingScreen
+from ..permissions import is_organizer, managed_campaigns
+from ..services import guidelines, queue, training
+from ..services.invites import InviteError, find_invite, redeem_invite
+from ..services.presentation import ScreenDisplay, display
+
+#: Session key: {campaign id: token} of the one submit each campaign's screen may still undo.
+SESSION_UNDO = "judge-undo"
+
+
+def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
+    """The campaign, if the user judges it (404 otherwise: other campaigns' names do not leak)."""
+    return get_object_or_404(request.user.judged_campaigns.all(), pk=campaign_id)
+
+
+def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
+    return render(request, "judge/refused.html", {"message": message, "campaign": campaign}, status=status)
+
+
+def _refused_by_queue(request: HttpRequest, error: queue.QueueError, campaign: Campaign | None = None):
+    status = 403 if isinstance(error, (queue.ForeignScreen, queue.NotAJudge)) else 409
+    return _refused(request, str(error), status, campaign)
+
+
+def _rank_choices(max_rank: int) -> list[tuple[int, str]]:
+    """Rank values with their words: 1 is "Best", ``max_rank`` is "Worst" (G15 Figure 2a)."""
+    return [(rank, "Best" if rank == 1 else "Worst" if rank == max_rank else "") for rank in range(1, max_rank + 1)]
+
+
+def _screen_context(campaign: Campaign, shown: ScreenDisplay, form: RankingForm) -> dict:
+    chosen = form.chosen() if form.is_bound else {}
+    return {
+        "campaign": campaign,
+        "display": shown,
+        "form": form,
+        "rows": [(candidate, chosen.get(candidate.position, "")) for candidate in shown.candidates],
+        "rank_choices": _rank_choices(campaign.max_candidates),
+        "guidelines_html": guidelines.render_guidelines(campaign.guidelines),
+        "config": {"maxRank": campaign.max_candidates, "idleCapSeconds": queue.IDLE_CAP_SECONDS},
+    }
+
+
+def _offered_undo(request: HttpRequest, campaign: Campaign) -> str | None:
+    """The token of the submit the judge may undo now, if any."""
+    token = request.session.get(SESSION_UNDO, {}).get(str(campaign.pk))
+    last = queue.last_submitted(campaign, request.user) if token else None
+    return token if last is not None and str(last.token) == token else None
+
+
+def _offer_undo(request: HttpRequest, campaign: Campaign, token: uuid.UUID) -> None:
+    offers = request.session.get(SESSION_UNDO, {})
+    offers[str(campaign.pk)] = str(token)
+    request.session[SESSION_UNDO] = offers
+
+
+def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Redirect to what the judge does next in the campaign: guidelines, training, the next screen, or done."""
+    if guidelines.needs_acknowledgement(campaign, request.user):
+        return redirect("judge-guidelines", campaign.pk)
+    if training.next_training_screen(campaign, request.user) is not None:
+        return redirect("judge-training", campaign.pk)
+    try:
+        assignment = queue.next_assignment(campaign, request.user)
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error, campaign)
+    if assignment is None:
+        return redirect("judge-done", campaign.pk)
+    return redirect("judge-screen", assignment.token)
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """The judge's campaigns with their progress."""
+    campaigns = request.user.judged_campaigns.order_by("closed_at", "name")
+    rows = [(campaign, queue.progress(campaign, request.user)) for campaign in campaigns]
+    return render(
+        request,
+        "judge/home.html",
+        {
+            "rows": rows,
+            "needs_password": not request.user.has_usable_password(),
+            "organizes": is_organizer(request.user) or managed_campaigns(request.user).exists(),
+        },
+    )
+
+
+def invite(request: HttpRequest, secret: str) -> HttpResponse:
+    """A one-time invite link: GET asks to confirm (link previews must not use it up), POST logs the judge in."""
+    try:
+        found = redeem_invite(secret) if request.method == "POST" else find_invite(secret)
+    except InviteError as error:
+        return _refused(request, str(error), 410)
+    if request.method != "POST":
+        return render(request, "judge/invite.html", {"invite": found})
+    login(request, found.judge, backend="django.contrib.auth.backends.ModelBackend")
+    messages.success(request, f"Welcome, {found.judge.username}. You are a judge of {found.campaign.name}.")
+    return redirect("judge-campaign", found.campaign.pk)
+
+
+@login_required
+def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Start or continue judging a campaign."""
+    return _go_on(request, _judged_campaign(request, campaign_id))
+
+
+@login_required
+def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Nothing is left for the judge in the campaign (for now)."""
+    found = _judged_campaign(request, campaign_id)
+    undo_token = _offered_undo(request, found)
+    return render(
+        request,
+        "judge/done.html",
+        {
+            "campaign": found,
+            "progress": queue.progress(found, request.user),
+            "undo_token": undo_token,
+            "undo_form": UndoForm(initial={"token": undo_token}),
+        },
+    )
+
+
+@login_required
+def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's guidelines; POST acknowledges them."""
+    found = _judged_campaign(request, campaign_id)
+    if request.method == "POST":
+        guidelines.acknowledge(found, request.user)
+        return _go_on(request, found)
+    return render(
+        request,
+        "judge/guidelines.html",
+        {
+            "campaign": found,
+            "guidelines_html": guidelines.render_guidelines(found.guidelines),
+            "must_acknowledge": guidelines.needs_acknowledgement(found, request.user),
+        },
+    )
+
+
+@login_required
+def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The next training screen; POST stores the answer and shows the feedback."""
+    found = _judged_campaign(request, campaign_id)
+    if request.method == "POST":
+        screen = get_object_or_404(TrainingScreen, campaign=found, pk=request.POST.get("training_screen", 0))
+    else:
+        screen = training.next_training_screen(found, request.user)
+        if screen is None:
+            return _go_on(request, found)
+    form = RankingForm(
+        request.POST if request.method == "POST" else None,
+        count=screen.slots.count(),
+        max_rank=found.max_candidates,
+    )
+    if form.is_bound and form.is_valid():
+        training.answer_training(screen, request.user, form.ranks())
+        return redirect("judge-training-feedback", found.pk, screen.position)
+    total = found.training_screens.count()
+    context = _screen_context(found, display(screen.segment, screen.slots), form)
+    context.update({"training_screen": screen, "training_total": total, "training_number": screen.position + 1})
+    return render(request, "judge/screen.html", context, status=400 if form.is_bound else 200)
+
+
+@login_required
+def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> HttpResponse:
+    """How the judge's answer to a training screen compares with the expected ranking."""
+    found = _judged_campaign(request, campaign_id)
+    screen = get_object_or_404(TrainingScreen.objects.select_related("segment"), campaign=found, position=position)
+    answer = get_object_or_404(screen.answers, judge=request.user)
+    shown = display(screen.segment, screen.slots)
+    expected = list(screen.slots.order_by("position").values_list("expected_rank", flat=True))
+    return render(
+        request,
+        "judge/training_feedback.html",
+        {
+            "campaign": found,
+            "display": shown,
+            "rows": list(zip(shown.candidates, answer.ranks, expected)),
+            "agreement_percent": round(100 * answer.agreement),
+            "feedback_html": guidelines.render_guidelines(screen.feedback),
+            "training_number": screen.position + 1,
+            "training_total": found.training_screens.count(),
+        },
+    )
+
+
+def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResponse:
+    if request.method == "POST":
+        messages.info(request, "That screen was saved already; it was not stored twice.")
+    else:
+        messages.info(request, "You have submitted that screen already; here is your current one.")
+    return _go_on(request, assignment.screen.campaign)
+
+
+@login_required
+def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+    """The ranking screen served as ``token``; POST submits its ranks (once, however often it is posted)."""
+    try:
+        assignment = queue.assignment_for(token, request.user)
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error)
+    if assignment.status == Assignment.Status.SUBMITTED:
+        return _submitted_already(request, assignment)
+    found = assignment.screen.campaign
+    slots = assignment.screen.slots
+    form = RankingForm(
+        request.POST if request.method == "POST" else None, count=slots.count(), max_rank=found.max_candidates
+    )
+    if form.is_bound and form.is_valid():
+        try:
+            result = queue.submit_ranking(token, request.user, form.ranks(), form.active_time())
+        except queue.InvalidRanking as error:
+            form.add_error(None, str(error))
+        except queue.QueueError as error:
+            return _refused_by_queue(request, error, found)
+        else:
+            if not result.created:
+                return _submitted_already(request, assignment)
+            _offer_undo(request, found, token)
+            return _go_on(request, found)
+    if not form.is_bound:
+        queue.renew_lease(assignment)
+    return _render_screen(request, assignment, form, FlagForm(), status=400 if form.is_bound else 200)
+
+
+def _render_screen(
+    request: HttpRequest, assignment: Assignment, form: RankingForm, flag_form: FlagForm, status: int
+) -> HttpResponse:
+    found = assignment.screen.campaign
+    context = _screen_context(found, display(assignment.screen.segment, assignment.screen.slots), form)
+    undo_token = _offered_undo(request, found)
+    context.update(
+        {
+            "assignment": assignment,
+            "progress": queue.progress(found, request.user),
+            "flag_form": flag_form,
+            "undo_token": undo_token,
+            "undo_form": UndoForm(initial={"token": undo_token}),
+        }
+    )
+    return render(request, "judge/screen.html", context, status=status)
+
+
+@login_required
+@require_POST
+def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+    """Flag the screen served as ``token`` with a reason instead of ranking it."""
+    try:
+        assignment = queue.assignment_for(token, request.user)
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error)
+    if assignment.status == Assignment.Status.SUBMITTED:
+        return _submitted_already(request, assignment)
+    found = assignment.screen.campaign
+    flag_form = FlagForm(request.POST)
+    if not flag_form.is_valid():
+        form = RankingForm(count=assignment.screen.slots.count(), max_rank=found.max_candidates)
+        return _render_screen(request, assignment, form, flag_form, status=400)
+    try:
+        result = queue.flag_screen(token, request.user, flag_form.reason_text(), flag_form.active_time())
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error, found)
+    if not result.created:
+        return _submitted_already(request, assignment)
+    _offer_undo(request, found, token)
+    messages.info(request, "The screen was flagged.")
+    return _go_on(request, found)
+
+
+@login_required
+@require_POST
+def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Undo the last submitted screen (offered until the next one is submitted) and serve it again."""
+    found = _judged_campaign(request, campaign_id)
+    form = UndoForm(request.POST)
+    offered = _offered_undo(request, found)
+    if not form.is_valid() or offered is None or str(form.cleaned_data["token"]) != offered:
+        return _refused(
+            request, "Only the last screen you submitted can be undone, before you submit the next one.", 409, found
+        )
+    try:
+        assignment = queue.undo_last(found, request.user, form.cleaned_data["token"])
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error, found)
+    request.session[SESSION_UNDO] = {
+        key: value for key, value in request.session.get(SESSION_UNDO, {}).items() if key != str(found.pk)
+    }
+    messages.info(request, "Your last judgment was removed. Judge the screen again.")
+    return redirect("judge-screen", assignment.token)
+
+
+@login_required
+def password(request: HttpRequest) -> HttpResponse:
+    """Set a password (judges who joined by invite link have none) or change it."""
+    form_class = PasswordChangeForm if request.user.has_usable_password() else SetPasswordForm
+    form = form_class(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        update_session_auth_hash(request, form.user)
+        messages.success(request, "Your password is set. Log in with your username and this password next time.")
+        return redirect(reverse("home"))
+    return render(request, "judge/password.html", {"form": form}, status=400 if form.is_bound else 200)

@@ -1,0 +1,335 @@
+"""The judge's pages over HTTP (Django test client, PostgreSQL): invites, guidelines, training, the screen,
+submits, flags, undo, refusals, CSRF, and that no response ever names a system."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, TrainingAnswer
+from annotation.services import queue
+from annotation.services.collapsing import diff_spans
+from annotation.services.invites import create_invite
+from annotation.services.training import add_training_screen
+
+from .factories import SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer(django_user_model):
+    return django_user_model.objects.create_user("orga", password="pw-orga-123")
+
+
+@pytest.fixture
+def campaign(organizer):
+    campaign = small_campaign(guidelines="Rank the **corrections**. <script>alert('g')</script>")
+    campaign.organizers.add(organizer)
+    return campaign
+
+
+@pytest.fixture
+def ann(campaign):
+    return judge("ann", campaign, password="pw-ann-123")
+
+
+def login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def acknowledged(client: Client, campaign) -> Client:
+    client.post(reverse("judge-guidelines", args=[campaign.pk]))
+    return client
+
+
+def ranks_data(n: int, ranks=None, active_ms: int | None = 1500) -> dict:
+    data = {f"rank_{i}": str(rank) for i, rank in enumerate(ranks or range(1, n + 1))}
+    if active_ms is not None:
+        data["active_ms"] = str(active_ms)
+    return data
+
+
+def token_in(response) -> uuid.UUID:
+    return uuid.UUID(re.search(r"/judge/screens/([0-9a-f-]{36})/", response["Location"]).group(1))
+
+
+def assert_no_system_names(response) -> None:
+    body = response.content.decode()
+    for name in SYSTEM_NAMES:
+        assert name not in body, f"{name} leaked into {response.request['PATH_INFO']}"
+
+
+def test_invite_link_asks_first_then_logs_in_once(campaign, organizer):
+    _, secret = create_invite(campaign, "newjudge", organizer)
+    client = Client()
+    url = reverse("invite", args=[secret])
+    page = client.get(url)
+    assert page.status_code == 200 and b"Continue as newjudge" in page.content
+    assert Invite.objects.get().used_at is None, "a GET (a link preview) must not use the invite up"
+    joined = client.post(url)
+    assert joined.status_code == 302 and joined["Location"] == reverse("judge-campaign", args=[campaign.pk])
+    invite = Invite.objects.get()
+    assert invite.used_at is not None and campaign.judges.filter(username="newjudge").exists()
+    assert client.get(reverse("home")).status_code == 200
+    again = Client().post(url)
+    assert again.status_code == 410 and b"used already" in again.content
+    assert not Client().get(reverse("home")).wsgi_request.user.is_authenticated
+
+
+def test_expired_and_unknown_invites_are_refused(campaign, organizer):
+    _, secret = create_invite(campaign, "late", organizer, valid_for=timedelta(seconds=-1))
+    assert b"expired" in Client().get(reverse("invite", args=[secret])).content
+    response = Client().post(reverse("invite", args=["not-a-secret"]))
+    assert response.status_code == 410 and b"not valid" in response.content
+    assert not campaign.judges.filter(username="late").exists()
+
+
+def test_anonymous_users_are_sent_to_login(campaign):
+    for url in (reverse("home"), reverse("judge-campaign", args=[campaign.pk])):
+        response = Client().get(url)
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+def test_guidelines_are_acknowledged_once_and_again_after_a_change(campaign, ann):
+    add_screen(campaign, 0)
+    client = login(ann)
+    start = client.get(reverse("judge-campaign", args=[campaign.pk]))
+    assert start["Location"] == reverse("judge-guidelines", args=[campaign.pk])
+    page = client.get(start["Location"])
+    assert b"<strong>corrections</strong>" in page.content
+    assert b"<script>alert('g')" not in page.content, "guidelines are sanitized"
+    acknowledged_response = client.post(start["Location"])
+    assert acknowledged_response["Location"].startswith("/judge/screens/")
+    assert client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"].startswith("/judge/screens/")
+    campaign.guidelines += "\n\nNew rule."
+    campaign.save()
+    assert client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"].endswith("/guidelines/")
+
+
+def test_the_screen_shows_context_of_the_same_document_and_escaped_diff_spans(campaign, ann):
+    order = [candidate_of(campaign, 1, name) for name in ("MARMOTFIX", "INPUT", "ZEPHYRSYS", "QUOKKAGEC")]
+    add_screen(campaign, 1, order)
+    add_screen(campaign, 2)
+    add_screen(campaign, 3)
+    client = acknowledged(login(ann), campaign)
+    page = client.get(reverse("judge-campaign", args=[campaign.pk]), follow=True)
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert "<strong>She like apples and &lt;script&gt;alert(1)&lt;/script&gt; pears .</strong>" in body
+    assert "He go to school every day ." in body and "They is here since morning ." in body
+    assert "<script>alert(1)" not in body and "<b>pears</b>" not in body
+    assert "&lt;b&gt;pears&lt;/b&gt;" in body
+    sentences = re.findall(r'<p class="sentence" id="sentence-(\d)">(.*?)</p>', body)
+    assert [int(position) for position, _ in sentences] == [0, 1, 2, 3]
+    source = "She like apples and <script>alert(1)</script> pears ."
+    for (position, markup), candidate in zip(sentences, order):
+        spans = [
+            (op, html.unescape(text))
+            for op, text in re.findall(r'<(?:span|ins|del) data-op="(\w+)"[^>]*>(.*?)</(?:span|ins|del)>', markup)
+        ]
+        assert spans == diff_spans(source, candidate.text)
+    assert "Screen 1 of 3" in body
+    assert_no_system_names(page)
+    queue.submit_ranking(page.context["assignment"].token, ann, [1, 2, 3, 4])
+    second = client.get(reverse("judge-campaign", args=[campaign.pk]), follow=True).content.decode()
+    assert 'id="context-before"' in second and 'id="context-after"' not in second, "line 2 ends essay-1"
+    queue.submit_ranking(queue.next_assignment(campaign, ann).token, ann, [1, 1, 1])
+    third = client.get(reverse("judge-campaign", args=[campaign.pk]), follow=True).content.decode()
+    assert 'id="context-before"' not in third and "It have many problem ." in third, "line 3 starts essay-2"
+
+
+def test_submit_stores_one_judgment_and_goes_to_the_next_screen(campaign, ann):
+    add_screen(campaign, 1)
+    add_screen(campaign, 4)
+    client = acknowledged(login(ann), campaign)
+    first_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    posted = client.post(first_url, ranks_data(4, [2, 1, 2, 4]))
+    assert posted.status_code == 302 and posted["Location"].startswith("/judge/screens/")
+    assert posted["Location"] != first_url
+    judgment = Judgment.objects.get()
+    assert list(judgment.items.values_list("rank", flat=True)) == [2, 1, 2, 4]
+    assert judgment.active_time == min(timedelta(milliseconds=1500), judgment.duration)
+    repost = client.post(first_url, ranks_data(4, [4, 4, 4, 4]), follow=True)
+    assert repost.status_code == 200 and b"saved already; it was not stored twice" in repost.content
+    assert Judgment.objects.count() == 1 and CandidateJudgment.objects.filter(rank=4).count() == 1
+    back = client.get(first_url, follow=True)
+    assert b"submitted that screen already" in back.content
+    assert back.context["assignment"].token == token_in(posted)
+
+
+def test_a_screen_without_every_rank_is_refused_with_a_message(campaign, ann):
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    data = ranks_data(4)
+    del data["rank_2"]
+    response = client.post(url, data)
+    assert response.status_code == 400 and b"Correction 3 has no rank yet." in response.content
+    assert b'value="2" checked' in response.content, "ranks given so far are kept"
+    assert not Judgment.objects.exists()
+
+
+def test_another_judges_screen_cannot_be_opened_or_posted(campaign, ann):
+    add_screen(campaign, 1)
+    add_screen(campaign, 2)
+    bob = judge("bob", campaign)
+    bobs = queue.next_assignment(campaign, bob)
+    client = acknowledged(login(ann), campaign)
+    url = reverse("judge-screen", args=[bobs.token])
+    opened = client.get(url)
+    assert opened.status_code == 403 and b"assigned to another judge" in opened.content
+    posted = client.post(url, ranks_data(4))
+    assert posted.status_code == 403 and not Judgment.objects.exists()
+    flagged = client.post(reverse("judge-flag", args=[bobs.token]), {"reason": "garbled"})
+    assert flagged.status_code == 403 and not Flag.objects.exists()
+    assert_no_system_names(opened)
+
+
+def test_a_stale_screen_is_refused_with_a_clear_message(campaign, ann):
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    response = client.post(reverse("judge-screen", args=[uuid.uuid4()]), ranks_data(4))
+    assert response.status_code == 409 and b"out of date" in response.content
+    assert not Judgment.objects.exists()
+
+
+def test_someone_elses_campaign_is_not_found(campaign):
+    outsider = judge("outsider")
+    assert login(outsider).get(reverse("judge-campaign", args=[campaign.pk])).status_code == 404
+
+
+def test_csrf_is_enforced_on_judge_forms(campaign, ann):
+    add_screen(campaign, 1)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(ann)
+    refused = client.post(reverse("judge-guidelines", args=[campaign.pk]))
+    assert refused.status_code == 403
+    page = client.get(reverse("judge-guidelines", args=[campaign.pk]))
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    assert client.post(reverse("judge-guidelines", args=[campaign.pk]), {"csrfmiddlewaretoken": csrf}).status_code == 302
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    assert client.post(url, ranks_data(4)).status_code == 403
+    assert client.post(reverse("judge-flag", args=[token_in_url(url)]), {"reason": "garbled"}).status_code == 403
+    assert not Judgment.objects.exists()
+    screen = client.get(url).content.decode()
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', screen).group(1)
+    assert client.post(url, {**ranks_data(4), "csrfmiddlewaretoken": csrf}).status_code == 302
+    assert Judgment.objects.count() == 1
+
+
+def token_in_url(url: str) -> uuid.UUID:
+    return uuid.UUID(url.rstrip("/").rsplit("/", 1)[1])
+
+
+def test_flag_with_a_reason(campaign, ann):
+    add_screen(campaign, 1)
+    add_screen(campaign, 2)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    flag_url = reverse("judge-flag", args=[token_in_url(url)])
+    incomplete = client.post(flag_url, {"reason": "other", "details": " "})
+    assert incomplete.status_code == 400 and b"Describe the problem" in incomplete.content
+    assert b'<dialog id="flag-dialog" aria-labelledby="flag-title" open>' in incomplete.content
+    flagged = client.post(flag_url, {"reason": "garbled", "details": "half a sentence", "active_ms": "800"})
+    assert flagged.status_code == 302
+    flag = Flag.objects.get()
+    assert flag.reason == "Garbled source sentence: half a sentence"
+    assert flag.judgment.active_time == min(timedelta(milliseconds=800), flag.judgment.duration)
+    assert not flag.judgment.items.exists()
+    assert client.post(flag_url, {"reason": "garbled"}).status_code == 302
+    assert Flag.objects.count() == 1
+
+
+def test_undo_is_offered_after_a_submit_and_serves_the_screen_again(campaign, ann):
+    add_screen(campaign, 1)
+    add_screen(campaign, 2)
+    client = acknowledged(login(ann), campaign)
+    first_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    second_url = client.post(first_url, ranks_data(4))["Location"]
+    page = client.get(second_url)
+    assert b"Undo it" in page.content
+    undo_url = reverse("judge-undo", args=[campaign.pk])
+    undone = client.post(undo_url, {"token": str(token_in_url(first_url))})
+    assert undone.status_code == 302 and not Judgment.objects.exists()
+    again = undone["Location"]
+    assert again not in (first_url, second_url)
+    assert b"Undo it" not in client.get(again).content
+    assert client.post(undo_url, {"token": str(token_in_url(first_url))}).status_code == 409
+    assert client.post(first_url, ranks_data(4)).status_code == 409, "the undone submit cannot be re-posted"
+    assert client.post(again, ranks_data(4, [3, 3, 1, 1])).status_code == 302
+    assert list(Judgment.objects.get().items.values_list("rank", flat=True)) == [3, 3, 1, 1]
+
+
+def test_done_page_when_nothing_is_left(campaign, ann):
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    done = client.post(url, ranks_data(4), follow=True)
+    assert done.request["PATH_INFO"] == reverse("judge-done", args=[campaign.pk])
+    assert b"no more screens for you" in done.content and b"Undo it" in done.content
+    home = client.get(reverse("home"))
+    assert b"1 of 1 screens done" in home.content
+
+
+def test_training_comes_before_real_screens_and_is_not_a_judgment(campaign, ann):
+    segment = campaign.segments.get(line=4)
+    shown = [candidate_of(campaign, 4, name) for name in ("ZEPHYRSYS", "INPUT", "QUOKKAGEC")]
+    add_training_screen(campaign, segment, shown, [1, 3, 2], feedback="*Problems* needs the plural.")
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    start = client.get(reverse("judge-campaign", args=[campaign.pk]))
+    assert start["Location"] == reverse("judge-training", args=[campaign.pk])
+    page = client.get(start["Location"])
+    assert b"Training screen 1 of 1" in page.content
+    assert_no_system_names(page)
+    training_screen = page.context["training_screen"]
+    posted = client.post(start["Location"], {**ranks_data(3, [1, 2, 3]), "training_screen": training_screen.pk})
+    feedback = client.get(posted["Location"])
+    assert b"You ordered 67% of the pairs" in feedback.content
+    assert b"<em>Problems</em> needs the plural." in feedback.content
+    answer = TrainingAnswer.objects.get()
+    assert answer.ranks == [1, 2, 3] and answer.agreement == pytest.approx(2 / 3)
+    assert not Judgment.objects.exists() and not Assignment.objects.exclude(status="pending").exists()
+    assert client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"].startswith("/judge/screens/")
+
+
+def test_a_judge_who_joined_by_link_can_set_a_password(campaign, organizer):
+    _, secret = create_invite(campaign, "linkjudge", organizer)
+    client = Client()
+    client.post(reverse("invite", args=[secret]))
+    assert b"Set a password" in client.get(reverse("home")).content
+    response = client.post(
+        reverse("judge-password"), {"new_password1": "a-long-password-1", "new_password2": "a-long-password-1"}
+    )
+    assert response.status_code == 302
+    assert Client().login(username="linkjudge", password="a-long-password-1")
+
+
+def test_no_judge_response_names_a_system(campaign, ann):
+    for line in (1, 2, 4):
+        add_screen(campaign, line)
+    client = login(ann)
+    responses = [client.get(reverse("home")), client.get(reverse("judge-guidelines", args=[campaign.pk]))]
+    acknowledged(client, campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    responses.append(client.get(url))
+    responses.append(client.post(url, {"rank_0": "1"}))
+    next_url = client.post(url, ranks_data(4))["Location"]
+    responses.append(client.get(next_url))
+    responses.append(client.post(reverse("judge-flag", args=[token_in_url(next_url)]), {"reason": "other"}))
+    responses.append(client.post(url, ranks_data(4), follow=True))
+    responses.append(client.get(reverse("judge-screen", args=[uuid.uuid4()])))
+    config = re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode())
+    assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds"}
+    for response in responses:
+        assert_no_system_names(response)
