@@ -3,7 +3,8 @@
 Each view parses the request, calls a service (queue, invites, guidelines, training) and renders or redirects.
 Screens are shown through ``presentation.display``, which knows candidates only by display position: no page,
 form or embedded JSON of a judge names a system. Refusals (a stale or foreign screen, a used invite) render a
-page with the reason and a way on, and change nothing.
+page with the reason and a way on, and change nothing. Screens are never cached, so the back button asks the
+server again (and lands on the judge's current screen).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from ..forms import FlagForm, RankingForm, UndoForm
@@ -159,6 +161,7 @@ def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
 
 
+@never_cache
 @login_required
 def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The next training screen; POST stores the answer and shows the feedback."""
@@ -214,6 +217,7 @@ def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResp
     return _go_on(request, assignment.screen.campaign)
 
 
+@never_cache
 @login_required
 def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """The ranking screen served as ``token``; POST submits its ranks (once, however often it is posted)."""

@@ -1,0 +1,217 @@
+"""The judge's ranking screen in headless Chromium: the whole flow from an invite link, keyboard use, ties,
+reload, double click, back button, flag, undo, the help key, the diff highlighting, and the layout at 1280x800
+and at tablet width. Screenshots go to test-artifacts/."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.models import Assignment, Flag, Judgment
+from annotation.services.collapsing import diff_spans
+from annotation.services.invites import create_invite
+from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
+
+from .conftest import TABLET
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+GUIDELINES = "Rank the corrections of the **bold** sentence from best (1) to worst (5). Ties are allowed."
+
+
+@pytest.fixture
+def campaign():
+    organizer = get_user_model().objects.create_user("orga", password="organizer-pw-1")
+    campaign = small_campaign(guidelines=GUIDELINES)
+    campaign.organizers.add(organizer)
+    return campaign
+
+
+def join_by_invite(page, live_server, campaign, username: str) -> None:
+    _, secret = create_invite(campaign, username, campaign.organizers.get())
+    page.goto(live_server.url + reverse("invite", args=[secret]))
+    page.get_by_role("button", name=f"Continue as {username}").click()
+
+
+def on_screen(page, k: int, n: int) -> None:
+    """Wait for "screen k of n" with the page's script running (module scripts run before DOMContentLoaded)."""
+    expect(page.locator("#screen-counter")).to_have_text(f"Screen {k} of {n}")
+    page.wait_for_load_state("domcontentloaded")
+
+
+def rank_by_clicks(page, ranks) -> None:
+    for position, rank in enumerate(ranks):
+        page.locator(f"#candidate-{position} label.rank").nth(rank - 1).click()
+
+
+def checked_ranks(page) -> list[str | None]:
+    return page.eval_on_selector_all(
+        ".candidate",
+        "items => items.map(i => { const c = i.querySelector('input:checked'); return c ? c.value : null; })",
+    )
+
+
+def test_invite_three_screens_tie_reload_double_click_back_and_flag(live_server, new_page, artifacts, campaign):
+    screens = [add_screen(campaign, line) for line in (1, 4, 2)]
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "judy")
+    expect(page.locator("#guidelines strong")).to_have_text("bold")
+    page.get_by_role("button", name="I have read the guidelines").click()
+
+    on_screen(page, 1, 3)
+    expect(page.locator("#source strong")).to_have_text(SOURCE[1])
+    expect(page.locator("#context-before")).to_have_text(SOURCE[0])
+    expect(page.locator("#submit")).to_be_disabled()
+    page.locator("#candidate-0 input").first.focus()
+    for digit in "2122":
+        page.keyboard.press(digit)
+    assert checked_ranks(page) == ["2", "1", "2", "2"], "digits rank the focused correction, then move on; ties allowed"
+    expect(page.locator("#submit")).to_be_enabled()
+    page.screenshot(path=artifacts / "judge-screen-ranking-1280x800.png")
+    page.keyboard.press("Enter")
+
+    on_screen(page, 2, 3)
+    second_url = page.url
+    rank_by_clicks(page, [1, 3])
+    expect(page.locator("#ranked-status")).to_have_text("2 of 4 corrections ranked.")
+    page.reload()
+    assert page.url == second_url
+    on_screen(page, 2, 3)
+    page.get_by_role("button", name="Reset").click()
+    rank_by_clicks(page, [1, 3, 2, 4])
+    page.locator("#submit").dblclick()
+    on_screen(page, 3, 3)
+    expect(page.locator(".messages")).to_have_count(0)
+
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    repost = page.request.post(
+        second_url,
+        form={"csrfmiddlewaretoken": csrf, "rank_0": "4", "rank_1": "4", "rank_2": "4", "rank_3": "4"},
+        headers={"Referer": second_url},
+    )
+    assert repost.ok and "saved already; it was not stored twice" in repost.text()
+
+    page.go_back()
+    on_screen(page, 3, 3)
+    expect(page.locator(".messages")).to_contain_text("submitted that screen already")
+
+    page.get_by_role("button", name="Flag…").click()
+    expect(page.locator("#flag-dialog")).to_be_visible()
+    page.get_by_label("Garbled source sentence").check()
+    page.get_by_label("Details (optional)").fill("the source is cut off")
+    page.screenshot(path=artifacts / "judge-screen-flagged-1280x800.png")
+    page.get_by_role("button", name="Flag screen").click()
+    expect(page.locator("#all-done")).to_contain_text("submitted 3 screens")
+
+    judgments = {j.assignment.screen_id: j for j in Judgment.objects.select_related("assignment")}
+    assert set(judgments) == {screen.pk for screen in screens}
+    assert Judgment.objects.count() == 3
+    ranks = [list(judgments[s.pk].items.values_list("rank", flat=True)) for s in screens]
+    assert ranks == [[2, 1, 2, 2], [1, 3, 2, 4], []]
+    assert Flag.objects.get().judgment == judgments[screens[2].pk]
+    assert Flag.objects.get().reason == "Garbled source sentence: the source is cut off"
+    for judgment in judgments.values():
+        assert judgment.assignment.judge.username == "judy"
+        assert judgment.duration.total_seconds() > 0
+        assert judgment.active_time is not None and judgment.active_time <= judgment.duration
+    assert not Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).exists()
+
+
+def test_highlighted_spans_in_the_dom_match_the_diff(live_server, new_page, campaign):
+    names = ("MARMOTFIX", "INPUT", "ZEPHYRSYS", "QUOKKAGEC")
+    shown = [candidate_of(campaign, 1, name) for name in names]
+    add_screen(campaign, 1, shown)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "judy")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 1)
+    for position, candidate in enumerate(shown):
+        spans = page.eval_on_selector_all(
+            f"#sentence-{position} [data-op]", "els => els.map(e => [e.dataset.op, e.textContent])"
+        )
+        assert [tuple(span) for span in spans] == diff_spans(SOURCE[1], candidate.text)
+    inserted = page.locator("#sentence-2 ins").first
+    assert inserted.evaluate("e => getComputedStyle(e).color") == "rgb(11, 79, 208)"
+    deleted = page.locator("#sentence-3 del").first
+    assert "line-through" in deleted.evaluate("e => getComputedStyle(e).textDecorationLine")
+    assert page.locator(".sentence script, .sentence b, #source script").count() == 0
+    assert page.dialogs == [], "no script from the sentences ran"
+    html = page.content()
+    assert not any(name in html for name in SYSTEM_NAMES)
+
+
+def test_undo_help_key_login_and_logout(live_server, new_page, artifacts, campaign):
+    campaign.guidelines = ""
+    campaign.save()
+    judge("lena", campaign, password="lena-password-1")
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    page.goto(live_server.url + reverse("login"))
+    page.get_by_label("Username").fill("lena")
+    page.get_by_label("Password").fill("lena-password-1")
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name=re.compile("Start judging")).click()
+    on_screen(page, 1, 2)
+    first_url = page.url
+
+    page.keyboard.press("?")
+    expect(page.locator("#help-dialog")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#help-dialog")).to_be_hidden()
+
+    page.locator("#candidate-0 input").first.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("3")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    for digit in "1245":
+        page.keyboard.press(digit)
+    assert checked_ranks(page) == ["1", "2", "4", "5"], "arrows move, digits overwrite and move on"
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+    assert Judgment.objects.count() == 1
+
+    page.get_by_role("button", name="Undo it").click()
+    on_screen(page, 1, 2)
+    expect(page.locator("#source strong")).to_have_text(SOURCE[1])
+    assert page.url != first_url, "the undone screen is served under a new token"
+    assert Judgment.objects.count() == 0
+    rank_by_clicks(page, [4, 4, 1, 1])
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+    assert list(Judgment.objects.get().items.values_list("rank", flat=True)) == [4, 4, 1, 1]
+
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+
+
+def test_the_screen_fits_a_tablet_and_a_laptop(live_server, new_page, artifacts, campaign):
+    campaign.guidelines = ""
+    campaign.save()
+    judge("tess", campaign, password="tess-password-1")
+    add_screen(campaign, 1)
+    for viewport, name in ((TABLET, "768x1024"), (None, "1280x800")):
+        page = new_page(viewport)
+        page.goto(live_server.url + reverse("login"))
+        page.get_by_label("Username").fill("tess")
+        page.get_by_label("Password").fill("tess-password-1")
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("link", name=re.compile("judging")).click()
+        on_screen(page, 1, 1)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"horizontal scrolling at {name}"
+        submit = page.locator("#submit").bounding_box()
+        assert submit["y"] + submit["height"] <= page.viewport_size["height"], f"Submit is below the fold at {name}"
+        page.screenshot(path=artifacts / f"judge-screen-{name}.png", full_page=True)
+        labels = page.eval_on_selector_all(
+            "input, button, textarea, select",
+            "els => els.filter(e => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label')"
+            " && !e.textContent.trim() && !e.closest('[aria-labelledby]')).length",
+        )
+        assert labels == 0, "every control has a label"
