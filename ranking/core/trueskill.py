@@ -1,0 +1,360 @@
+"""TrueSkill scores of systems from expanded pairwise judgments (G15 §5.1; METHODS 6).
+
+The procedure is the WMT14 adaptation of TrueSkill by Sakaguchi, Post and Van Durme (2014), as G15 ran it
+(``scripts/wmt-trueskill/TS.py -n 2 -d 0`` of ``grammatical/evaluation``):
+
+* every system starts at mu = 0, sigma = 0.5; tau = 0 (no dynamics), draw probability 0.25;
+* a run takes ``n_iterations = n_pairs + 1`` steps with ``beta = 0.5 * n_iterations / 40``;
+* at each step the system ``a`` with the largest sigma plays an opponent ``b != a`` drawn with probability
+  proportional to ``exp(-|mu_a - mu_b|)``; one observed judgment of the pair (a, b) is drawn uniformly with
+  replacement, and the two ratings get the two-player TrueSkill update for that win or draw;
+* score_TS(A) = mu_A after the last step.
+
+Implementation. The judgments of a system pair are held as a *cell*: the counts of its three outcomes (first better,
+tie, second better), so drawing a judgment is O(1), and resampling all pairs is one multinomial draw over cells x
+outcomes. Cells have the layout of :func:`ranking.core.pairs.outcome_counts`: ``cells[i, j]`` for i < j, zero
+elsewhere. Many runs ("chains") go at once in a numba kernel, in parallel over chains; each chain has its own
+random generator state drawn from the caller's ``numpy.random.Generator``, so results depend only on that generator,
+never on the number of threads.
+
+Deviations from the reference scripts:
+
+* among systems with equal largest sigma the one with the highest index plays. The reference takes the
+  alphabetically last name, so the two agree when systems are indexed in name order (as ``Rankings`` does).
+* the reference crashes when the chosen pair has no judgment; here the opponent is drawn only among systems with a
+  judgment against ``a``, and a system without any judgment never plays (its score stays mu = 0).
+* the reference's ``trueskill`` package evaluates the normal cdf with a 1e-7 approximation of erfc; here the exact
+  ``math.erfc`` is used (the update agrees with the package's SciPy backend to 1e-12).
+* the opponent is drawn by rejection sampling and the random numbers come from xoshiro256**, not Python's
+  ``random``: the same distribution, a different stream.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+from scipy.special import ndtri
+
+MU = 0.0
+SIGMA = 0.5
+DRAW_PROBABILITY = 0.25
+BETA_DIVISOR = 40.0
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def beta_for(n_iterations: int | np.ndarray, sigma: float = SIGMA) -> float | np.ndarray:
+    """beta = sigma * n_iterations / 40, the performance noise of WMT14's TrueSkill (Sakaguchi et al. 2014)."""
+    return sigma * (n_iterations / BETA_DIVISOR)
+
+
+def draw_margin(beta: float | np.ndarray, draw_probability: float = DRAW_PROBABILITY) -> float | np.ndarray:
+    """Draw margin epsilon = Phi^-1((p + 1) / 2) * sqrt(2) * beta of a two-player game (``trueskill.calc_draw_margin``)."""
+    if not 0.0 <= draw_probability < 1.0:
+        raise ValueError(f"draw probability must be in [0, 1), got {draw_probability}")
+    return ndtri((draw_probability + 1.0) / 2.0) * _SQRT2 * beta
+
+
+@njit(cache=True)
+def _pdf(x: float) -> float:
+    return _INV_SQRT_2PI * math.exp(-0.5 * x * x)
+
+
+@njit(cache=True)
+def _cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / _SQRT2)
+
+
+@njit(cache=True)
+def _rate_variances(
+    mu_w: float, var_w: float, mu_l: float, var_l: float, drawn: bool, beta: float, margin: float
+) -> tuple[float, float, float, float]:
+    """:func:`rate_1vs1` on variances sigma^2, the form the chains keep (no square roots on their critical path)."""
+    c2 = 2.0 * beta * beta + var_w + var_l
+    inv_c = 1.0 / math.sqrt(c2)
+    t = (mu_w - mu_l) * inv_c
+    e = margin * inv_c
+    if drawn:
+        abs_t = abs(t)
+        a = e - abs_t
+        b = -e - abs_t
+        denom = _cdf(a) - _cdf(b)
+        pdf_a = _pdf(a)
+        pdf_b = _pdf(b)
+        inv_denom = 1.0 / denom
+        v = (pdf_b - pdf_a) * inv_denom if denom != 0.0 else a
+        w = v * v + (a * pdf_a - b * pdf_b) * inv_denom
+        if t < 0.0:
+            v = -v
+    else:
+        x = t - e
+        denom = _cdf(x)
+        v = _pdf(x) / denom if denom != 0.0 else -x
+        w = v * (v + x)
+    return (
+        mu_w + var_w * inv_c * v,
+        var_w * (1.0 - var_w / c2 * w),
+        mu_l - var_l * inv_c * v,
+        var_l * (1.0 - var_l / c2 * w),
+    )
+
+
+@njit(cache=True)
+def rate_1vs1(
+    mu_winner: float, sigma_winner: float, mu_loser: float, sigma_loser: float, drawn: bool, beta: float, margin: float
+) -> tuple[float, float, float, float]:
+    """Two-player TrueSkill update (Herbrich et al. 2007), tau = 0; returns (mu_w, sigma_w, mu_l, sigma_l).
+
+    c^2 = 2 beta^2 + sigma_w^2 + sigma_l^2, t = (mu_w - mu_l) / c, e = margin / c.
+    Win:  v = N(t - e) / Phi(t - e),  w = v (v + t - e).
+    Draw: v = sign(t) (N(-e - |t|) - N(e - |t|)) / (Phi(e - |t|) - Phi(-e - |t|)),
+          w = v^2 + ((e - |t|) N(e - |t|) + (e + |t|) N(e + |t|)) / (Phi(e - |t|) - Phi(-e - |t|)).
+    mu_w += sigma_w^2 / c * v,  mu_l -= sigma_l^2 / c * v,  sigma^2 *= 1 - sigma^2 / c^2 * w.
+    For a draw the two players are interchangeable. Zero denominators fall back as in the ``trueskill`` package.
+    """
+    mu_w, var_w, mu_l, var_l = _rate_variances(
+        mu_winner, sigma_winner * sigma_winner, mu_loser, sigma_loser * sigma_loser, drawn, beta, margin
+    )
+    return mu_w, math.sqrt(var_w), mu_l, math.sqrt(var_l)
+
+
+def pair_cells(first: np.ndarray, second: np.ndarray, relation: np.ndarray, n_systems: int) -> np.ndarray:
+    """Outcome counts per system pair, shape (S, S, 3): ``cells[i, j] = (#i better, #tie, #j better)`` for i < j.
+
+    ``first``/``second`` are system indices in ``[0, n_systems)``, ``relation`` is -1 (first ranked better), 0 (tie)
+    or +1 (second better), as ``ExpandedPairs`` holds them (METHODS 3); a pair with first > second is counted in the
+    cell (second, first) with its relation reversed. Same layout as :func:`ranking.core.pairs.outcome_counts`.
+    Raises ``ValueError`` on arrays of different lengths, indices out of range, first == second, or other relations.
+    """
+    first = np.asarray(first)
+    second = np.asarray(second)
+    relation = np.asarray(relation)
+    if not (first.ndim == second.ndim == relation.ndim == 1 and first.shape == second.shape == relation.shape):
+        raise ValueError("first, second and relation must be 1-d arrays of the same length")
+    if n_systems < 2:
+        raise ValueError(f"need at least 2 systems, got n_systems={n_systems}")
+    for name, values in (("first", first), ("second", second), ("relation", relation)):
+        if values.size and not np.issubdtype(values.dtype, np.integer):
+            raise ValueError(f"{name} must hold integers, got dtype {values.dtype}")
+    if first.size and (min(first.min(), second.min()) < 0 or max(first.max(), second.max()) >= n_systems):
+        raise ValueError(f"system indices must lie in [0, {n_systems})")
+    if np.any(first == second):
+        raise ValueError("a pair must compare two different systems (first == second found)")
+    if not np.isin(relation, (-1, 0, 1)).all():
+        raise ValueError("relation must be -1 (first better), 0 (tie) or +1 (second better)")
+    swap = first > second
+    low = np.where(swap, second, first).astype(np.int64)
+    high = np.where(swap, first, second).astype(np.int64)
+    outcome = np.where(swap, -relation, relation).astype(np.int64) + 1
+    flat = np.bincount((low * n_systems + high) * 3 + outcome, minlength=n_systems * n_systems * 3)
+    return flat.reshape(n_systems, n_systems, 3)
+
+
+def _validated_cells(cells: np.ndarray) -> np.ndarray:
+    cells = np.asarray(cells)
+    if cells.ndim != 4 or cells.shape[1] != cells.shape[2] or cells.shape[3] != 3 or cells.shape[1] < 2:
+        raise ValueError(f"cells must have shape (C, S, S, 3) with S >= 2, got {cells.shape}")
+    if cells.size and not np.issubdtype(cells.dtype, np.integer):
+        raise ValueError(f"cells must hold integer counts, got dtype {cells.dtype}")
+    if np.any(cells < 0):
+        raise ValueError("cells must hold non-negative counts")
+    if np.any(cells[:, ~np.triu(np.ones(cells.shape[1:3], dtype=bool), k=1)]):
+        raise ValueError("cells must be zero on and below the diagonal (counts for i < j only)")
+    return cells.astype(np.int64, copy=False)
+
+
+def resampled_cells(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A bootstrap resample of the pairs behind each ``cells[k]`` (C, S, S, 3): same count, drawn with replacement.
+
+    Drawing N pairs uniformly with replacement is a multinomial draw of N over the (pair, outcome) cells with
+    probabilities count / N, done here in one ``rng.multinomial`` call for all k. Returns the same shape.
+    """
+    cells = _validated_cells(cells)
+    flat = cells.reshape(cells.shape[0], -1)
+    n_pairs = flat.sum(axis=1)
+    if np.any(n_pairs == 0):
+        raise ValueError("cannot resample an empty set of pairs")
+    return rng.multinomial(n_pairs, flat / n_pairs[:, None]).reshape(cells.shape)
+
+
+_ROT_7 = np.uint64(7)
+_ROT_45 = np.uint64(45)
+_SHIFT_17 = np.uint64(17)
+_SHIFT_11 = np.uint64(11)
+_FIVE = np.uint64(5)
+_NINE = np.uint64(9)
+_BITS = np.uint64(64)
+_TWO_TO_MINUS_53 = 2.0**-53
+
+
+@njit(cache=True, inline="always")
+def _rotl(x: np.uint64, k: np.uint64) -> np.uint64:
+    return (x << k) | (x >> (_BITS - k))
+
+
+@njit(cache=True, inline="always")
+def _uniform(state: np.ndarray) -> float:
+    """A double in [0, 1) from the top 53 bits of xoshiro256** (Blackman and Vigna 2018), advancing ``state`` (4 words).
+
+    Written here for speed: numba's own ``np.random.random()`` costs ~13 ns per call inside a parallel kernel, which
+    was half the time of a TrueSkill step; this generator costs ~1 ns and keeps each chain's stream in its own state.
+    """
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    result = _rotl(s1 * _FIVE, _ROT_7) * _NINE
+    t = s1 << _SHIFT_17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, _ROT_45)
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
+    return float(result >> _SHIFT_11) * _TWO_TO_MINUS_53
+
+
+@njit(cache=True)
+def _run_chain(
+    cells: np.ndarray,
+    n_iterations: int,
+    beta: float,
+    margin: float,
+    mu0: float,
+    sigma0: float,
+    state: np.ndarray,
+    mu_out: np.ndarray,
+) -> None:
+    """One TrueSkill run (METHODS 6) on the outcome counts ``cells`` (S, S, 3); writes the final mu to ``mu_out``.
+
+    The opponent of ``a`` is drawn by rejection: propose b uniformly among the other systems and accept it with
+    probability exp(-|mu_a - mu_b|) (<= 1) if the pair has a judgment. Accepted opponents have exactly the
+    reference's distribution (proportional to exp(-|mu_a - mu_b|) over the systems with a judgment against ``a``)
+    at ~1.2 proposals per step instead of S weights per step. Ratings are kept as mu and sigma^2.
+    Uniforms come from the xoshiro256** ``state`` of this chain.
+    """
+    n = cells.shape[0]
+    better = np.zeros((n, n))
+    better_or_tie = np.zeros((n, n))
+    total = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            better[i, j] = cells[i, j, 0]
+            better[j, i] = cells[i, j, 2]
+            better_or_tie[i, j] = cells[i, j, 0] + cells[i, j, 1]
+            better_or_tie[j, i] = cells[i, j, 2] + cells[i, j, 1]
+            total[i, j] = total[j, i] = better_or_tie[i, j] + cells[i, j, 2]
+    mu = np.full(n, mu0)
+    var = np.full(n, sigma0 * sigma0)
+    # a system without judgments never plays: its key stays below every variance
+    key = np.where(total.sum(axis=1) > 0, var, -1.0)
+    if key.max() < 0.0:
+        n_iterations = 0
+    for _ in range(n_iterations):
+        a = 0
+        largest = key[0]
+        for s in range(1, n):
+            if key[s] >= largest:
+                largest = key[s]
+                a = s
+        while True:
+            b = int(_uniform(state) * (n - 1))
+            if b >= a:
+                b += 1
+            if total[a, b] > 0 and _uniform(state) < math.exp(-abs(mu[a] - mu[b])):
+                break
+        r = _uniform(state) * total[a, b]
+        if r < better[a, b]:
+            winner, loser, drawn = a, b, False
+        elif r < better_or_tie[a, b]:
+            winner, loser, drawn = a, b, True
+        else:
+            winner, loser, drawn = b, a, False
+        mu_w, var_w, mu_l, var_l = _rate_variances(mu[winner], var[winner], mu[loser], var[loser], drawn, beta, margin)
+        mu[winner] = mu_w
+        mu[loser] = mu_l
+        var[winner] = key[winner] = var_w
+        var[loser] = key[loser] = var_l
+    mu_out[:] = mu
+
+
+@njit(parallel=True, cache=True)
+def _run_chains(
+    cells: np.ndarray,
+    states: np.ndarray,
+    n_iterations: np.ndarray,
+    beta: np.ndarray,
+    margin: np.ndarray,
+    mu0: float,
+    sigma0: float,
+) -> np.ndarray:
+    """Runs chain k on ``cells[k]`` (C, S, S, 3) with generator state ``states[k]`` (4 words); returns mu (C, S)."""
+    n_chains = states.shape[0]
+    out = np.empty((n_chains, cells.shape[1]))
+    for k in prange(n_chains):
+        _run_chain(cells[k], n_iterations[k], beta[k], margin[k], mu0, sigma0, states[k], out[k])
+    return out
+
+
+def run_trueskill_chains(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """TrueSkill scores (METHODS 6) of independent runs, run k on the outcome counts ``cells[k]``; shape (C, S).
+
+    ``cells`` (C, S, S, 3) as from :func:`pair_cells` (a broadcast view is fine). Run k takes its number of pairs
+    + 1 iterations, with beta from :func:`beta_for` and the draw margin from :func:`draw_margin`, and returns mu
+    after the last step.
+
+    Randomness: run k's xoshiro256** generator starts from row k of ``rng.integers(0, 2**64, size=(C, 4))``. The
+    result is a function of ``cells`` and ``rng``'s state only: the same state gives the same scores bit for bit,
+    whatever the number of threads; the runs are independent.
+    """
+    cells = _validated_cells(cells)
+    n_iterations = cells.sum(axis=(1, 2, 3)) + 1
+    beta = beta_for(n_iterations)
+    margin = draw_margin(beta)
+    states = rng.integers(0, 2**64, size=(cells.shape[0], 4), dtype=np.uint64)
+    states[~states.any(axis=1), 0] = 1  # the all-zero state is xoshiro's one fixed point
+    return _run_chains(cells, states, n_iterations, beta, margin, MU, SIGMA)
+
+
+def trueskill_scores(
+    first: np.ndarray,
+    second: np.ndarray,
+    relation: np.ndarray,
+    n_systems: int,
+    rng: np.random.Generator,
+    n_runs: int = 1,
+) -> np.ndarray:
+    """``n_runs`` independent TrueSkill runs (METHODS 6) on all the given pairs; mu after the last step, (n_runs, S).
+
+    Arrays as for :func:`pair_cells`. Each run is random; see :func:`run_trueskill_chains` for the seeding.
+    """
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be at least 1, got {n_runs}")
+    cells = pair_cells(first, second, relation, n_systems)
+    return run_trueskill_chains(np.broadcast_to(cells, (n_runs, *cells.shape)), rng)
+
+
+def bootstrap_trueskill(
+    first: np.ndarray,
+    second: np.ndarray,
+    relation: np.ndarray,
+    n_systems: int,
+    n_boot: int,
+    rng: np.random.Generator,
+    resample_pairs: bool = False,
+) -> np.ndarray:
+    """TrueSkill score samples for rank ranges and clusters (METHODS 6, 7), shape (n_boot, S).
+
+    By default each sample is one TrueSkill run on all the pairs: the run's own random draws of judgments (with
+    replacement) are its bootstrap. This is what G15 did (its ``Makefile`` runs ``TS.py`` 1,000 times on the same
+    ``pairs.tup.txt``), and it reproduces Table 3c's rank ranges exactly. ``resample_pairs=True`` first resamples the
+    expanded pairs with replacement (same count; :func:`resampled_cells`), as the Expected Wins bootstrap does; that
+    adds the data's sampling variance and widens some ranges (CoNLL-14: RAC 3-5, POST 3-5, UMC 6-9), with the same
+    clusters. With resampling, ``rng`` gives the multinomial draws first, then the run seeds.
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    cells = np.broadcast_to(pair_cells(first, second, relation, n_systems), (n_boot, n_systems, n_systems, 3))
+    if resample_pairs:
+        cells = resampled_cells(cells, rng)
+    return run_trueskill_chains(cells, rng)

@@ -1,0 +1,331 @@
+"""Tests of ranking.core.trueskill (METHODS 6, G15 §5.1, Table 3c)."""
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+import trueskill
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotation.services.appraise_xml import parse_appraise_xml
+from ranking.core.bootstrap import bootstrap_ranking
+from ranking.core.pairs import ExpandedPairs, expanded_pairs, outcome_counts
+from ranking.core.rankings import Rankings
+from ranking.core.trueskill import (
+    beta_for,
+    bootstrap_trueskill,
+    draw_margin,
+    pair_cells,
+    rate_1vs1,
+    resampled_cells,
+    run_trueskill_chains,
+    trueskill_scores,
+)
+
+# G15 Table 3c: (system, mean score, rank range, cluster) in rank order.
+TABLE_3C = [
+    ("AMU", 0.273, (1, 1), 1),
+    ("CAMB", 0.182, (2, 2), 2),
+    ("RAC", 0.114, (3, 4), 3),
+    ("CUUI", 0.105, (3, 5), 3),
+    ("POST", 0.080, (4, 5), 3),
+    ("PKU", -0.001, (6, 7), 4),
+    ("UMC", -0.022, (6, 8), 4),
+    ("UFC", -0.041, (7, 10), 4),
+    ("IITB", -0.055, (8, 11), 4),
+    ("INPUT", -0.062, (8, 11), 4),
+    ("SJTU", -0.074, (9, 11), 4),
+    ("NTHU", -0.142, (12, 12), 5),
+    ("IPN", -0.358, (13, 13), 6),
+]
+
+
+def package_env(n_pairs: int, backend: str | None) -> trueskill.TrueSkill:
+    """The reference's TrueSkill environment (TS.py): mu 0, sigma 0.5, tau 0, draw 0.25, beta = 0.5 (N + 1) / 40."""
+    return trueskill.TrueSkill(
+        mu=0.0, sigma=0.5, beta=0.5 * (n_pairs + 1) / 40.0, tau=0.0, draw_probability=0.25, backend=backend
+    )
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+@pytest.mark.parametrize("n_pairs", [5, 200, 109098])
+def test_update_matches_trueskill_package(drawn, n_pairs):
+    env = package_env(n_pairs, backend="scipy")
+    beta = beta_for(n_pairs + 1)
+    margin = draw_margin(beta)
+    assert beta == pytest.approx(env.beta, abs=1e-12)
+    assert margin == pytest.approx(trueskill.calc_draw_margin(0.25, 2, env), abs=1e-9)
+    rng = np.random.default_rng(n_pairs)
+    for _ in range(100):
+        mu_w, mu_l = rng.normal(0.0, 0.5, size=2)
+        sigma_w, sigma_l = rng.uniform(0.01, 0.5, size=2)
+        expected_w, expected_l = trueskill.rate_1vs1(
+            env.create_rating(mu_w, sigma_w), env.create_rating(mu_l, sigma_l), drawn, env=env
+        )
+        got = rate_1vs1(mu_w, sigma_w, mu_l, sigma_l, drawn, beta, margin)
+        assert got == pytest.approx((expected_w.mu, expected_w.sigma, expected_l.mu, expected_l.sigma), abs=1e-9)
+
+
+@pytest.mark.parametrize("drawn", [False, True])
+def test_update_matches_trueskill_default_backend_at_conll14_size(drawn):
+    """G15 ran the package's own (approximate) normal cdf; at CoNLL-14's beta it agrees with the exact update too."""
+    env = package_env(109098, backend=None)
+    beta = beta_for(109099)
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        mu_w, mu_l = rng.normal(0.0, 0.3, size=2)
+        sigma_w, sigma_l = rng.uniform(0.01, 0.5, size=2)
+        expected_w, expected_l = trueskill.rate_1vs1(
+            env.create_rating(mu_w, sigma_w), env.create_rating(mu_l, sigma_l), drawn, env=env
+        )
+        got = rate_1vs1(mu_w, sigma_w, mu_l, sigma_l, drawn, beta, draw_margin(beta))
+        assert got == pytest.approx((expected_w.mu, expected_w.sigma, expected_l.mu, expected_l.sigma), abs=1e-9)
+
+
+def test_update_directions():
+    beta = beta_for(41)
+    margin = draw_margin(beta)
+    mu_w, sigma_w, mu_l, sigma_l = rate_1vs1(0.0, 0.5, 0.0, 0.5, False, beta, margin)
+    assert mu_w > 0 > mu_l and mu_w == pytest.approx(-mu_l)
+    assert sigma_w < 0.5 and sigma_l < 0.5
+    mu_a, _, mu_b, _ = rate_1vs1(0.3, 0.5, -0.3, 0.5, True, beta, margin)
+    assert 0.3 > mu_a > mu_b > -0.3  # a draw pulls the two ratings together
+
+
+def test_draw_margin_rejects_bad_probability():
+    with pytest.raises(ValueError, match="draw probability"):
+        draw_margin(1.0, draw_probability=1.0)
+
+
+def test_pair_cells_counts_outcomes_per_pair():
+    first = np.array([0, 0, 0, 1, 2])
+    second = np.array([1, 1, 2, 2, 1])
+    relation = np.array([-1, 0, 1, 1, -1], dtype=np.int8)
+    cells = pair_cells(first, second, relation, 3)
+    assert cells.shape == (3, 3, 3)
+    assert cells[0, 1].tolist() == [1, 1, 0]
+    assert cells[0, 2].tolist() == [0, 0, 1]
+    assert cells[1, 2].tolist() == [0, 0, 2]  # (2, 1, "2 better") is (1, 2, "2 better")
+    assert cells.sum() == 5
+    assert not np.any(np.tril(np.ones((3, 3), dtype=bool))[..., None] & (cells > 0))
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from([-1, 0, 1])), max_size=60))
+@settings(max_examples=50, deadline=None)
+def test_pair_cells_equal_outcome_counts_of_expanded_pairs(rows):
+    table = np.array([(min(a, b), max(a, b), r) for a, b, r in rows if a != b], dtype=np.int64).reshape(-1, 3)
+    first, second, relation = table.T
+    pairs = ExpandedPairs(first, second, relation.astype(np.int8), np.zeros_like(first))
+    np.testing.assert_array_equal(pair_cells(first, second, relation, 5), outcome_counts(pairs, 5))
+
+
+@pytest.mark.parametrize(
+    "first, second, relation, n_systems, message",
+    [
+        ([0], [1, 2], [0], 3, "same length"),
+        ([0], [3], [0], 3, r"\[0, 3\)"),
+        ([-1], [1], [0], 3, r"\[0, 3\)"),
+        ([1], [1], [0], 3, "different systems"),
+        ([0], [1], [2], 3, "relation"),
+        ([0.0], [1.0], [0], 3, "integers"),
+        ([0], [1], [0], 1, "at least 2"),
+    ],
+)
+def test_pair_cells_rejects_bad_input(first, second, relation, n_systems, message):
+    with pytest.raises(ValueError, match=message):
+        pair_cells(np.array(first), np.array(second), np.array(relation), n_systems)
+
+
+@pytest.mark.parametrize(
+    "cells, message",
+    [
+        (np.zeros((3, 3, 3), dtype=np.int64), "shape"),
+        (np.full((1, 2, 2, 3), 0.5), "integer"),
+        (np.triu(np.full((2, 2), -1))[None, :, :, None].repeat(3, axis=3), "non-negative"),
+        (np.ones((1, 2, 2, 3), dtype=np.int64), "diagonal"),
+    ],
+)
+def test_chains_reject_bad_cells(cells, message):
+    with pytest.raises(ValueError, match=message):
+        run_trueskill_chains(cells, np.random.default_rng(0))
+
+
+def test_resampled_cells_keep_each_count_and_support():
+    cells = np.zeros((2, 3, 3, 3), dtype=np.int64)
+    cells[0, 0, 1] = (30, 10, 0)
+    cells[0, 1, 2] = (5, 5, 50)
+    cells[1, 0, 2] = (1, 2, 3)
+    draws = resampled_cells(np.repeat(cells, 2000, axis=0), np.random.default_rng(1)).reshape(2, 2000, 3, 3, 3)
+    np.testing.assert_array_equal(draws.sum(axis=(2, 3, 4)), [[100] * 2000, [6] * 2000])
+    assert not np.any(draws[cells[:, None].repeat(2000, axis=1) == 0])
+    np.testing.assert_allclose(draws.mean(axis=1), cells, atol=0.5)
+    again = resampled_cells(np.repeat(cells, 2000, axis=0), np.random.default_rng(1)).reshape(2, 2000, 3, 3, 3)
+    np.testing.assert_array_equal(draws, again)
+
+
+def test_resampling_no_pairs_is_an_error():
+    with pytest.raises(ValueError, match="empty"):
+        resampled_cells(np.zeros((1, 2, 2, 3), dtype=np.int64), np.random.default_rng(0))
+
+
+def synthetic_pairs(seed: int = 3, per_pair: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Judgments of 4 systems of strengths 1.0, 0.4, 0, -0.6: every pair judged ``per_pair`` times, ~40% ties."""
+    rng = np.random.default_rng(seed)
+    strength = np.array([1.0, 0.4, 0.0, -0.6])
+    rows = []
+    for a in range(4):
+        for b in range(a + 1, 4):
+            p_first = 0.6 / (1.0 + math.exp(-(strength[a] - strength[b]) * 2.0))
+            outcomes = rng.choice([-1, 0, 1], size=per_pair, p=[p_first, 0.4, 0.6 - p_first])
+            rows += [(a, b, int(o)) for o in outcomes]
+    first, second, relation = (np.array(column) for column in zip(*rows))
+    return first, second, relation.astype(np.int8)
+
+
+def reference_run(first, second, relation, names, rnd: random.Random) -> list[float]:
+    """A literal port of G15's ``TS.py -n 2 -d 0`` (with ``next_comparison.get`` and ``random_sample.choose``).
+
+    Judgments are lists per sorted name pair drawn with ``random.choice``; the rating update is ``rate_1vs1``,
+    itself checked against the ``trueskill`` package above.
+    """
+    comparisons = defaultdict(list)
+    for f, s, r in zip(first, second, relation):
+        a, b = names[f], names[s]
+        ranks = {-1: (1, 2), 0: (1, 1), 1: (2, 1)}[int(r)]
+        comparisons[tuple(sorted((a, b)))].append(((a, b), ranks))
+    n_iterations = len(first) + 1
+    beta = 0.5 * (n_iterations / 40.0)
+    margin = draw_margin(beta)
+    rating = {name: (0.0, 0.5) for name in names}
+    for _ in range(n_iterations):
+        sys_a = sorted(((sigma * sigma, name) for name, (_, sigma) in rating.items()), reverse=True)[0][1]
+        candidates = [name for name in rating if name != sys_a]
+        weights = [1.0 / math.exp(abs(rating[sys_a][0] - rating[name][0])) for name in candidates]
+        cumulative = [sum(weights[: i + 1]) / sum(weights) for i in range(len(weights))]
+        u = rnd.random()
+        sys_b = next(name for name, p in zip(candidates, cumulative) if u < p)
+        (x, y), (rank_x, rank_y) = rnd.choice(comparisons[tuple(sorted((sys_a, sys_b)))])
+        winner, loser = (x, y) if rank_x <= rank_y else (y, x)
+        mu_w, sigma_w, mu_l, sigma_l = rate_1vs1(*rating[winner], *rating[loser], rank_x == rank_y, beta, margin)
+        rating[winner] = (mu_w, sigma_w)
+        rating[loser] = (mu_l, sigma_l)
+    return [rating[name][0] for name in names]
+
+
+@pytest.mark.slow
+def test_chains_have_the_distribution_of_the_reference_procedure():
+    first, second, relation = synthetic_pairs()
+    names = ["A", "B", "C", "D"]
+    rnd = random.Random(11)
+    reference = np.array([reference_run(first, second, relation, names, rnd) for _ in range(3000)])
+    chains = trueskill_scores(first, second, relation, 4, np.random.default_rng(11), n_runs=30000)
+    standard_error = np.sqrt(reference.var(axis=0) / len(reference) + chains.var(axis=0) / len(chains))
+    assert np.all(np.abs(chains.mean(axis=0) - reference.mean(axis=0)) < 4 * standard_error)
+    np.testing.assert_allclose(chains.std(axis=0), reference.std(axis=0), rtol=0.08)
+    # the first-place shares agree too (a check on the joint distribution, not only the margins)
+    reference_best = np.bincount(reference.argmax(axis=1), minlength=4) / len(reference)
+    chains_best = np.bincount(chains.argmax(axis=1), minlength=4) / len(chains)
+    np.testing.assert_allclose(chains_best, reference_best, atol=4 * np.sqrt(0.25 / len(reference)))
+
+
+def test_runs_are_reproducible_and_independent_of_threads():
+    first, second, relation = synthetic_pairs(per_pair=50)
+    once = trueskill_scores(first, second, relation, 4, np.random.default_rng(5), n_runs=40)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        single = trueskill_scores(first, second, relation, 4, np.random.default_rng(5), n_runs=40)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(once, single)
+    assert len({tuple(row) for row in once}) == 40  # every run is random
+    other = trueskill_scores(first, second, relation, 4, np.random.default_rng(6), n_runs=40)
+    assert not np.array_equal(once, other)
+
+
+def test_run_k_depends_only_on_its_cells_and_its_seed():
+    cells = pair_cells(*synthetic_pairs(), 4)
+    other = pair_cells(*synthetic_pairs(seed=8), 4)
+    both = run_trueskill_chains(np.stack([cells, other]), np.random.default_rng(2))
+    same_first = run_trueskill_chains(np.stack([cells, cells]), np.random.default_rng(2))
+    np.testing.assert_array_equal(both[0], same_first[0])
+    assert not np.array_equal(both[1], same_first[1])
+
+
+def test_the_best_system_scores_highest():
+    first, second, relation = synthetic_pairs(per_pair=200)
+    scores = trueskill_scores(first, second, relation, 4, np.random.default_rng(0), n_runs=50).mean(axis=0)
+    assert scores.argsort().tolist() == [3, 2, 1, 0]
+
+
+def test_unjudged_systems_and_pairs_are_never_played():
+    # systems 0-1 and 2-3 are judged only within their pair; system 4 never
+    first = np.array([0, 0, 0, 2, 2, 2])
+    second = np.array([1, 1, 1, 3, 3, 3])
+    relation = np.array([-1, -1, 0, 1, 1, 0], dtype=np.int8)
+    scores = trueskill_scores(first, second, relation, 5, np.random.default_rng(0), n_runs=20)
+    assert np.all(scores[:, 4] == 0.0)
+    assert np.all(scores[:, 0] > scores[:, 1]) and np.all(scores[:, 3] > scores[:, 2])
+    assert np.all(np.isfinite(scores))
+    nothing = trueskill_scores(np.zeros(0, int), np.zeros(0, int), np.zeros(0, int), 3, np.random.default_rng(0))
+    np.testing.assert_array_equal(nothing, np.zeros((1, 3)))
+
+
+def test_bootstrap_with_resampling_reproducible_and_not_the_plain_runs():
+    first, second, relation = synthetic_pairs(per_pair=30)
+    plain = bootstrap_trueskill(first, second, relation, 4, 200, np.random.default_rng(3))
+    resampled = bootstrap_trueskill(first, second, relation, 4, 200, np.random.default_rng(3), resample_pairs=True)
+    again = bootstrap_trueskill(first, second, relation, 4, 200, np.random.default_rng(3), resample_pairs=True)
+    np.testing.assert_array_equal(resampled, again)
+    assert not np.array_equal(plain, resampled)
+    assert np.all(resampled.std(axis=0) > plain.std(axis=0))  # resampling adds the data's variance
+
+
+@pytest.mark.parametrize("n", [0, -1])
+def test_run_counts_must_be_positive(n):
+    first, second, relation = synthetic_pairs()
+    with pytest.raises(ValueError, match="at least 1"):
+        trueskill_scores(first, second, relation, 4, np.random.default_rng(0), n_runs=n)
+    with pytest.raises(ValueError, match="at least 1"):
+        bootstrap_trueskill(first, second, relation, 4, n, np.random.default_rng(0))
+
+
+@pytest.fixture(scope="module")
+def conll14(conll14_dir: Path) -> tuple[Rankings, ExpandedPairs]:
+    results = parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes())
+    rankings = Rankings.from_items((item.user, item.src_id, item.translations) for item in results.items)
+    return rankings, expanded_pairs(rankings)
+
+
+def table_3c_ranking(conll14, rng: np.random.Generator, resample_pairs: bool = False):
+    rankings, pairs = conll14
+    samples = bootstrap_trueskill(
+        pairs.first, pairs.second, pairs.relation, rankings.n_systems, 1000, rng, resample_pairs=resample_pairs
+    )
+    return bootstrap_ranking(samples, samples.mean(axis=0), rankings.system_names, confidence=0.95)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_table_3c_trueskill_ranking(conll14, seed):
+    """G15 Table 3c from judgments.xml: 1,000 TrueSkill runs at 95%: clusters, mean scores and rank ranges."""
+    result = table_3c_ranking(conll14, np.random.default_rng(seed))
+    got = [(row.system, row.score, row.range, row.cluster) for row in result.systems]
+    assert [(system, cluster) for system, _, _, cluster in got] == [(s, c) for s, _, _, c in TABLE_3C]
+    for (system, score, _, _), (_, published, _, _) in zip(got, TABLE_3C):
+        assert score == pytest.approx(published, abs=0.005), system
+    assert [rank_range for _, _, rank_range, _ in got] == [r for _, _, r, _ in TABLE_3C]
+
+
+@pytest.mark.slow
+def test_table_3c_clusters_also_when_pairs_are_resampled(conll14):
+    result = table_3c_ranking(conll14, np.random.default_rng(3), resample_pairs=True)
+    assert [(row.system, row.cluster) for row in result.systems] == [(s, c) for s, _, _, c in TABLE_3C]
+    for row, (_, published, _, _) in zip(result.systems, TABLE_3C):
+        assert row.score == pytest.approx(published, abs=0.005), row.system
