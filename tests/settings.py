@@ -12,3 +12,10 @@ from gecappraise.settings import *  # noqa: E402,F401,F403
 
 # Tests read static files from the source folders; the production manifest needs collectstatic.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+
+# Tasks run in-process (eagerly) except in tests that start a real worker (the `celery_worker` fixture), which
+# turns eager mode off; both use Redis as broker and result backend, on a queue of the test run's own.
+CELERY_BROKER_URL = os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TEST_CELERY_QUEUE", f"gecappraise-test-{os.getpid()}")

@@ -1,0 +1,216 @@
+"""The whole relative-ranking analysis of a set of rankings, as the analysis JSON of PRODUCT.md.
+
+``analyze`` computes, from core ``Rankings``: pair statistics (G15 Table 1), annotator agreement (Table 2), Expected
+Wins and TrueSkill rankings with bootstrap ranges and clusters (Tables 3b, 3c), the head-to-head table (3d),
+per-judge rankings and their correlations (Tables 7, 6), optionally metric correlations with the M2 beta sweep
+(Table 5, Figure 3) and the cross-validated prediction accuracy (Table 4).
+
+Bootstrap samples are computed in chunks so that a task queue can spread them over workers. Chunk ``k`` of method
+``m`` draws from ``numpy.random.default_rng([seed, m, k])`` and every chunk but the last has ``chunk_size`` samples,
+so the samples, and hence the result, depend only on the parameters: computing the chunks in one process or on
+many workers gives the same numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .accuracy import SCORERS, cross_validated_accuracy
+from .agreement import annotator_agreement
+from .bootstrap import bootstrap_ranking
+from .correlation import BETA_GRID, beta_sweep, correlate
+from .expected_wins import expected_wins
+from .metric_scores import score_column
+from .pairs import ExpandedPairs, expanded_pairs, pair_statistics, unexpanded_pairs, win_matrix
+from .per_judge import judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
+from .rankings import Rankings
+from .significance import head_to_head
+from .trueskill import trueskill_scores
+
+METHODS = ("expected_wins", "trueskill")
+"""Ranking methods, in the order of their index in chunk seeds."""
+
+Progress = Callable[[float, str], None]
+"""``progress(fraction_done, stage)``, fraction in [0, 1]."""
+
+MetricScores = Mapping[str, Mapping[str, tuple[float, ...]]]
+"""``{metric: {system: values}}``; a metric with three values per system is an M2 file (F0.5, precision, recall)."""
+
+
+@dataclass(frozen=True)
+class AnalysisParameters:
+    """The parameters of an analysis; stored with its result so that it can be recomputed exactly."""
+
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    seed: int = 1
+    judge_confidence: float = 0.90
+    chunk_size: int = 100
+    accuracy_folds: int = 0
+    accuracy_bootstrap: int = 100
+
+    def __post_init__(self) -> None:
+        if self.bootstrap < 2:
+            raise ValueError(f"bootstrap must be at least 2, got {self.bootstrap}")
+        for name in ("confidence", "judge_confidence"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
+        if self.accuracy_folds == 1 or self.accuracy_folds < 0:
+            raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def chunk_sizes(n_samples: int, chunk_size: int) -> list[int]:
+    """Sizes of the bootstrap chunks: ``chunk_size`` each, the last one the remainder."""
+    full, rest = divmod(n_samples, chunk_size)
+    return [chunk_size] * full + ([rest] if rest else [])
+
+
+def bootstrap_chunk(
+    pairs: ExpandedPairs, n_systems: int, method: str, seed: int, chunk: int, size: int
+) -> np.ndarray:
+    """Score samples (size, S) of chunk ``chunk`` of ``method``'s bootstrap (METHODS 7)."""
+    rng = np.random.default_rng([seed, METHODS.index(method), chunk])
+    return SCORERS[method](pairs, n_systems, size, rng)
+
+
+def bootstrap_samples(
+    pairs: ExpandedPairs, n_systems: int, parameters: AnalysisParameters, progress: Progress | None = None
+) -> dict[str, np.ndarray]:
+    """All chunks of every method computed here, concatenated: ``{method: (B, S)}``."""
+    sizes = chunk_sizes(parameters.bootstrap, parameters.chunk_size)
+    total, done = len(sizes) * len(METHODS), 0
+    samples = {}
+    for method in METHODS:
+        parts = []
+        for chunk, size in enumerate(sizes):
+            parts.append(bootstrap_chunk(pairs, n_systems, method, parameters.seed, chunk, size))
+            done += 1
+            if progress:
+                progress(0.8 * done / total, f"bootstrap {method}")
+        samples[method] = np.concatenate(parts)
+    return samples
+
+
+def full_data_scores(pairs: ExpandedPairs, n_systems: int, seed: int) -> dict[str, np.ndarray]:
+    """Each method's scores on all the pairs: EW exactly, TrueSkill from one run seeded by ``[seed, 1, -1]``."""
+    return {
+        "expected_wins": expected_wins(win_matrix(pairs, n_systems)),
+        "trueskill": trueskill_scores(
+            pairs.first, pairs.second, pairs.relation, n_systems,
+            np.random.default_rng([seed, METHODS.index("trueskill"), 2**32 - 1]),
+        )[0],
+    }
+
+
+def metric_correlations(human: np.ndarray, systems: tuple[str, ...], metrics: MetricScores) -> dict:
+    """Spearman and Pearson of each metric's first column with the human scores (G15 Table 5), and the M2 F-beta
+    sweep over [0.01, 1] for every metric with (F, precision, recall) columns (Figure 3).
+
+    ``beta_sweep`` is the sweep of the metric named ``m2`` (the combined gold standard), as the JSON contract has it;
+    ``beta_sweeps`` holds every M2 file's sweep (G15 Figure 3 plots one curve per annotator and the combination).
+    """
+    correlations, sweeps = {}, {}
+    for name, scores in sorted(metrics.items()):
+        correlation = correlate(human, score_column(scores, systems))
+        correlations[name] = {"spearman": correlation.spearman, "pearson": correlation.pearson}
+        if len(next(iter(scores.values()))) == 3:
+            sweep = beta_sweep(human, score_column(scores, systems, 1), score_column(scores, systems, 2), BETA_GRID)
+            sweeps[name] = [
+                {"beta": float(b), "spearman": float(s), "pearson": float(p)}
+                for b, s, p in zip(sweep.betas, sweep.spearman, sweep.pearson)
+            ]
+    result = {"metrics": correlations, "beta_sweeps": sweeps}
+    if "m2" in sweeps:
+        result["beta_sweep"] = sweeps["m2"]
+    return result
+
+
+def analyze(
+    rankings: Rankings,
+    parameters: AnalysisParameters,
+    samples: Mapping[str, np.ndarray] | None = None,
+    metrics: MetricScores | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """The analysis JSON (PRODUCT.md "Command line and JSON contract") of ``rankings``.
+
+    ``samples`` are the bootstrap score samples of each method, as ``bootstrap_samples`` returns them (or as a
+    task queue assembled them from ``bootstrap_chunk``); they are computed here when not given.
+    """
+    report = progress or (lambda fraction, stage: None)
+    systems, judges = rankings.system_names, rankings.judge_names
+    n_systems = len(systems)
+    pairs = expanded_pairs(rankings)
+    if len(pairs) == 0:
+        raise ValueError("there are no pairwise judgments to analyse")
+    if samples is None:
+        samples = bootstrap_samples(pairs, n_systems, parameters, report)
+    stats = pair_statistics(rankings)
+    result: dict = {
+        "parameters": parameters.as_dict(),
+        "pairs": {**stats.total(), "per_judge": stats.per_judge()},
+    }
+    report(0.82, "agreement")
+    result["agreement"] = annotator_agreement(unexpanded_pairs(rankings), judges).as_dict()
+    full = full_data_scores(pairs, n_systems, parameters.seed)
+    for method in METHODS:
+        ranking = bootstrap_ranking(samples[method], full[method], systems, parameters.confidence)
+        result[method] = {**ranking.as_dict(), "bootstrap": int(samples[method].shape[0])}
+    ew_order = [row["system"] for row in result["expected_wins"]["systems"]]
+    result["head_to_head"] = head_to_head(win_matrix(pairs, n_systems), systems).as_dict(ew_order)
+    report(0.88, "per-judge rankings")
+    result["per_judge"] = _per_judge(rankings, pairs, parameters)
+    if metrics:
+        # G15 correlated the metrics with Table 3b as printed: EW scores rounded to 3 decimals. Pearson's r moves in
+        # its third decimal with that rounding (M2 F1.0: 0.610 rounded, 0.608 unrounded), so the product does the same.
+        result.update(metric_correlations(np.round(full["expected_wins"], 3), systems, metrics))
+    if parameters.accuracy_folds:
+        report(0.9, "prediction accuracy")
+        result["accuracy"] = {
+            method: cross_validated_accuracy(
+                pairs, n_systems, SCORERS[method], np.random.default_rng([parameters.seed, 7]),
+                n_folds=parameters.accuracy_folds, n_boot=parameters.accuracy_bootstrap,
+                confidence=parameters.confidence,
+            ).as_dict()
+            for method in METHODS
+        }
+    report(1.0, "done")
+    return result
+
+
+def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> dict:
+    """Per-judge EW rankings at the judge confidence (Table 7) and the judges' correlations (Table 6)."""
+    systems, judges = rankings.system_names, rankings.judge_names
+    rng = np.random.default_rng([parameters.seed, len(METHODS)])
+    tables = judge_rankings(pairs, systems, judges, parameters.bootstrap, rng, parameters.judge_confidence)
+    result: dict = {"rankings": {judge: table.as_dict() for judge, table in tables.items()}}
+    present = [j for j, judge in enumerate(judges) if judge in tables]
+    if len(present) >= 2:
+        scores = judge_scores(pairs, len(systems), len(judges))[present]
+        rest = leave_one_out_scores(pairs, len(systems), len(judges))[present]
+        weights = np.bincount(pairs.judge, minlength=len(judges))[present]
+        table = judge_correlations(scores, rest, weights, [judges[j] for j in present])
+
+        def matrix(values: np.ndarray) -> dict:
+            return {
+                a: {b: (None if np.isnan(values[i, k]) else float(values[i, k])) for k, b in enumerate(table.judges)}
+                for i, a in enumerate(table.judges)
+            }
+
+        result["correlations"] = {
+            "spearman": matrix(table.spearman),
+            "pearson": matrix(table.pearson),
+            "rest": {
+                judge: {"spearman": float(s), "pearson": float(p)}
+                for judge, s, p in zip(table.judges, table.rest_spearman, table.rest_pearson)
+            },
+            "weighted_mean_rest": {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson},
+        }
+    return result

@@ -1,0 +1,85 @@
+"""The one place that turns a campaign's database rows into the analysis core's arrays.
+
+Judgments are read in the order they were stored. Systems of kind ``control`` (attention checks, METHODS 11)
+are quality-control outputs, not contestants: they are dropped from every candidate, and a candidate produced by
+control systems only is dropped from its ranking. Flagged screens become skipped rankings (no candidates), as
+``skipped="true"`` items are in Appraise XML. Training answers are not Judgments and never reach here.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Max
+
+from annotation.models import CandidateJudgment, Judgment, Output, System
+
+from .core.rankings import Rankings
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What data an analysis saw: enough to tell whether it is still current and to recompute it."""
+
+    judgments: int
+    last_judgment_at: str | None
+    last_judgment_id: int | None
+
+    def as_dict(self) -> dict:
+        return {
+            "judgments": self.judgments,
+            "last_judgment_at": self.last_judgment_at,
+            "last_judgment_id": self.last_judgment_id,
+        }
+
+
+def campaign_snapshot(campaign) -> Snapshot:
+    """The number of judgments of ``campaign``, the time of the last one, and the highest judgment id."""
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    latest = judgments.aggregate(at=Max("created_at"), id=Max("id"))
+    return Snapshot(judgments.count(), latest["at"].isoformat() if latest["at"] else None, latest["id"])
+
+
+def contestant_names(campaign) -> list[str]:
+    """The campaign's systems that are ranked: every kind but ``control``."""
+    return list(
+        System.objects.filter(campaign=campaign).exclude(kind=System.Kind.CONTROL).order_by("name")
+        .values_list("name", flat=True)
+    )
+
+
+def load_rankings(campaign, up_to: int | None = None, judge: str | None = None) -> Rankings:
+    """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
+
+    ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
+    one analysis sees the same data; ``judge`` keeps one judge's judgments.
+    """
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    if up_to is not None:
+        judgments = judgments.filter(id__lte=up_to)
+    if judge is not None:
+        judgments = judgments.filter(assignment__judge__username=judge)
+    contestants = set(contestant_names(campaign))
+    systems: dict[int, list[str]] = defaultdict(list)
+    for candidate_id, name in Output.objects.filter(segment__campaign=campaign).values_list(
+        "candidate_id", "system__name"
+    ):
+        if name in contestants:
+            systems[candidate_id].append(name)
+    shown: dict[int, list[tuple[tuple[str, ...], int]]] = defaultdict(list)
+    for judgment_id, candidate_id, rank in (
+        CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
+        .order_by("judgment_id", "position")
+        .values_list("judgment_id", "candidate_id", "rank")
+    ):
+        if systems[candidate_id]:
+            shown[judgment_id].append((tuple(systems[candidate_id]), rank))
+    rows = judgments.order_by("id").values_list(
+        "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
+    )
+    items = [
+        (username, line, [] if flag is not None else shown[pk])
+        for pk, username, line, flag in rows
+        if flag is not None or shown[pk]
+    ]
+    return Rankings.from_items(items, system_names=sorted(contestants))

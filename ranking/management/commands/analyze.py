@@ -1,0 +1,93 @@
+"""manage.py analyze: the whole ranking analysis of a campaign, in this process, written as JSON."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands.import_appraise_xml import get_campaign
+from ranking.core.analysis import AnalysisParameters
+from ranking.core.metric_scores import parse_metric_scores
+from ranking.runs import create_run, execute_in_process
+
+
+def read_metrics(folder: str) -> dict[str, dict[str, tuple[float, ...]]]:
+    """Metric scores from a folder of ``scores.<metric>`` files (G15's layout; ``SYSTEM value...`` lines)."""
+    path = Path(folder)
+    files = sorted(p for p in path.glob("scores.*") if p.is_file()) if path.is_dir() else []
+    if not files:
+        raise CommandError(f"{folder}: no scores.<metric> files found")
+    metrics = {}
+    for file in files:
+        try:
+            metrics[file.name.removeprefix("scores.")] = parse_metric_scores(file.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{file}: {exc}") from None
+    return metrics
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal (plain lines elsewhere)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.last = ""
+
+    def __call__(self, fraction: float, stage: str) -> None:
+        filled = int(30 * fraction)
+        line = f"[{'#' * filled}{'.' * (30 - filled)}] {100 * fraction:5.1f}% {stage}"
+        if line != self.last:
+            self.stream.write(("\r" + line.ljust(70)) if self.stream.isatty() else line + "\n")
+            self.stream.flush()
+            self.last = line
+
+
+class Command(BaseCommand):
+    help = (
+        "Analyse a campaign's ranking judgments (G15): pair statistics, annotator agreement, Expected Wins and "
+        "TrueSkill rankings with bootstrap rank ranges and clusters, head-to-head sign tests, per-judge rankings, "
+        "and with --metrics the correlation of automatic metrics with the human ranking. Writes the analysis JSON."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME")
+        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples per method (default 1000)")
+        parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
+        parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+        parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
+        parser.add_argument("--metrics", metavar="DIR", help="folder of scores.<metric> files to correlate")
+        parser.add_argument(
+            "--accuracy-folds", type=int, default=0, metavar="K",
+            help="also cross-validate the prediction accuracy of both methods with K folds (G15 Table 4: 100)",
+        )
+        parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
+
+    def handle(self, *args, **options):
+        campaign = get_campaign(options["campaign"])
+        if options["judge"] and not campaign.judges.filter(username=options["judge"]).exists():
+            raise CommandError(f"{options['judge']!r} is not a judge of {campaign.name!r}")
+        try:
+            parameters = AnalysisParameters(
+                bootstrap=options["bootstrap"], confidence=options["confidence"], seed=options["seed"],
+                accuracy_folds=options["accuracy_folds"],
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        metrics = read_metrics(options["metrics"]) if options["metrics"] else None
+        run = create_run(campaign, parameters, judge=options["judge"], metrics=metrics)
+        try:
+            run = execute_in_process(run, progress=ProgressBar(sys.stderr))
+        except ValueError as exc:
+            raise CommandError(f"analysis failed: {exc}") from None
+        sys.stderr.write("\n")
+        text = json.dumps(run.result, indent=2, ensure_ascii=False)
+        if options["out"] == "-":
+            self.stdout.write(text)
+        else:
+            try:
+                Path(options["out"]).write_text(text + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise CommandError(f"{options['out']}: cannot write ({exc.strerror})") from None
+            self.stderr.write(f"Wrote analysis {run.pk} of {campaign.name!r} to {options['out']}.")

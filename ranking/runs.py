@@ -1,0 +1,134 @@
+"""Analysis runs: creating them, computing their parts, and storing their results.
+
+Both ways of running an analysis use these functions: Celery tasks (``ranking.tasks``: the bootstrap chunks of a
+run spread over workers as a chord) and ``manage.py analyze`` (everything in one process). A run's result is
+written once, with status ``done``, in one UPDATE; a run that fails is marked ``failed`` with the error, and a
+retried run simply computes again (every part is a pure function of the stored parameters and data snapshot).
+"""
+from __future__ import annotations
+
+import time
+from typing import Mapping
+
+import numpy as np
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce, Least
+from django.utils import timezone
+
+from annotation.models import Campaign
+
+from .core.analysis import AnalysisParameters, Progress, analyze, bootstrap_chunk
+from .core.pairs import expanded_pairs
+from .core.rankings import Rankings
+from .loading import campaign_snapshot, load_rankings
+from .models import AnalysisRun
+
+
+def create_run(
+    campaign: Campaign,
+    parameters: AnalysisParameters,
+    *,
+    judge: str | None = None,
+    metrics: Mapping | None = None,
+    requested_by=None,
+) -> AnalysisRun:
+    """A queued run over the campaign's judgments as they are now (the snapshot)."""
+    stored = {**parameters.as_dict(), "judge": judge, "metrics": dict(metrics) if metrics else None}
+    return AnalysisRun.objects.create(
+        campaign=campaign,
+        parameters=stored,
+        seed=parameters.seed,
+        snapshot=campaign_snapshot(campaign).as_dict(),
+        requested_by=requested_by,
+    )
+
+
+def run_parameters(run: AnalysisRun) -> AnalysisParameters:
+    """The core parameters stored with a run."""
+    fields = AnalysisParameters.__dataclass_fields__
+    return AnalysisParameters(**{k: v for k, v in run.parameters.items() if k in fields})
+
+
+def run_rankings(run: AnalysisRun) -> Rankings:
+    """The rankings the run analyses: its campaign's judgments up to the snapshot, of its judge if it has one."""
+    return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
+
+
+def mark_running(run_id: int) -> None:
+    """Record that a task of the run started: ``attempts`` counts task executions, so a run whose count exceeds
+    its number of tasks had a task run again (after a worker died or a transient error). Done runs stay done."""
+    AnalysisRun.objects.filter(pk=run_id).exclude(status=AnalysisRun.Status.DONE).update(
+        status=AnalysisRun.Status.RUNNING,
+        attempts=F("attempts") + 1,
+        started_at=Coalesce(F("started_at"), Value(timezone.now())),
+        error="",
+    )
+
+
+def set_progress(run_id: int, percent: float, stage: str) -> None:
+    AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.RUNNING).update(
+        progress=min(max(percent, 0.0), 100.0), stage=stage[:100]
+    )
+
+
+def add_progress(run_id: int, percent: float, stage: str) -> None:
+    """Add to a running run's progress (chunks finish in any order, on any worker)."""
+    AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.RUNNING).update(
+        progress=Least(F("progress") + percent, 100.0), stage=stage[:100]
+    )
+
+
+def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[float]]:
+    """Bootstrap score samples of one chunk of a run, as nested lists (for a task result)."""
+    run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
+    rankings = run_rankings(run)
+    samples = bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
+    return samples.tolist()
+
+
+def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None) -> AnalysisRun:
+    """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
+    run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
+    if run.status == AnalysisRun.Status.DONE:
+        return run
+    started = time.perf_counter()
+    rankings = run_rankings(run)
+    loaded = time.perf_counter()
+    result = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
+                     progress=progress)
+    result = {
+        "campaign": run.campaign.name,
+        "parameters": {**result.pop("parameters"), "judge": run.parameters.get("judge")},
+        "snapshot": run.snapshot,
+        **result,
+    }
+    done = {
+        "status": AnalysisRun.Status.DONE,
+        "progress": 100.0,
+        "stage": "done",
+        "result": result,
+        "timings": {**run.timings, "load_seconds": loaded - started, "analysis_seconds": time.perf_counter() - loaded},
+        "finished_at": timezone.now(),
+        "error": "",
+    }
+    AnalysisRun.objects.filter(pk=run_id).exclude(status=AnalysisRun.Status.DONE).update(**done)
+    for field, value in done.items():
+        setattr(run, field, value)  # keeps the result's key order, which jsonb does not
+    return run
+
+
+def mark_failed(run_id: int, error: str) -> None:
+    """Record a failure (the run keeps no partial result)."""
+    AnalysisRun.objects.filter(pk=run_id).exclude(status=AnalysisRun.Status.DONE).update(
+        status=AnalysisRun.Status.FAILED, error=error[:10000], finished_at=timezone.now()
+    )
+
+
+def execute_in_process(run: AnalysisRun, progress: Progress | None = None) -> AnalysisRun:
+    """Run the whole analysis here and now (``manage.py analyze``); failures mark the run failed and re-raise."""
+    mark_running(run.pk)
+    try:
+        return finish(run.pk, progress=progress)
+    except Exception as exc:
+        mark_failed(run.pk, f"{type(exc).__name__}: {exc}")
+        raise

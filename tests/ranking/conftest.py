@@ -1,0 +1,75 @@
+"""Fixtures for analysis tests: a real Celery worker on Redis, working on the test database."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from gecappraise.celery import app as celery_app
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+
+
+class Worker:
+    """A `celery worker` subprocess; ``kill_busy_child`` kills the pool process running a task."""
+
+    def __init__(self, process: subprocess.Popen, log: Path) -> None:
+        self.process = process
+        self.log = log
+
+    def children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(pid) for pid in out.split()]
+
+    def kill_child(self) -> int:
+        """SIGKILL one pool process (the worker restarts it; its task goes back to the queue)."""
+        pid = self.children()[0]
+        os.kill(pid, 9)
+        return pid
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real Celery worker (prefork, 2 processes) against Redis and the test database, for the session."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / "celery-worker.log"
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        "NUMBA_NUM_THREADS": "1",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "gecappraise", "worker", "--pool", "prefork", "--concurrency", "2",
+         "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--hostname", f"test-{os.getpid()}@%h",
+         "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )
+    worker = Worker(process, log)
+    deadline = time.monotonic() + 60
+    while "ready." not in log.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the Celery worker did not start; see {log}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    celery_app.conf.task_always_eager = False
+    try:
+        yield worker
+    finally:
+        celery_app.conf.task_always_eager = True
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        connection.close()

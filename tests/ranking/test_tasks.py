@@ -1,0 +1,147 @@
+"""Analyses as Celery tasks on a real worker (Redis, PostgreSQL), in-process, and from the command line."""
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from annotation.models import Judgment
+from ranking.core.analysis import AnalysisParameters, chunk_sizes
+from ranking.models import AnalysisRun
+from ranking.runs import create_run, execute_in_process
+from ranking.tasks import enqueue
+
+from .factories import synthetic_campaign
+
+FAST = AnalysisParameters(bootstrap=200, chunk_size=50, seed=5)
+
+
+def wait_for(run: AnalysisRun, statuses: set[str], timeout: float = 120.0) -> list[tuple[str, float]]:
+    """Poll the run until its status is in ``statuses``; returns the (status, progress) states seen."""
+    seen: list[tuple[str, float]] = []
+    deadline = time.monotonic() + timeout
+    while True:
+        run.refresh_from_db()
+        state = (run.status, run.progress)
+        if not seen or seen[-1] != state:
+            seen.append(state)
+        if run.status in statuses:
+            return seen
+        if time.monotonic() > deadline:
+            pytest.fail(f"run stayed {run.status} ({run.progress}%) for {timeout} s; states seen: {seen}")
+        time.sleep(0.02)
+
+
+@pytest.mark.django_db
+def test_in_process_run_stores_the_analysis_json():
+    campaign = synthetic_campaign("in-process", np.random.default_rng(1))
+    run = execute_in_process(create_run(campaign, FAST))
+    assert run.status == AnalysisRun.Status.DONE and run.progress == 100
+    stored = AnalysisRun.objects.get(pk=run.pk)
+    assert stored.result["campaign"] == "in-process"
+    assert stored.result["parameters"]["seed"] == 5 and stored.result["parameters"]["bootstrap"] == 200
+    assert stored.result["snapshot"]["judgments"] == Judgment.objects.filter(assignment__screen__campaign=campaign).count()
+    assert stored.result["pairs"]["rankings"] == stored.result["snapshot"]["judgments"]
+    systems = stored.result["expected_wins"]["systems"]
+    assert [s["system"] for s in systems] == sorted(
+        [s["system"] for s in systems], key=lambda n: -next(x["score"] for x in systems if x["system"] == n))
+    assert systems[0]["cluster"] == 1
+
+
+@pytest.mark.django_db
+def test_eager_chord_gives_the_same_result_as_the_in_process_run(django_capture_on_commit_callbacks):
+    campaign = synthetic_campaign("eager", np.random.default_rng(2))
+    direct = execute_in_process(create_run(campaign, FAST)).result
+    run = create_run(campaign, FAST)
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue(run)
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.DONE
+    assert json.dumps(run.result["expected_wins"], sort_keys=True) == json.dumps(direct["expected_wins"], sort_keys=True)
+    assert json.dumps(run.result["trueskill"], sort_keys=True) == json.dumps(direct["trueskill"], sort_keys=True)
+
+
+@pytest.mark.django_db
+def test_a_failing_analysis_marks_the_run_failed_without_a_result():
+    campaign = synthetic_campaign("empty", np.random.default_rng(3), n_rankings=0)
+    run = create_run(campaign, FAST)
+    with pytest.raises(ValueError, match="no pairwise judgments"):
+        execute_in_process(run)
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.FAILED and run.result is None
+    assert "no pairwise judgments" in run.error
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True)
+def test_worker_runs_an_analysis_queued_running_done(celery_worker):
+    campaign = synthetic_campaign("worker", np.random.default_rng(4))
+    expected = execute_in_process(create_run(campaign, FAST)).result
+    run = create_run(campaign, FAST)
+    assert run.status == AnalysisRun.Status.QUEUED
+    enqueue(run)
+    seen = wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED})
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    assert any(status == "running" and 0 < progress < 100 for status, progress in seen), seen
+    assert run.result["expected_wins"] == expected["expected_wins"]
+    assert run.result["trueskill"] == expected["trueskill"]
+    n_tasks = 2 * len(chunk_sizes(FAST.bootstrap, FAST.chunk_size)) + 1
+    assert run.attempts == n_tasks
+
+
+@pytest.mark.celery
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_process_killed_mid_run_leads_to_a_retried_complete_run(celery_worker):
+    campaign = synthetic_campaign("killed", np.random.default_rng(5), n_rankings=300)
+    parameters = AnalysisParameters(bootstrap=1200, chunk_size=100, seed=6)
+    expected = execute_in_process(create_run(campaign, parameters)).result
+    run = create_run(campaign, parameters)
+    enqueue(run)
+    deadline = time.monotonic() + 60
+    while True:
+        run.refresh_from_db()
+        if run.status == AnalysisRun.Status.RUNNING and run.progress > 0:
+            break
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.01)
+    celery_worker.kill_child()
+    wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED}, timeout=180)
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    n_tasks = 2 * len(chunk_sizes(parameters.bootstrap, parameters.chunk_size)) + 1
+    assert run.attempts > n_tasks  # a task ran again
+    assert run.result["expected_wins"] == expected["expected_wins"]
+    assert run.result["trueskill"] == expected["trueskill"]
+
+
+@pytest.mark.django_db
+def test_analyze_command_writes_the_contract_json(tmp_path):
+    campaign = synthetic_campaign("cli", np.random.default_rng(6))
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    systems = sorted(campaign.systems.values_list("name", flat=True))
+    (metrics / "scores.m2").write_text("".join(f"{s} {0.1 * i:.2f} {0.2:.2f} {0.05 * i:.2f}\n" for i, s in enumerate(systems)))
+    (metrics / "scores.bleu").write_text("".join(f"{s} {i}\n" for i, s in enumerate(systems)))
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", "cli", "--bootstrap", "100", "--seed", "3", "--metrics", str(metrics),
+                 "--out", str(out), stderr=io.StringIO())
+    result = json.loads(out.read_text())
+    for key in ("campaign", "parameters", "pairs", "agreement", "expected_wins", "trueskill", "head_to_head",
+                "metrics", "beta_sweep"):
+        assert key in result
+    assert result["parameters"]["bootstrap"] == 100 and result["parameters"]["seed"] == 3
+    assert set(result["metrics"]) == {"m2", "bleu"}
+    assert {row["beta"] for row in result["beta_sweep"]} >= {0.1, 0.18, 0.25, 0.5, 1.0}
+    judge_out = tmp_path / "judge.json"
+    call_command("analyze", "--campaign", "cli", "--bootstrap", "100", "--judge", "ann", "--out", str(judge_out),
+                 stderr=io.StringIO())
+    judged = json.loads(judge_out.read_text())
+    assert list(judged["pairs"]["per_judge"]) == ["ann"]
+    with pytest.raises(CommandError, match="'zed' is not a judge of 'cli'"):
+        call_command("analyze", "--campaign", "cli", "--judge", "zed", "--out", str(judge_out))
+    with pytest.raises(CommandError, match="no scores.<metric> files found"):
+        call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "none"), "--out", str(judge_out))
