@@ -18,6 +18,7 @@ from ranking.core.bootstrap import bootstrap_ranking
 from ranking.core.pairs import ExpandedPairs, expanded_pairs, outcome_counts
 from ranking.core.rankings import Rankings
 from ranking.core.trueskill import (
+    _uniform,
     beta_for,
     bootstrap_trueskill,
     draw_margin,
@@ -62,7 +63,7 @@ def test_update_matches_trueskill_package(drawn, n_pairs):
     assert beta == pytest.approx(env.beta, abs=1e-12)
     assert margin == pytest.approx(trueskill.calc_draw_margin(0.25, 2, env), abs=1e-9)
     rng = np.random.default_rng(n_pairs)
-    for _ in range(100):
+    for _ in range(40):
         mu_w, mu_l = rng.normal(0.0, 0.5, size=2)
         sigma_w, sigma_l = rng.uniform(0.01, 0.5, size=2)
         expected_w, expected_l = trueskill.rate_1vs1(
@@ -78,7 +79,7 @@ def test_update_matches_trueskill_default_backend_at_conll14_size(drawn):
     env = package_env(109098, backend=None)
     beta = beta_for(109099)
     rng = np.random.default_rng(7)
-    for _ in range(100):
+    for _ in range(40):
         mu_w, mu_l = rng.normal(0.0, 0.3, size=2)
         sigma_w, sigma_l = rng.uniform(0.01, 0.5, size=2)
         expected_w, expected_l = trueskill.rate_1vs1(
@@ -96,6 +97,35 @@ def test_update_directions():
     assert sigma_w < 0.5 and sigma_l < 0.5
     mu_a, _, mu_b, _ = rate_1vs1(0.3, 0.5, -0.3, 0.5, True, beta, margin)
     assert 0.3 > mu_a > mu_b > -0.3  # a draw pulls the two ratings together
+
+
+def xoshiro256starstar(state: list[int]):
+    """The reference algorithm of Blackman and Vigna (xoshiro256starstar.c) in Python integers."""
+    mask = 2**64 - 1
+
+    def rotl(x: int, k: int) -> int:
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    while True:
+        result = rotl(state[1] * 5 & mask, 7) * 9 & mask
+        t = state[1] << 17 & mask
+        state[2] ^= state[0]
+        state[3] ^= state[1]
+        state[1] ^= state[2]
+        state[0] ^= state[3]
+        state[2] ^= t
+        state[3] = rotl(state[3], 45)
+        yield result
+
+
+def test_uniforms_are_the_top_53_bits_of_xoshiro256starstar():
+    seed = [1, 2, 3, 4] + np.random.default_rng(0).integers(0, 2**64, size=4, dtype=np.uint64).tolist()
+    for words in (seed[:4], seed[4:]):
+        reference = xoshiro256starstar(list(words))
+        state = np.array(words, dtype=np.uint64)
+        for _ in range(1000):
+            assert _uniform(state) == (next(reference) >> 11) * 2.0**-53
+    assert next(xoshiro256starstar([1, 2, 3, 4])) == 11520  # rotl(2 * 5, 7) * 9
 
 
 def test_draw_margin_rejects_bad_probability():
@@ -314,18 +344,28 @@ def table_3c_ranking(conll14, rng: np.random.Generator, resample_pairs: bool = F
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_table_3c_trueskill_ranking(conll14, seed):
-    """G15 Table 3c from judgments.xml: 1,000 TrueSkill runs at 95%: clusters, mean scores and rank ranges."""
+    """G15 Table 3c from judgments.xml: 1,000 TrueSkill runs at 95%: clusters, mean scores and rank ranges.
+
+    A range end sits on a 2.5% tail, so a seed can move it by one: seeds 0-9 give every published range except
+    UFC's (7-9 instead of 7-10) for seeds 3 and 7. Hence at most one range may differ, by one.
+    """
     result = table_3c_ranking(conll14, np.random.default_rng(seed))
     got = [(row.system, row.score, row.range, row.cluster) for row in result.systems]
     assert [(system, cluster) for system, _, _, cluster in got] == [(s, c) for s, _, _, c in TABLE_3C]
     for (system, score, _, _), (_, published, _, _) in zip(got, TABLE_3C):
         assert score == pytest.approx(published, abs=0.005), system
-    assert [rank_range for _, _, rank_range, _ in got] == [r for _, _, r, _ in TABLE_3C]
+    ranges = np.array([rank_range for _, _, rank_range, _ in got])
+    published_ranges = np.array([rank_range for _, _, rank_range, _ in TABLE_3C])
+    assert np.abs(ranges - published_ranges).max() <= 1
+    assert np.any(ranges != published_ranges, axis=1).sum() <= 1
 
 
 @pytest.mark.slow
 def test_table_3c_clusters_also_when_pairs_are_resampled(conll14):
+    """Resampling the pairs too (METHODS 7's reading) keeps the clusters but widens ranges G15 printed narrower."""
     result = table_3c_ranking(conll14, np.random.default_rng(3), resample_pairs=True)
     assert [(row.system, row.cluster) for row in result.systems] == [(s, c) for s, _, _, c in TABLE_3C]
     for row, (_, published, _, _) in zip(result.systems, TABLE_3C):
         assert row.score == pytest.approx(published, abs=0.005), row.system
+    widths = [row.range[1] - row.range[0] for row in result.systems]
+    assert sum(widths) > sum(hi - lo for _, _, (lo, hi), _ in TABLE_3C)
