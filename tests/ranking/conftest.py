@@ -18,7 +18,7 @@ ARTIFACTS = REPO / "test-artifacts"
 
 
 class Worker:
-    """A `celery worker` subprocess; ``kill_busy_child`` kills the pool process running a task."""
+    """A `celery worker` subprocess with its log."""
 
     def __init__(self, process: subprocess.Popen, log: Path) -> None:
         self.process = process
@@ -28,11 +28,14 @@ class Worker:
         out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
         return [int(pid) for pid in out.split()]
 
-    def kill_child(self) -> int:
-        """SIGKILL one pool process (the worker restarts it; its task goes back to the queue)."""
-        pid = self.children()[0]
-        os.kill(pid, 9)
-        return pid
+    def kill_children(self) -> None:
+        """SIGKILL the pool processes (the worker starts new ones; a task they were running goes back to the queue)."""
+        for pid in self.children():
+            os.kill(pid, 9)
+
+    def lost_tasks(self) -> int:
+        """How many tasks the worker has reported lost with their process so far."""
+        return self.log.read_text().count("WorkerLostError(")
 
 
 @pytest.fixture(scope="session")

@@ -98,18 +98,19 @@ def test_worker_runs_an_analysis_queued_running_done(celery_worker):
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_process_killed_mid_run_leads_to_a_retried_complete_run(celery_worker):
     campaign = synthetic_campaign("killed", np.random.default_rng(5), n_rankings=300)
-    parameters = AnalysisParameters(bootstrap=1200, chunk_size=100, seed=6)
+    parameters = AnalysisParameters(bootstrap=2000, chunk_size=100, seed=6)
     expected = execute_in_process(create_run(campaign, parameters)).result
     run = create_run(campaign, parameters)
+    lost_before = celery_worker.lost_tasks()
     enqueue(run)
     deadline = time.monotonic() + 60
-    while True:
+    while celery_worker.lost_tasks() == lost_before:  # kill until a task dies with its process
         run.refresh_from_db()
-        if run.status == AnalysisRun.Status.RUNNING and run.progress > 0:
-            break
-        assert time.monotonic() < deadline, "the run never started"
-        time.sleep(0.01)
-    celery_worker.kill_child()
+        assert run.status != AnalysisRun.Status.DONE, "the run finished before a task could be killed"
+        assert time.monotonic() < deadline, "no task was lost"
+        if run.status == AnalysisRun.Status.RUNNING:
+            celery_worker.kill_children()
+        time.sleep(0.05)
     wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED}, timeout=180)
     assert run.status == AnalysisRun.Status.DONE, run.error
     n_tasks = 2 * len(chunk_sizes(parameters.bootstrap, parameters.chunk_size)) + 1
