@@ -1,5 +1,4 @@
 """Benchmark: TrueSkill runs (METHODS 6) on the CoNLL-14 judgments, against the reference procedure in Python.
-(Not named ``trueskill.py``: run as a script, that name would shadow the ``trueskill`` package it compares with.)
 
 Times, in one run:
 - the baseline: G15's ``TS.py`` procedure step by step in Python with the ``trueskill`` package (pairs kept in lists
@@ -7,6 +6,7 @@ Times, in one run:
 - ``bootstrap_trueskill`` with 1,000 runs (Table 3c), on one thread and on all numba threads;
 - optionally (``--accuracy``) the Table 4 TrueSkill cross-validation: 100 folds x 100 runs;
 and prints the times, the cost per TrueSkill step and the speed-ups. Needs ../shared/data/conll14.
+(Not named ``trueskill.py``: run as a script, that name would shadow the ``trueskill`` package it compares with.)
 
 Run: .venv/bin/python benchmarks/trueskill_bootstrap.py [--baseline-runs 1] [--accuracy]
 """
@@ -78,10 +78,11 @@ def main() -> None:
     steps = 1000 * (len(pairs) + 1)
     print(f"CoNLL-14: {len(pairs)} expanded pairs, {n_systems} systems; 1,000 runs = {steps:.3g} TrueSkill steps")
 
-    def bootstrap(rng_seed: int):
-        return bootstrap_trueskill(pairs.first, pairs.second, pairs.relation, n_systems, 1000, np.random.default_rng(rng_seed))
+    def bootstrap(n_runs: int, seed: int) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return bootstrap_trueskill(pairs.first, pairs.second, pairs.relation, n_systems, n_runs, rng)
 
-    warm, _ = timed(bootstrap_trueskill, pairs.first, pairs.second, pairs.relation, n_systems, 2, np.random.default_rng(0))
+    warm, _ = timed(bootstrap, 2, 0)
     print(f"warm-up (numba compile or cache load): {warm:.2f} s")
 
     rnd = random.Random(1)
@@ -93,10 +94,10 @@ def main() -> None:
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        single, _ = timed(bootstrap, 1)
+        single, _ = timed(bootstrap, 1000, 1)
     finally:
         numba.set_num_threads(threads)
-    parallel, _ = timed(bootstrap, 1)
+    parallel, _ = timed(bootstrap, 1000, 1)
     print(f"bootstrap_trueskill, 1,000 runs, 1 thread: {single:.2f} s ({single / steps * 1e9:.0f} ns per step), "
           f"{baseline_1000 / single:,.0f}x the baseline")
     print(f"bootstrap_trueskill, 1,000 runs, {threads} threads: {parallel:.2f} s, {baseline_1000 / parallel:,.0f}x the "

@@ -51,7 +51,7 @@ def beta_for(n_iterations: int | np.ndarray, sigma: float = SIGMA) -> float | np
 
 
 def draw_margin(beta: float | np.ndarray, draw_probability: float = DRAW_PROBABILITY) -> float | np.ndarray:
-    """Draw margin epsilon = Phi^-1((p + 1) / 2) * sqrt(2) * beta of a two-player game (``trueskill.calc_draw_margin``)."""
+    """Draw margin epsilon = Phi^-1((p + 1) / 2) * sqrt(2) * beta of a 1-vs-1 game (``trueskill.calc_draw_margin``)."""
     if not 0.0 <= draw_probability < 1.0:
         raise ValueError(f"draw probability must be in [0, 1), got {draw_probability}")
     return ndtri((draw_probability + 1.0) / 2.0) * _SQRT2 * beta
