@@ -17,6 +17,10 @@ elsewhere. Many runs ("chains") go at once in a numba kernel, in parallel over c
 random generator state drawn from the caller's ``numpy.random.Generator``, so results depend only on that generator,
 never on the number of threads.
 
+Bootstrap (METHODS 7). G15 ran TrueSkill 1,000 times on the same pairs, each run's own draws being its bootstrap;
+:func:`bootstrap_trueskill` does the same by default, which reproduces Table 3c (clusters, scores and rank ranges),
+and resamples the pairs first on request (same clusters, wider ranges).
+
 Deviations from the reference scripts:
 
 * among systems with equal largest sigma the one with the highest index plays. The reference takes the
