@@ -8,6 +8,7 @@ the guidelines, judges are asked to read them again.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import markdown
 import nh3
@@ -17,8 +18,12 @@ from django.utils.safestring import SafeString, mark_safe
 from ..models import Campaign, GuidelinesAcknowledgement
 
 
+@lru_cache(maxsize=64)
 def render_guidelines(text: str) -> SafeString:
-    """Markdown to sanitized HTML, marked safe for templates (nh3 has removed anything active)."""
+    """Markdown to sanitized HTML, marked safe for templates (nh3 has removed anything active).
+
+    Cached by text: every screen page carries its campaign's guidelines for the help dialog.
+    """
     html = markdown.markdown(text, extensions=["sane_lists"], output_format="html")
     return mark_safe(nh3.clean(html, link_rel="noopener noreferrer nofollow"))
 

@@ -52,22 +52,24 @@ def _rank_choices(max_rank: int) -> list[tuple[int, str]]:
 
 def _screen_context(campaign: Campaign, shown: ScreenDisplay, form: RankingForm) -> dict:
     chosen = form.chosen() if form.is_bound else {}
+    choices = _rank_choices(campaign.max_candidates)
+    rows = [
+        (candidate, [(value, word, chosen.get(candidate.position) == str(value)) for value, word in choices])
+        for candidate in shown.candidates
+    ]
     return {
         "campaign": campaign,
         "display": shown,
         "form": form,
-        "rows": [(candidate, chosen.get(candidate.position, "")) for candidate in shown.candidates],
-        "rank_choices": _rank_choices(campaign.max_candidates),
+        "rows": rows,
         "guidelines_html": guidelines.render_guidelines(campaign.guidelines),
         "config": {"maxRank": campaign.max_candidates, "idleCapSeconds": queue.IDLE_CAP_SECONDS},
     }
 
 
 def _offered_undo(request: HttpRequest, campaign: Campaign) -> str | None:
-    """The token of the submit the judge may undo now, if any."""
-    token = request.session.get(SESSION_UNDO, {}).get(str(campaign.pk))
-    last = queue.last_submitted(campaign, request.user) if token else None
-    return token if last is not None and str(last.token) == token else None
+    """The token of this session's last submit in the campaign, offered for undo (``undo_last`` checks it)."""
+    return request.session.get(SESSION_UNDO, {}).get(str(campaign.pk))
 
 
 def _offer_undo(request: HttpRequest, campaign: Campaign, token: uuid.UUID) -> None:
@@ -82,6 +84,12 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         return redirect("judge-guidelines", campaign.pk)
     if training.next_training_screen(campaign, request.user) is not None:
         return redirect("judge-training", campaign.pk)
+    return _next_screen(request, campaign)
+
+
+def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Redirect to the judge's next screen, or to the done page (after a submit: guidelines and training are
+    behind the judge)."""
     try:
         assignment = queue.next_assignment(campaign, request.user)
     except queue.QueueError as error:
@@ -172,16 +180,15 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         screen = training.next_training_screen(found, request.user)
         if screen is None:
             return _go_on(request, found)
+    shown = display(screen.segment, screen.slots)
     form = RankingForm(
-        request.POST if request.method == "POST" else None,
-        count=screen.slots.count(),
-        max_rank=found.max_candidates,
+        request.POST if request.method == "POST" else None, count=len(shown.candidates), max_rank=found.max_candidates
     )
     if form.is_bound and form.is_valid():
         training.answer_training(screen, request.user, form.ranks())
         return redirect("judge-training-feedback", found.pk, screen.position)
     total = found.training_screens.count()
-    context = _screen_context(found, display(screen.segment, screen.slots), form)
+    context = _screen_context(found, shown, form)
     context.update({"training_screen": screen, "training_total": total, "training_number": screen.position + 1})
     return render(request, "judge/screen.html", context, status=400 if form.is_bound else 200)
 
@@ -228,10 +235,10 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     if assignment.status == Assignment.Status.SUBMITTED:
         return _submitted_already(request, assignment)
     found = assignment.screen.campaign
-    slots = assignment.screen.slots
-    form = RankingForm(
-        request.POST if request.method == "POST" else None, count=slots.count(), max_rank=found.max_candidates
-    )
+    posted = request.method == "POST"
+    shown = None if posted else display(assignment.screen.segment, assignment.screen.slots)
+    count = assignment.screen.slots.count() if posted else len(shown.candidates)
+    form = RankingForm(request.POST if posted else None, count=count, max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
         try:
             result = queue.submit_ranking(token, request.user, form.ranks(), form.active_time())
@@ -243,17 +250,23 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
             if not result.created:
                 return _submitted_already(request, assignment)
             _offer_undo(request, found, token)
-            return _go_on(request, found)
-    if not form.is_bound:
+            return _next_screen(request, found)
+    if not posted:
         queue.renew_lease(assignment)
-    return _render_screen(request, assignment, form, FlagForm(), status=400 if form.is_bound else 200)
+    shown = shown or display(assignment.screen.segment, assignment.screen.slots)
+    return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
 def _render_screen(
-    request: HttpRequest, assignment: Assignment, form: RankingForm, flag_form: FlagForm, status: int
+    request: HttpRequest,
+    assignment: Assignment,
+    shown: ScreenDisplay,
+    form: RankingForm,
+    flag_form: FlagForm,
+    status: int,
 ) -> HttpResponse:
     found = assignment.screen.campaign
-    context = _screen_context(found, display(assignment.screen.segment, assignment.screen.slots), form)
+    context = _screen_context(found, shown, form)
     undo_token = _offered_undo(request, found)
     context.update(
         {
@@ -280,8 +293,9 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     found = assignment.screen.campaign
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():
-        form = RankingForm(count=assignment.screen.slots.count(), max_rank=found.max_candidates)
-        return _render_screen(request, assignment, form, flag_form, status=400)
+        shown = display(assignment.screen.segment, assignment.screen.slots)
+        form = RankingForm(count=len(shown.candidates), max_rank=found.max_candidates)
+        return _render_screen(request, assignment, shown, form, flag_form, status=400)
     try:
         result = queue.flag_screen(token, request.user, flag_form.reason_text(), flag_form.active_time())
     except queue.QueueError as error:
@@ -290,7 +304,7 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
         return _submitted_already(request, assignment)
     _offer_undo(request, found, token)
     messages.info(request, "The screen was flagged.")
-    return _go_on(request, found)
+    return _next_screen(request, found)
 
 
 @login_required
