@@ -280,6 +280,8 @@ def _finish(
         campaign = assignment.screen.campaign
         if campaign.closed_at is not None:
             raise CampaignClosed("This campaign is closed; it takes no more judgments.")
+        if ranks is not None and campaign.mode != Campaign.Mode.RANKING:
+            raise InvalidRanking("This campaign scores outputs (PRWS); it takes no ranks.")
         if ranks is None:
             judgment = _store(assignment, now, active_time)
             Flag.objects.create(judgment=judgment, reason=reason)

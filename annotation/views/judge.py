@@ -29,6 +29,7 @@ from ..services.presentation import ScreenDisplay, display
 
 #: Session key: {campaign id: token} of the one submit each campaign's screen may still undo.
 SESSION_UNDO = "judge-undo"
+RANKING_ONLY = "This campaign scores outputs with sliders (PRWS); these pages rank them. Nothing was served or saved."
 
 
 def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
@@ -90,6 +91,8 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Redirect to the judge's next screen, or to the done page (after a submit: guidelines and training are
     behind the judge)."""
+    if campaign.mode != Campaign.Mode.RANKING:
+        return _refused(request, RANKING_ONLY, 409)
     try:
         assignment = queue.next_assignment(campaign, request.user)
     except queue.QueueError as error:
@@ -235,6 +238,8 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     if assignment.status == Assignment.Status.SUBMITTED:
         return _submitted_already(request, assignment)
     found = assignment.screen.campaign
+    if found.mode != Campaign.Mode.RANKING:
+        return _refused(request, RANKING_ONLY, 409)
     posted = request.method == "POST"
     shown = None if posted else display(assignment.screen.segment, assignment.screen.slots)
     count = assignment.screen.slots.count() if posted else len(shown.candidates)

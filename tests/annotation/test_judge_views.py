@@ -333,3 +333,13 @@ def test_no_judge_response_names_a_system(campaign, ann):
     assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds"}
     for response in responses:
         assert_no_system_names(response)
+
+
+def test_a_prws_campaign_is_not_served_as_a_ranking_screen(campaign, ann):
+    add_screen(campaign, 1)
+    campaign.mode = "prws"
+    campaign.guidelines = ""
+    campaign.save()
+    response = login(ann).get(reverse("judge-campaign", args=[campaign.pk]))
+    assert response.status_code == 409 and b"PRWS" in response.content
+    assert not Assignment.objects.exclude(status="pending").exists()

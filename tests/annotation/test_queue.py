@@ -347,3 +347,14 @@ def test_concurrent_double_submit_stores_one_judgment():
     assert sum(result.created for result in results) == 1
     assert Judgment.objects.count() == 1
     assert CandidateJudgment.objects.count() == len(ranks)
+
+
+def test_ranks_are_refused_on_a_prws_campaign(campaign):
+    add_screen(campaign, 0)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    campaign.mode = "prws"
+    campaign.save()
+    with pytest.raises(queue.InvalidRanking, match="PRWS"):
+        queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+    assert not Judgment.objects.exists()
