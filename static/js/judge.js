@@ -106,7 +106,7 @@ function onKeyDown(event) {
   }
   if (event.key === "Enter" && !event.target.closest("button, a, dialog")) {
     event.preventDefault();
-    form.requestSubmit(submitButton.disabled ? undefined : submitButton);
+    form.requestSubmit();
   }
 }
 

@@ -10,9 +10,10 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import Assignment, Flag, Judgment
+from annotation.models import Assignment, Flag, Judgment, TrainingAnswer
 from annotation.services.collapsing import diff_spans
 from annotation.services.invites import create_invite
+from annotation.services.training import add_training_screen
 from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
 
 from .conftest import TABLET
@@ -167,6 +168,9 @@ def test_undo_help_key_login_and_logout(live_server, new_page, artifacts, campai
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    expect(page.locator("#ranked-status")).to_have_text(re.compile("Give every correction a rank first"))
+    assert page.url == first_url and not Judgment.objects.exists()
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowUp")
@@ -215,3 +219,22 @@ def test_the_screen_fits_a_tablet_and_a_laptop(live_server, new_page, artifacts,
             " && !e.textContent.trim() && !e.closest('[aria-labelledby]')).length",
         )
         assert labels == 0, "every control has a label"
+
+
+def test_training_screen_and_its_feedback(live_server, new_page, artifacts, campaign):
+    shown = [candidate_of(campaign, 4, name) for name in ("ZEPHYRSYS", "INPUT", "QUOKKAGEC")]
+    add_training_screen(campaign, campaign.segments.get(line=4), shown, [1, 3, 2], feedback="*problems*: plural.")
+    add_screen(campaign, 1)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "trish")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    expect(page.locator(".counter")).to_have_text("Training screen 1 of 1")
+    page.wait_for_load_state("domcontentloaded")
+    rank_by_clicks(page, [1, 2, 3])
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#agreement")).to_have_text("You ordered 67% of the pairs of corrections as the organizers did.")
+    expect(page.locator(".feedback-text em")).to_have_text("problems")
+    page.screenshot(path=artifacts / "judge-training-feedback-1280x800.png")
+    page.get_by_role("link", name="Continue").click()
+    on_screen(page, 1, 1)
+    assert TrainingAnswer.objects.get().ranks == [1, 2, 3] and not Judgment.objects.exists()
