@@ -110,13 +110,13 @@ def _lock_membership(campaign: Campaign, judge: AbstractBaseUser) -> None:
         raise NotAJudge("You are not a judge of this campaign.")
 
 
-def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime, *, new_token: bool) -> Assignment:
+def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime) -> Assignment:
+    """Serve ``assignment`` to ``judge`` now, under a new token and a fresh lease."""
     assignment.judge = judge
     assignment.status = Assignment.Status.SERVED
     assignment.served_at = now
     assignment.lease_expires_at = now + lease_length()
-    if new_token:
-        assignment.token = uuid.uuid4()
+    assignment.token = uuid.uuid4()
     assignment.save(update_fields=["judge", "status", "served_at", "lease_expires_at", "token"])
     return assignment
 
@@ -153,8 +153,7 @@ def next_assignment(
         mine = _mine(campaign, judge)
         current = mine.filter(status=Assignment.Status.SERVED).order_by("served_at", "id").first()
         if current is not None:
-            current.lease_expires_at = now + lease_length()
-            current.save(update_fields=["lease_expires_at"])
+            renew_lease(current, now)
             return current
         if campaign.closed_at is not None:
             return None
@@ -164,7 +163,7 @@ def next_assignment(
         pending = mine.filter(status=Assignment.Status.PENDING).order_by("position", "id")
         own = pending.filter(Q(repeat_of__isnull=True) | Q(due_after__lte=Subquery(done))).first()
         if own is not None:
-            return _serve(own, judge, now, new_token=True)
+            return _serve(own, judge, now)
         slot = (
             _claimable(campaign, judge, now)
             .select_for_update(skip_locked=True, of=("self",))
@@ -172,9 +171,9 @@ def next_assignment(
             .first()
         )
         if slot is not None:
-            return _serve(slot, judge, now, new_token=True)
+            return _serve(slot, judge, now)
         repeat = pending.first()
-        return _serve(repeat, judge, now, new_token=True) if repeat is not None else None
+        return _serve(repeat, judge, now) if repeat is not None else None
 
 
 def progress(campaign: Campaign, judge: AbstractBaseUser, now: datetime | None = None) -> Progress:
@@ -209,11 +208,13 @@ def renew_lease(assignment: Assignment, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     if assignment.lease_expires_at is not None and assignment.lease_expires_at - now > lease_length() / 2:
         return False
-    return bool(
-        Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.SERVED).update(
-            lease_expires_at=now + lease_length()
-        )
+    expires = now + lease_length()
+    renewed = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.SERVED).update(
+        lease_expires_at=expires
     )
+    if renewed:
+        assignment.lease_expires_at = expires
+    return bool(renewed)
 
 
 def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelta | None:
@@ -384,4 +385,4 @@ def undo_last(
             served.save(update_fields=["status", "served_at", "token"])
         Judgment.objects.filter(assignment=last).delete()
         last.submitted_at = None
-        return _serve(last, judge, now, new_token=True)
+        return _serve(last, judge, now)

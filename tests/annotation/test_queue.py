@@ -61,11 +61,16 @@ def test_a_judge_who_comes_back_gets_the_same_screen_with_a_renewed_lease(campai
     add_screen(campaign, 1)
     ann = judge("ann", campaign)
     start = timezone.now()
+    lease = queue.lease_length()
     first = queue.next_assignment(campaign, ann, now=start)
-    again = queue.next_assignment(campaign, ann, now=start + timedelta(minutes=5))
-    assert again.pk == first.pk and again.token == first.token
-    assert again.served_at == start, "time on screen counts from the first serving"
-    assert again.lease_expires_at == start + timedelta(minutes=5) + queue.lease_length()
+    soon = queue.next_assignment(campaign, ann, now=start + lease * 0.25)
+    assert soon.pk == first.pk and soon.token == first.token
+    assert soon.lease_expires_at == start + lease, "renewed only once half the lease has passed"
+    later = queue.next_assignment(campaign, ann, now=start + lease * 0.75)
+    assert later.pk == first.pk and later.token == first.token
+    assert later.served_at == start, "time on screen counts from the first serving"
+    later.refresh_from_db()
+    assert later.lease_expires_at == start + lease * 0.75 + lease
 
 
 def test_direct_assignments_come_before_the_pool(campaign):
