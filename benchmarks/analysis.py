@@ -103,7 +103,7 @@ def main() -> None:
     pairs, n_systems = expanded_pairs(rankings), rankings.n_systems
     print(f"CoNLL-14: {rankings.n_rankings} rankings, {len(pairs)} expanded pairs, {n_systems} systems")
 
-    warm, _ = timed(analyze, rankings, AnalysisParameters(bootstrap=2, chunk_size=2, seed=0))
+    warm, _ = timed(analyze, rankings, AnalysisParameters(bootstrap=40, seed=0))
     print(f"warm-up (numba compile or cache load): {warm:.2f} s")
     full, _ = timed(analyze, rankings, AnalysisParameters(bootstrap=1000, seed=1))
     print(f"full analysis (EW and TrueSkill x 1,000 bootstrap, kappa, head-to-head, per-judge): {full:.2f} s")

@@ -19,7 +19,7 @@ import numpy as np
 
 from .accuracy import SCORERS, cross_validated_accuracy
 from .agreement import annotator_agreement
-from .bootstrap import bootstrap_ranking
+from .bootstrap import bootstrap_ranking, trimmed_count
 from .correlation import BETA_GRID, beta_sweep, correlate
 from .expected_wins import expected_wins
 from .metric_scores import score_column
@@ -61,6 +61,8 @@ class AnalysisParameters:
             raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
         if self.accuracy_folds == 1 or self.accuracy_folds < 0:
             raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
+        trimmed_count(self.bootstrap, self.confidence)
+        trimmed_count(self.bootstrap, self.judge_confidence)
 
     def as_dict(self) -> dict:
         return asdict(self)
