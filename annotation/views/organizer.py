@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
@@ -73,7 +73,9 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     total = sum(v for _, v in histogram)
     context = {
         "campaign": campaign,
-        "systems": campaign.systems.annotate(n_candidates=Count("candidates")),
+        "systems": campaign.systems.annotate(
+            unchanged=Count("outputs", filter=Q(outputs__candidate__text=F("outputs__segment__source")))
+        ),
         "n_documents": campaign.documents.count(),
         "n_segments": campaign.segments.count(),
         "histogram": [(k, v, 100 * v / peak) for k, v in histogram],

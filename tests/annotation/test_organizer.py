@@ -54,6 +54,8 @@ def test_create_campaign_from_files_shows_the_histogram(organizer, client_for):
     assert 'id="distinct-histogram"' in page
     assert "On average 2.00 distinct outputs among 4 systems" in page
     assert "<td>3</td><td>1</td>" in page  # one sentence with 3 distinct outputs
+    assert "<td>beta</td><td>System</td><td>3 of 4</td>" in page  # sentences left as the source had them
+    assert "<td>source</td><td>Input (source)</td><td>4 of 4</td>" in page
 
 
 def test_create_campaign_from_an_archive(organizer, client_for):
