@@ -9,5 +9,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("annotation.api_urls")),
+    path("", include("ranking.urls")),
     path("", include("annotation.urls")),
 ]

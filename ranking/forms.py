@@ -1,0 +1,30 @@
+"""The form that starts an analysis."""
+from django import forms
+
+from .core.analysis import AnalysisParameters
+
+
+class AnalysisForm(forms.Form):
+    bootstrap = forms.IntegerField(min_value=100, max_value=100_000, initial=1000, help_text="Samples per method.")
+    confidence = forms.FloatField(min_value=0.5, max_value=0.999, initial=0.95, help_text="Of the rank ranges.")
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, initial=1)
+    accuracy_folds = forms.IntegerField(
+        min_value=0, max_value=1000, initial=0, required=False,
+        help_text="Cross-validate the prediction accuracy with this many folds (G15 Table 4: 100; 0 skips it).",
+    )
+
+    def parameters(self) -> AnalysisParameters:
+        data = self.cleaned_data
+        return AnalysisParameters(
+            bootstrap=data["bootstrap"], confidence=data["confidence"], seed=data["seed"],
+            accuracy_folds=data.get("accuracy_folds") or 0,
+        )
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            try:
+                self.parameters()
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return data

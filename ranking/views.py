@@ -1,0 +1,42 @@
+"""Analysis pages: start an analysis of a campaign, follow its progress, download its JSON."""
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+
+from annotation.permissions import managed_campaigns
+
+from .forms import AnalysisForm
+from .models import AnalysisRun
+from .runs import create_run
+from .tasks import enqueue
+
+
+@login_required
+def analyses(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    form = AnalysisForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        run = create_run(campaign, form.parameters(), requested_by=request.user)
+        enqueue(run)
+        messages.success(request, f"Analysis {run.pk} is queued.")
+        return redirect("campaign-analyses", pk=campaign.pk)
+    runs = AnalysisRun.objects.filter(campaign=campaign).defer("result")
+    busy = runs.filter(status__in=[AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING]).exists()
+    return render(request, "ranking/analyses.html", {"campaign": campaign, "form": form, "runs": runs, "busy": busy},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+def analysis_json(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
+    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
+    response = HttpResponse(json.dumps(run.result, indent=2, ensure_ascii=False), content_type="application/json")
+    name = f"{slugify(campaign.name) or 'campaign'}-analysis-{run.pk}-seed{run.seed}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

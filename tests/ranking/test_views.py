@@ -1,0 +1,67 @@
+"""Analysis pages: organizers start analyses and download results; nobody else sees them."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from ranking.models import AnalysisRun
+
+from .factories import synthetic_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign():
+    return synthetic_campaign("views", np.random.default_rng(9))
+
+
+def logged_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_organizer_runs_an_analysis_and_downloads_its_json(campaign, django_capture_on_commit_callbacks):
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    client = logged_in(organizer)
+    url = reverse("campaign-analyses", args=[campaign.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"bootstrap": 200, "confidence": 0.9, "seed": 4, "accuracy_folds": 0})
+    assert response.status_code == 302
+    run = AnalysisRun.objects.get()
+    assert (run.status, run.seed, run.requested_by) == (AnalysisRun.Status.DONE, 4, organizer)
+    page = client.get(url).content.decode()
+    assert "B = 200, 0.9, seed 4" in page and 'http-equiv="refresh"' not in page
+    download = client.get(reverse("campaign-analysis-json", args=[campaign.pk, run.pk]))
+    assert download["Content-Disposition"] == f'attachment; filename="views-analysis-{run.pk}-seed4.json"'
+    result = json.loads(download.content)
+    assert result["campaign"] == "views" and result["parameters"]["confidence"] == 0.9
+
+
+def test_bad_parameters_are_refused_with_a_message(campaign):
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    response = logged_in(organizer).post(reverse("campaign-analyses", args=[campaign.pk]),
+                                         {"bootstrap": 10, "confidence": 1.5, "seed": 1})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Ensure this value is greater than or equal to 100." in page
+    assert "Ensure this value is less than or equal to 0.999." in page
+    assert not AnalysisRun.objects.exists()
+
+
+def test_judges_and_other_organizers_cannot_see_analyses(campaign):
+    judge = User.objects.get(username="ann")
+    stranger = User.objects.create_user("stranger")
+    for user in (judge, stranger):
+        client = logged_in(user)
+        assert client.get(reverse("campaign-analyses", args=[campaign.pk])).status_code == 404
+        assert client.post(reverse("campaign-analyses", args=[campaign.pk]), {"bootstrap": 200}).status_code == 404
+    assert not AnalysisRun.objects.exists()
