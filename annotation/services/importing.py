@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 
 from ..models import Campaign, Candidate, Document, Output, Segment, System
+from .bulk_rows import insert_rows, reserve_ids
 from .collapsing import collapse_outputs
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
 
@@ -155,26 +156,33 @@ def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
     positions: Counter[str] = Counter()
     segment_rows = []
     for line, (text, doc_id) in enumerate(zip(test_set.source, test_set.documents)):
-        segment_rows.append(
-            Segment(campaign=campaign, document=documents[doc_id], position=positions[doc_id], line=line, source=text)
-        )
+        segment_rows.append((campaign.pk, documents[doc_id].pk, positions[doc_id], line, text))
         positions[doc_id] += 1
-    segments = Segment.objects.bulk_create(segment_rows, batch_size=5000)
+    segment_ids = _insert_with_ids(Segment, ("campaign", "document", "position", "line", "source"), segment_rows)
     candidate_rows, members = [], []
-    for segment, groups in zip(segments, test_set.groups):
+    for segment_id, line, groups in zip(segment_ids, range(len(segment_ids)), test_set.groups):
         for group in groups:
-            candidate_rows.append(Candidate(segment=segment, text=test_set.outputs[group[0]][segment.line]))
-            members.append(group)
-    candidates = Candidate.objects.bulk_create(candidate_rows, batch_size=5000)
-    Output.objects.bulk_create(
+            candidate_rows.append((segment_id, test_set.outputs[group[0]][line]))
+            members.append((segment_id, group))
+    candidate_ids = _insert_with_ids(Candidate, ("segment", "text"), candidate_rows)
+    system_ids = [system.pk for system in systems]
+    insert_rows(
+        Output,
+        ("segment", "system", "candidate"),
         (
-            Output(segment_id=candidate.segment_id, system=systems[index], candidate=candidate)
-            for candidate, group in zip(candidates, members)
+            (segment_id, system_ids[index], candidate_id)
+            for candidate_id, (segment_id, group) in zip(candidate_ids, members)
             for index in group
         ),
-        batch_size=10000,
     )
 
+
+def _insert_with_ids(model, fields: tuple[str, ...], rows: list[tuple]) -> list[int]:
+    """Insert rows and return their ids in row order."""
+    ids = reserve_ids(model, len(rows))
+    if ids is None:
+        return insert_rows(model, fields, rows)
+    return insert_rows(model, ("id", *fields), [(pk, *row) for pk, row in zip(ids, rows)])
 
 def import_outputs(
     name: str,

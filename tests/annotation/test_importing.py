@@ -105,11 +105,15 @@ def test_existing_campaign_name_is_refused_and_nothing_added():
 def test_failure_while_writing_rolls_back(monkeypatch):
     from annotation.services import importing
 
-    def fail(*args, **kwargs):
-        raise RuntimeError("disk full")
+    write = importing.insert_rows
 
-    monkeypatch.setattr(importing.Output.objects, "bulk_create", fail)
-    with pytest.raises(RuntimeError):
+    def fail_on_outputs(model, fields, rows):
+        if model is Output:
+            raise RuntimeError("disk full")
+        return write(model, fields, rows)
+
+    monkeypatch.setattr(importing, "insert_rows", fail_on_outputs)
+    with pytest.raises(RuntimeError, match="disk full"):
         import_outputs("half", named("source", SOURCE), systems())
     assert nothing_written()
 
