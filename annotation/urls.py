@@ -1,7 +1,7 @@
 """Page URLs: organizer pages here, judge pages in judge_urls."""
 from django.urls import include, path
 
-from .views import organizer
+from .views import organizer, organizer_judging
 
 urlpatterns = [
     path("campaigns/", organizer.campaign_list, name="campaign-list"),
@@ -10,5 +10,19 @@ urlpatterns = [
     path("campaigns/<int:pk>/screens/", organizer.campaign_screens, name="campaign-screens"),
     path("campaigns/<int:pk>/appraise/import/", organizer.campaign_appraise_import, name="campaign-appraise-import"),
     path("campaigns/<int:pk>/appraise/judgments.xml", organizer.campaign_appraise_export, name="campaign-appraise-export"),
+    path("campaigns/<int:pk>/invites/", organizer_judging.invite_create, name="campaign-invite"),
+    path(
+        "campaigns/<int:pk>/invites/<int:invite_id>/revoke/",
+        organizer_judging.invite_revoke,
+        name="campaign-invite-revoke",
+    ),
+    path("campaigns/<int:pk>/guidelines/", organizer_judging.guidelines_edit, name="campaign-guidelines"),
+    path("campaigns/<int:pk>/training/new/", organizer_judging.training_add, name="campaign-training-add"),
+    path(
+        "campaigns/<int:pk>/training/<int:screen_id>/delete/",
+        organizer_judging.training_delete,
+        name="campaign-training-delete",
+    ),
+    path("campaigns/<int:pk>/attention/", organizer_judging.attention_add, name="campaign-attention"),
     path("", include("annotation.judge_urls")),
 ]

@@ -125,3 +125,21 @@ def redeem_invite(secret: str, now: datetime | None = None) -> Invite:
         invite.save(update_fields=["used_at"])
         invite.campaign.judges.add(invite.judge)
     return invite
+
+
+def revoke_invite(invite: Invite, revoked_by: AbstractBaseUser) -> None:
+    """Delete an unused invite so that its link stops working; the judge's account stays.
+
+    Raises PermissionDenied unless ``revoked_by`` manages the invite's campaign, and InviteError when the link
+    has been used already (the judge is in the campaign then; a used invite is kept as the record of it). The
+    row is locked as ``redeem_invite`` locks it, so a link opened at the same moment is either used or revoked.
+    """
+    if not can_manage(revoked_by, invite.campaign):
+        raise PermissionDenied("Only the campaign's organizers can revoke its invites.")
+    with transaction.atomic():
+        locked = Invite.objects.select_for_update().filter(pk=invite.pk).first()
+        if locked is None:
+            raise InviteError("This invite does not exist any more.")
+        if locked.used_at is not None:
+            raise InviteError(f"The invite of {invite.judge.username!r} has been used already; it cannot be revoked.")
+        locked.delete()

@@ -91,3 +91,23 @@ def answer_training(screen: TrainingScreen, judge: AbstractBaseUser, ranks: Sequ
         defaults={"ranks": list(map(int, ranks)), "agreement": pairwise_agreement(ranks, expected)},
     )
     return answer
+
+
+def remove_training_screen(screen: TrainingScreen) -> None:
+    """Delete a training screen with its answers, and close the gap in the positions of the later ones.
+
+    The judge's pages number training screens by ``position + 1`` of ``count()``, so positions stay 0..n-1.
+    Later screens move down one at a time, in position order, so that the unique (campaign, position)
+    constraint holds after every row.
+    """
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=screen.campaign_id).first()
+        later = list(
+            TrainingScreen.objects.filter(campaign_id=screen.campaign_id, position__gt=screen.position).order_by(
+                "position"
+            )
+        )
+        screen.delete()
+        for moved in later:
+            moved.position -= 1
+            moved.save(update_fields=["position"])

@@ -1,0 +1,128 @@
+"""Organizer forms for judging a campaign: inviting a judge, guidelines, training screens, attention checks.
+
+Forms only parse and check the request; the services (invites, guidelines, training, attention) decide what is
+stored.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from .models import Candidate
+from .services.invites import INVITE_VALIDITY
+
+#: The longest guidelines and training feedback accepted (characters of Markdown).
+MARKDOWN_MAX = 50_000
+NUMBER_ERRORS = ("required", "invalid", "min_value", "max_value")
+DAYS_ERROR = "The link's validity is a whole number of days (1 to 365)."
+PERCENT_ERROR = "The share of screens is a whole percentage from 1 to 100."
+
+
+def error_text(form: forms.Form) -> str:
+    """Every error of a bound, invalid form as one sentence list (for a message after a redirect)."""
+    return " ".join(str(error) for errors in form.errors.values() for error in errors)
+
+
+class InviteForm(forms.Form):
+    """A judge to invite by username (created when new), and how long the link works."""
+
+    username = forms.CharField(
+        max_length=150,
+        label="Judge's username",
+        error_messages={"required": "Give the judge's username.", "max_length": "A username has at most 150 characters."},
+    )
+    valid_days = forms.IntegerField(
+        min_value=1,
+        max_value=365,
+        initial=INVITE_VALIDITY.days,
+        label="Link valid for (days)",
+        error_messages=dict.fromkeys(NUMBER_ERRORS, DAYS_ERROR),
+    )
+
+
+class GuidelinesForm(forms.Form):
+    """The campaign's guidelines in Markdown (empty: no guidelines, judges start at once)."""
+
+    guidelines = forms.CharField(
+        required=False,
+        max_length=MARKDOWN_MAX,
+        label="Guidelines (Markdown)",
+        widget=forms.Textarea(attrs={"rows": 10}),
+        error_messages={"max_length": f"Keep the guidelines under {MARKDOWN_MAX:,} characters."},
+    )
+
+
+class AttentionChecksForm(forms.Form):
+    """The percentage of unserved screens without a check that get one."""
+
+    percent = forms.IntegerField(
+        min_value=1,
+        max_value=100,
+        initial=10,
+        label="Share of unserved screens (%)",
+        error_messages=dict.fromkeys(NUMBER_ERRORS, PERCENT_ERROR),
+    )
+
+    def share(self) -> float:
+        """The percentage as a share in (0, 1] (after ``is_valid``)."""
+        return self.cleaned_data["percent"] / 100
+
+
+class TrainingLineForm(forms.Form):
+    """The sentence of a new training screen, by its 0-based line number (Appraise ``src-id``)."""
+
+    line = forms.IntegerField(
+        min_value=0,
+        label="Line (0-based)",
+        error_messages={
+            "required": "Give the line number of a sentence.",
+            "invalid": "A line number is a whole number from 0.",
+            "min_value": "A line number is a whole number from 0.",
+        },
+    )
+
+
+class TrainingScreenForm(forms.Form):
+    """An expected rank (1 best .. ``max_rank`` worst) for each candidate to show, and the feedback.
+
+    Fields ``rank_<candidate id>``; a candidate without a rank is not shown on the training screen.
+    """
+
+    feedback = forms.CharField(
+        required=False,
+        max_length=MARKDOWN_MAX,
+        label="Feedback shown after the judge answers (Markdown)",
+        widget=forms.Textarea(attrs={"rows": 5}),
+        error_messages={"max_length": f"Keep the feedback under {MARKDOWN_MAX:,} characters."},
+    )
+
+    def __init__(self, *args, candidates: Sequence[Candidate], max_rank: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.candidates = list(candidates)
+        words = {1: " (best)", max_rank: " (worst)"}
+        choices = [("", "Not shown")] + [(rank, f"{rank}{words.get(rank, '')}") for rank in range(1, max_rank + 1)]
+        for number, candidate in enumerate(self.candidates, start=1):
+            self.fields[f"rank_{candidate.pk}"] = forms.TypedChoiceField(
+                choices=choices,
+                coerce=int,
+                empty_value=None,
+                required=False,
+                label=f"Expected rank of correction {number}",
+                error_messages={"invalid_choice": f"Correction {number}: choose a rank from 1 to {max_rank}."},
+            )
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and not self.chosen()[0]:
+            raise ValidationError("Give an expected rank to the corrections to show (at least one).")
+        return data
+
+    def chosen(self) -> tuple[list[Candidate], list[int]]:
+        """The candidates given a rank, in display order, and their expected ranks."""
+        pairs = [
+            (candidate, self.cleaned_data.get(f"rank_{candidate.pk}")) for candidate in self.candidates
+        ]
+        shown = [(candidate, rank) for candidate, rank in pairs if rank is not None]
+        return [candidate for candidate, _ in shown], [rank for _, rank in shown]

@@ -1,0 +1,89 @@
+"""What the organizer's campaign page shows about judging: each judge's activity and attention checks, and how
+many screens carry a check (PRODUCT: "each judge's rate of ranking it last is shown on the dashboard").
+
+A judge's row counts their submitted screens (rankings and flags), the attention checks among their ranked
+screens and how often they ranked the control last (``attention.attention_check_rates``), and the median time on
+screen: the median of ``Judgment.duration`` (served to submitted, measured by the server) over their judgments.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, Exists, OuterRef, Q
+
+from ..models import Assignment, Campaign, Judgment, Screen, ScreenCandidate, System
+from .attention import attention_check_rates
+
+
+@dataclass(frozen=True)
+class JudgeActivity:
+    """One judge of a campaign: screens submitted, attention checks ranked and ranked last, median seconds."""
+
+    judge: str
+    submitted: int
+    checks: int
+    ranked_last: int
+    median_seconds: float | None
+
+    @property
+    def rate(self) -> float | None:
+        """``ranked_last / checks``; None before the judge has ranked an attention check."""
+        return self.ranked_last / self.checks if self.checks else None
+
+
+@dataclass(frozen=True)
+class AttentionCoverage:
+    """``with_check`` of a campaign's ``screens`` show a control output; ``open`` unserved screens have none."""
+
+    screens: int
+    with_check: int
+    open: int
+
+
+def judge_activity(campaign: Campaign) -> list[JudgeActivity]:
+    """A row per judge (members of the campaign and anyone who submitted a screen of it), by username."""
+    submitted = dict(
+        Assignment.objects.filter(screen__campaign=campaign, status=Assignment.Status.SUBMITTED)
+        .values("judge__username")
+        .annotate(n=Count("id"))
+        .values_list("judge__username", "n")
+    )
+    seconds: dict[str, list[float]] = defaultdict(list)
+    durations = Judgment.objects.filter(assignment__screen__campaign=campaign, duration__isnull=False).values_list(
+        "assignment__judge__username", "duration"
+    )
+    for username, duration in durations:
+        seconds[username].append(duration.total_seconds())
+    rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
+    names = set(campaign.judges.values_list("username", flat=True)) | set(submitted) | set(rates)
+    return [
+        JudgeActivity(
+            judge=name,
+            submitted=submitted.get(name, 0),
+            checks=rates[name].checks if name in rates else 0,
+            ranked_last=rates[name].ranked_last if name in rates else 0,
+            median_seconds=float(np.median(seconds[name])) if seconds.get(name) else None,
+        )
+        for name in sorted(names)
+    ]
+
+
+def attention_coverage(campaign: Campaign) -> AttentionCoverage:
+    """How many screens show an output of a control system, and how many unserved screens show none.
+
+    "Unserved" is what ``attention.add_attention_checks`` may still change: no assignment of the screen has
+    left the pending state.
+    """
+    served = Assignment.objects.filter(screen=OuterRef("pk")).exclude(status=Assignment.Status.PENDING)
+    has_check = ScreenCandidate.objects.filter(
+        screen=OuterRef("pk"), candidate__outputs__system__kind=System.Kind.CONTROL
+    )
+    screens = Screen.objects.filter(campaign=campaign).annotate(served=Exists(served), checked=Exists(has_check))
+    counts = screens.aggregate(
+        total=Count("id"),
+        with_check=Count("id", filter=Q(checked=True)),
+        open=Count("id", filter=Q(served=False, checked=False)),
+    )
+    return AttentionCoverage(screens=counts["total"], with_check=counts["with_check"], open=counts["open"])

@@ -1,0 +1,254 @@
+"""Organizer pages for judging a campaign: invite links, guidelines, training screens, attention checks, and the
+judging panel of the campaign page (judges' activity and attention-check rates).
+
+Each view parses the request with a form of ``judging_forms``, calls a service (invites, guidelines, training,
+attention) and redirects to the campaign page with a message, or renders the form again with its errors. Only
+the campaign's organizers (and admins) reach these pages; other campaigns are not found (404), as on the other
+organizer pages. Bad input writes nothing.
+
+An invite's link holds a secret that is stored only as a digest, so the page shows it once: the view keeps the
+new links in the session until the campaign page has shown them.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Avg, Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from ..judging_forms import (
+    AttentionChecksForm,
+    GuidelinesForm,
+    InviteForm,
+    TrainingLineForm,
+    TrainingScreenForm,
+    error_text,
+)
+from ..models import Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
+from ..services import attention, guidelines, invites, training
+from ..services.collapsing import diff_spans
+from ..services.judging_overview import attention_coverage, judge_activity
+from ..services.presentation import ShownCandidate, context_of
+from .organizer import managed_campaign_or_404
+
+#: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
+SESSION_NEW_INVITES = "organizer-new-invites"
+#: Second entry of the attention checks' seed, after the campaign's seed: keeps their random stream apart from
+#: the screens' (seeded with the campaign's seed and a screen number) and the repeats' (seed, slot position).
+ATTENTION_STREAM = 0xA77E
+
+
+def _to_section(campaign: Campaign, section: str) -> HttpResponse:
+    return redirect(reverse("campaign-detail", args=[campaign.pk]) + f"#{section}")
+
+
+def _keep_new_link(request: HttpRequest, campaign: Campaign, username: str, link: str) -> None:
+    pending = request.session.get(SESSION_NEW_INVITES, {})
+    pending.setdefault(str(campaign.pk), []).append([username, link])
+    request.session[SESSION_NEW_INVITES] = pending
+
+
+def _take_new_links(request: HttpRequest, campaign: Campaign) -> list[list[str]]:
+    """The campaign's invite links not shown yet, removed from the session: each link is shown once."""
+    pending = request.session.get(SESSION_NEW_INVITES, {})
+    links = pending.pop(str(campaign.pk), [])
+    if links:
+        request.session[SESSION_NEW_INVITES] = pending
+    return links
+
+
+def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
+    """What the campaign page's judging panel shows (rendered by the ``judging_panel`` template tag)."""
+    digest = guidelines.guidelines_digest(campaign)
+    return {
+        "campaign": campaign,
+        "activity": judge_activity(campaign),
+        "new_links": _take_new_links(request, campaign),
+        "invites": campaign.invites.select_related("judge", "created_by"),
+        "now": timezone.now(),
+        "invite_form": InviteForm(),
+        "guidelines_form": GuidelinesForm(initial={"guidelines": campaign.guidelines}),
+        "guidelines_html": guidelines.render_guidelines(campaign.guidelines),
+        "acknowledged": GuidelinesAcknowledgement.objects.filter(campaign=campaign, digest=digest).count(),
+        "n_judges": campaign.judges.count(),
+        "training_screens": campaign.training_screens.select_related("segment").annotate(
+            n_candidates=Count("slots", distinct=True),
+            n_answers=Count("answers", distinct=True),
+            agreement=Avg("answers__agreement"),
+        ),
+        "training_line_form": TrainingLineForm(),
+        "coverage": attention_coverage(campaign),
+        "attention_form": AttentionChecksForm(),
+    }
+
+
+@login_required
+@require_POST
+def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """Invite a judge (creating the account when new); the link is shown once on the campaign page."""
+    campaign = managed_campaign_or_404(request, pk)
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"{error_text(form)} No invite was created.")
+        return _to_section(campaign, "invites")
+    try:
+        invite, secret = invites.create_invite(
+            campaign, form.cleaned_data["username"], request.user, valid_for=timedelta(days=form.cleaned_data["valid_days"])
+        )
+    except invites.InviteError as error:
+        messages.error(request, f"{error} No invite was created.")
+        return _to_section(campaign, "invites")
+    _keep_new_link(request, campaign, invite.judge.username, request.build_absolute_uri(reverse("invite", args=[secret])))
+    messages.success(request, f"Invited {invite.judge.username}. Copy the link now: it is shown only once.")
+    return _to_section(campaign, "invites")
+
+
+@login_required
+@require_POST
+def invite_revoke(request: HttpRequest, pk: int, invite_id: int) -> HttpResponse:
+    """Revoke an unused invite: its link stops working."""
+    campaign = managed_campaign_or_404(request, pk)
+    invite = get_object_or_404(Invite.objects.select_related("judge", "campaign"), pk=invite_id, campaign=campaign)
+    try:
+        invites.revoke_invite(invite, request.user)
+    except invites.InviteError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Revoked the invite of {invite.judge.username}; its link no longer works.")
+    return _to_section(campaign, "invites")
+
+
+@login_required
+def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """Edit the guidelines: "preview" renders the draft as judges will see it, "save" stores it."""
+    campaign = managed_campaign_or_404(request, pk)
+    form = GuidelinesForm(request.POST if request.method == "POST" else None, initial={"guidelines": campaign.guidelines})
+    previewing = request.method == "POST" and request.POST.get("action") == "preview"
+    if request.method == "POST" and form.is_valid() and not previewing:
+        text = form.cleaned_data["guidelines"]
+        if text == campaign.guidelines:
+            messages.info(request, "The guidelines are unchanged.")
+        else:
+            campaign.guidelines = text
+            campaign.save(update_fields=["guidelines"])
+            messages.success(request, "Saved the guidelines. Judges read them again before their next screen.")
+        return _to_section(campaign, "guidelines")
+    draft = form.cleaned_data["guidelines"] if form.is_bound and form.is_valid() else campaign.guidelines
+    context = {"campaign": campaign, "form": form, "preview_html": guidelines.render_guidelines(draft),
+               "previewing": previewing and form.is_valid()}
+    return render(request, "organizer/guidelines_form.html", context, status=400 if form.errors else 200)
+
+
+def _training_candidates(campaign: Campaign, segment: Segment) -> list[Candidate]:
+    """The segment's candidates in the order a training screen shows them: by id, then permuted by a generator
+    seeded with (campaign seed, line), as real screens show candidates in a random order (METHODS 2)."""
+    candidates = list(segment.candidates.order_by("id"))
+    order = np.random.default_rng([abs(campaign.seed), segment.line]).permutation(len(candidates))
+    return [candidates[i] for i in order]
+
+
+def _line_segment(campaign: Campaign, form: TrainingLineForm) -> Segment | None:
+    """The segment at the form's line, or None with the reason added to the form."""
+    if not form.is_bound or not form.is_valid():
+        return None
+    segment = campaign.segments.select_related("document").filter(line=form.cleaned_data["line"]).first()
+    if segment is None:
+        lines = campaign.segments.count()
+        form.add_error("line", f"No sentence at line {form.cleaned_data['line']}; the lines go from 0 to {lines - 1}.")
+    return segment
+
+
+@login_required
+def training_add(request: HttpRequest, pk: int) -> HttpResponse:
+    """Add a training screen: choose a sentence by line (GET ``line``), then expected ranks and feedback (POST)."""
+    campaign = managed_campaign_or_404(request, pk)
+    if campaign.mode != Campaign.Mode.RANKING:
+        messages.error(request, "Training screens rank corrections; this campaign scores them (PRWS).")
+        return _to_section(campaign, "training")
+    line_form = TrainingLineForm(request.GET or None)
+    segment = _line_segment(campaign, line_form)
+    context = {"campaign": campaign, "line_form": line_form, "segment": segment}
+    if segment is None:
+        status = 400 if line_form.errors or request.method == "POST" else 200
+        return render(request, "organizer/training_form.html", context, status=status)
+    candidates = _training_candidates(campaign, segment)
+    posted = request.POST if request.method == "POST" else None
+    form = TrainingScreenForm(posted, candidates=candidates, max_rank=campaign.max_candidates)
+    if form.is_bound and form.is_valid():
+        shown, ranks = form.chosen()
+        try:
+            screen = training.add_training_screen(campaign, segment, shown, ranks, form.cleaned_data["feedback"])
+        except training.TrainingError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Added training screen {screen.position + 1} (line {segment.line}).")
+            return _to_section(campaign, "training")
+    before, after = context_of(segment)
+    context.update(
+        {
+            "form": form,
+            "before": before,
+            "after": after,
+            "rows": [
+                (ShownCandidate(i, diff_spans(segment.source, candidate.text)), form[f"rank_{candidate.pk}"])
+                for i, candidate in enumerate(candidates)
+            ],
+        }
+    )
+    return render(request, "organizer/training_form.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpResponse:
+    """Delete a training screen and the judges' answers to it."""
+    campaign = managed_campaign_or_404(request, pk)
+    screen = get_object_or_404(TrainingScreen, pk=screen_id, campaign=campaign)
+    answers = screen.answers.count()
+    number = screen.position + 1
+    training.remove_training_screen(screen)
+    with_answers = f" with its {answers} answer{'s' * (answers != 1)}" if answers else ""
+    messages.success(request, f"Deleted training screen {number}{with_answers}.")
+    return _to_section(campaign, "training")
+
+
+@login_required
+@require_POST
+def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
+    """Put attention checks on a share of the unserved screens without one.
+
+    The generator is seeded with (campaign seed, ``ATTENTION_STREAM``, screens already carrying a check): the
+    same campaign and the same sequence of requests place the same checks. The campaign row is locked so that
+    two requests never draw from the same seed.
+    """
+    campaign = managed_campaign_or_404(request, pk)
+    form = AttentionChecksForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"{error_text(form)} No attention check was added.")
+        return _to_section(campaign, "attention")
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        coverage = attention_coverage(campaign)
+        if coverage.open == 0:
+            messages.error(request, "No unserved screen is without an attention check; add screens first.")
+            return _to_section(campaign, "attention")
+        rng = np.random.default_rng([abs(campaign.seed), ATTENTION_STREAM, coverage.with_check])
+        try:
+            added = attention.add_attention_checks(campaign, form.share(), rng)
+        except ValueError as error:
+            messages.error(request, f"{error}. No attention check was added.")
+            return _to_section(campaign, "attention")
+    messages.success(
+        request,
+        f"Added attention checks to {added} of the {coverage.open} unserved screen{'s' * (coverage.open != 1)} "
+        "without one.",
+    )
+    return _to_section(campaign, "attention")

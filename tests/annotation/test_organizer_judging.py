@@ -1,0 +1,451 @@
+"""The organizer's judging pages over HTTP (Django test client, PostgreSQL): invite links (shown once, revoked,
+and from ``manage.py invite``), guidelines with preview, training screens, attention checks, the per-judge panel
+of the campaign page, and that only a campaign's organizers reach any of it, with CSRF, writing nothing on bad
+input."""
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import (
+    Campaign,
+    GuidelinesAcknowledgement,
+    Invite,
+    ScreenCandidate,
+    System,
+    TrainingAnswer,
+    TrainingCandidate,
+    TrainingScreen,
+)
+from annotation.services import guidelines, queue
+from annotation.services.attention import add_attention_checks
+from annotation.services.invites import InviteError, create_invite, digest, redeem_invite, revoke_invite
+from annotation.services.judging_overview import attention_coverage, judge_activity
+from annotation.services.training import add_training_screen, answer_training, remove_training_screen
+
+from .factories import add_screen, candidate_of, judge, small_campaign
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+LINK = re.compile(r'value="(http://testserver/invite/[A-Za-z0-9_-]+/)"')
+
+
+@pytest.fixture
+def organizer():
+    return User.objects.create_user("orga", password="organizer-pw-1")
+
+
+@pytest.fixture
+def campaign(organizer):
+    campaign = small_campaign(max_candidates=4, owner=organizer)
+    campaign.organizers.add(organizer)
+    return campaign
+
+
+def login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def detail_url(campaign) -> str:
+    return reverse("campaign-detail", args=[campaign.pk])
+
+
+def messages_of(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+def page_text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+# Invites
+
+
+def test_an_invite_link_is_shown_once_and_logs_the_judge_in(campaign, organizer):
+    client = login(organizer)
+    response = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "newbie", "valid_days": 3})
+    assert response.status_code == 302 and response["Location"] == detail_url(campaign) + "#invites"
+    page = client.get(detail_url(campaign))
+    links = LINK.findall(page.content.decode())
+    assert len(links) == 1
+    invite = Invite.objects.get()
+    assert invite.digest == digest(links[0].rsplit("/", 2)[1]), "the page shows the link of the stored invite"
+    assert invite.judge.username == "newbie" and invite.created_by == organizer
+    assert timedelta(days=3) - (invite.expires_at - invite.created_at) < timedelta(seconds=5)
+    assert "Invited newbie. Copy the link now: it is shown only once." in messages_of(page)
+    assert 'data-copy="invite-link-1"' in page.content.decode()
+    again = client.get(detail_url(campaign))
+    assert not LINK.findall(again.content.decode()), "shown once"
+    assert "Not used yet" in page_text(again)
+
+    judge_client = Client()
+    path = links[0].removeprefix("http://testserver")
+    assert "Continue as newbie" in judge_client.get(path).content.decode()
+    assert judge_client.post(path).status_code == 302
+    assert campaign.judges.filter(username="newbie").exists()
+    assert "Used " in page_text(client.get(detail_url(campaign)))
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"username": "", "valid_days": 14}, "Give the judge's username."),
+        ({"username": "no spaces please", "valid_days": 14}, "is not a valid username"),
+        ({"username": "orga", "valid_days": 14}, "invite links are only for judges"),
+        ({"username": "fresh", "valid_days": 0}, "The link's validity is a whole number of days (1 to 365)."),
+        ({"username": "fresh", "valid_days": "soon"}, "The link's validity is a whole number of days (1 to 365)."),
+    ],
+)
+def test_a_bad_invite_says_why_and_writes_nothing(campaign, organizer, data, message):
+    users = User.objects.count()
+    response = login(organizer).post(reverse("campaign-invite", args=[campaign.pk]), data, follow=True)
+    shown = " ".join(messages_of(response))
+    assert message in shown and "No invite was created." in shown
+    assert not Invite.objects.exists() and User.objects.count() == users
+
+
+def test_a_closed_campaign_takes_no_invites(campaign, organizer):
+    campaign.closed_at = timezone.now()
+    campaign.save()
+    response = login(organizer).post(reverse("campaign-invite", args=[campaign.pk]), {"username": "late", "valid_days": 1}, follow=True)
+    assert "The campaign is closed. No invite was created." in messages_of(response)
+    assert not Invite.objects.exists() and not User.objects.filter(username="late").exists()
+    assert "it takes no new judges" in response.content.decode()
+
+
+def test_an_unused_invite_can_be_revoked_and_its_link_stops_working(campaign, organizer):
+    invite, secret = create_invite(campaign, "maybe", organizer)
+    response = login(organizer).post(reverse("campaign-invite-revoke", args=[campaign.pk, invite.pk]), follow=True)
+    assert "Revoked the invite of maybe; its link no longer works." in messages_of(response)
+    assert not Invite.objects.exists()
+    assert User.objects.filter(username="maybe").exists(), "the account stays"
+    assert Client().get(reverse("invite", args=[secret])).status_code == 410
+
+
+def test_a_used_invite_cannot_be_revoked(campaign, organizer):
+    invite, secret = create_invite(campaign, "early", organizer)
+    redeem_invite(secret)
+    response = login(organizer).post(reverse("campaign-invite-revoke", args=[campaign.pk, invite.pk]), follow=True)
+    assert "The invite of 'early' has been used already; it cannot be revoked." in messages_of(response)
+    assert Invite.objects.get().used_at is not None
+
+
+def test_revoke_invite_needs_an_organizer_of_the_campaign(campaign, organizer):
+    invite, _ = create_invite(campaign, "kept", organizer)
+    stranger = User.objects.create_user("stranger")
+    with pytest.raises(PermissionDenied):
+        revoke_invite(invite, stranger)
+    revoke_invite(invite, organizer)
+    with pytest.raises(InviteError, match="does not exist any more"):
+        revoke_invite(invite, organizer)
+
+
+# manage.py invite
+
+
+def test_the_invite_command_prints_one_working_link_per_judge(campaign):
+    out = StringIO()
+    call_command("invite", "--campaign", "small", "ann", "bob", "--base-url", "https://judge.example.org/", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["ann", "bob"]
+    for line in lines:
+        username, link = line.split("\t")
+        secret = re.fullmatch(r"https://judge\.example\.org/invite/([A-Za-z0-9_-]+)/", link).group(1)
+        assert Invite.objects.get(digest=digest(secret)).judge.username == username
+    assert Invite.objects.filter(campaign=campaign, created_by=campaign.owner).count() == 2
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--campaign", "small", "ann", "bad name"], "bad name: 'bad name' is not a valid username"),
+        (["--campaign", "small", "ann", "orga"], "orga: 'orga' is a staff or organizer account"),
+        (["--campaign", "small", "ann", "ann"], "ann given more than once"),
+        (["--campaign", "nope", "ann"], "no campaign named 'nope'"),
+        (["--campaign", "small", "ann", "--base-url", "judge.example.org"], "is not an http(s) address"),
+        (["--campaign", "small", "ann", "--by", "ann2"], "--by: no user named 'ann2'"),
+        (["--campaign", "small", "ann", "--days", "0"], "--days must be from 1 to 365"),
+    ],
+)
+def test_the_invite_command_refuses_bad_input_and_creates_nothing(campaign, arguments, message):
+    users = User.objects.count()
+    with pytest.raises(CommandError, match=re.escape(message)):
+        call_command("invite", *arguments, stdout=StringIO())
+    assert not Invite.objects.exists() and User.objects.count() == users
+
+
+def test_the_invite_command_needs_a_manager(campaign):
+    User.objects.create_user("outsider")
+    with pytest.raises(CommandError, match="'outsider' does not manage campaign 'small'"):
+        call_command("invite", "--campaign", "small", "ann", "--by", "outsider", stdout=StringIO())
+    campaign.owner = None
+    campaign.save()
+    with pytest.raises(CommandError, match="has no owner; name an organizer or admin with --by"):
+        call_command("invite", "--campaign", "small", "ann", stdout=StringIO())
+    out = StringIO()
+    call_command("invite", "--campaign", "small", "ann", "--by", "orga", stdout=out)
+    assert out.getvalue().startswith("ann\thttp://127.0.0.1:8000/invite/")
+
+
+# Guidelines
+
+
+def test_guidelines_preview_saves_nothing_and_save_asks_judges_again(campaign, organizer):
+    ann = judge("ann", campaign)
+    campaign.guidelines = "Old."
+    campaign.save()
+    guidelines.acknowledge(campaign, ann)
+    client = login(organizer)
+    url = reverse("campaign-guidelines", args=[campaign.pk])
+    text = "Rank **every** correction.\n\n- ties allowed\n\n<script>alert(1)</script>"
+    preview = client.post(url, {"guidelines": text, "action": "preview"})
+    assert preview.status_code == 200 and "Preview only: the guidelines are not saved yet." in preview.content.decode()
+    assert str(preview.context["preview_html"]) == str(guidelines.render_guidelines(text))
+    assert "<strong>every</strong>" in preview.content.decode() and "<script>alert" not in preview.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.guidelines == "Old." and not guidelines.needs_acknowledgement(campaign, ann)
+
+    saved = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
+    assert "Saved the guidelines. Judges read them again before their next screen." in messages_of(saved)
+    campaign.refresh_from_db()
+    assert campaign.guidelines == text and guidelines.needs_acknowledgement(campaign, ann)
+    assert str(guidelines.render_guidelines(text)) in saved.content.decode(), "the campaign page shows them rendered"
+    assert "0 of 1 judge read the current wording." in saved.content.decode()
+    unchanged = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
+    assert "The guidelines are unchanged." in messages_of(unchanged)
+
+
+def test_too_long_guidelines_are_refused_and_kept_unchanged(campaign, organizer):
+    response = login(organizer).post(
+        reverse("campaign-guidelines", args=[campaign.pk]), {"guidelines": "x" * 50_001, "action": "save"}
+    )
+    assert response.status_code == 400
+    assert "Keep the guidelines under 50,000 characters." in response.content.decode()
+    assert "Nothing was saved." in response.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.guidelines == ""
+
+
+# Training screens
+
+
+def test_a_training_screen_from_the_form_keeps_the_shown_order_and_ranks(campaign, organizer):
+    client = login(organizer)
+    url = reverse("campaign-training-add", args=[campaign.pk]) + "?line=1"
+    page = client.get(url)
+    assert page.status_code == 200
+    rows = page.context["rows"]
+    assert len(rows) == 4, "every distinct output of line 1"
+    assert "<ins" in page.content.decode() and "&lt;b&gt;pears&lt;/b&gt;" in page.content.decode(), "escaped diff spans"
+    ids = [int(field.name.removeprefix("rank_")) for _, field in rows]
+    assert client.get(url).context["rows"][0][1].name == f"rank_{ids[0]}", "the same order every time"
+    posted = {f"rank_{ids[0]}": "2", f"rank_{ids[2]}": "1", f"rank_{ids[3]}": "2", "feedback": "*Likes*, not like."}
+    response = client.post(url, posted, follow=True)
+    assert "Added training screen 1 (line 1)." in messages_of(response)
+    screen = TrainingScreen.objects.get()
+    assert screen.segment.line == 1 and screen.feedback == "*Likes*, not like."
+    slots = list(TrainingCandidate.objects.filter(training_screen=screen).values_list("candidate_id", "expected_rank"))
+    assert slots == [(ids[0], 2), (ids[2], 1), (ids[3], 2)], "the page's order, without the unranked one"
+    assert "She like apples and" in response.content.decode() and 'id="training-list"' in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("line", "ranks", "max_candidates", "message"),
+    [
+        (1, {}, 4, "Give an expected rank to the corrections to show (at least one)."),
+        (1, {0: "1", 1: "2", 2: "3", 3: "3"}, 3, "A screen shows 1 to 3 candidates, not 4."),
+        (1, {0: "9"}, 4, "Correction 1: choose a rank from 1 to 4."),
+        (99, {}, 4, "No sentence at line 99; the lines go from 0 to 5."),
+        ("x", {}, 4, "A line number is a whole number from 0."),
+    ],
+)
+def test_a_bad_training_screen_says_why_and_writes_nothing(campaign, organizer, line, ranks, max_candidates, message):
+    campaign.max_candidates = max_candidates
+    campaign.save()
+    client = login(organizer)
+    url = reverse("campaign-training-add", args=[campaign.pk]) + f"?line={line}"
+    rows = client.get(url).context.get("rows") or []
+    response = client.post(url, {rows[i][1].name: rank for i, rank in ranks.items()})
+    assert response.status_code == 400
+    assert message in page_text(response)
+    assert not TrainingScreen.objects.exists() and not TrainingCandidate.objects.exists()
+
+
+def test_prws_campaigns_have_no_training_screens(organizer):
+    campaign = small_campaign("scored", mode=Campaign.Mode.PRWS)
+    campaign.organizers.add(organizer)
+    response = login(organizer).get(reverse("campaign-training-add", args=[campaign.pk]) + "?line=1", follow=True)
+    assert "Training screens rank corrections; this campaign scores them (PRWS)." in messages_of(response)
+
+
+def test_deleting_a_training_screen_keeps_positions_contiguous(campaign, organizer):
+    screens = [
+        add_training_screen(campaign, campaign.segments.get(line=line), [candidate_of(campaign, line, "ZEPHYRSYS")], [1])
+        for line in (0, 1, 2)
+    ]
+    answer_training(screens[0], judge("ann", campaign), [1])
+    response = login(organizer).post(reverse("campaign-training-delete", args=[campaign.pk, screens[0].pk]), follow=True)
+    assert "Deleted training screen 1 with its 1 answer." in messages_of(response)
+    assert list(TrainingScreen.objects.values_list("segment__line", "position")) == [(1, 0), (2, 1)]
+    assert not TrainingAnswer.objects.exists()
+    remove_training_screen(TrainingScreen.objects.get(position=0))
+    assert list(TrainingScreen.objects.values_list("segment__line", "position")) == [(2, 0)]
+
+
+# Attention checks and the judges' panel
+
+
+def control_placement(campaign) -> list[tuple[int, int, str]]:
+    return sorted(
+        ScreenCandidate.objects.filter(screen__campaign=campaign, candidate__outputs__system__kind=System.Kind.CONTROL)
+        .values_list("screen__number", "position", "candidate__text")
+    )
+
+
+def test_attention_checks_from_the_form_are_reproducible(organizer):
+    placements = []
+    for name in ("first", "second"):
+        campaign = small_campaign(name, seed=7)
+        campaign.organizers.add(organizer)
+        for line in range(6):
+            add_screen(campaign, line)
+        client = login(organizer)
+        url = reverse("campaign-attention", args=[campaign.pk])
+        first = client.post(url, {"percent": 50}, follow=True)
+        assert "Added attention checks to 3 of the 6 unserved screens without one." in messages_of(first)
+        second = client.post(url, {"percent": 100}, follow=True)
+        assert "Added attention checks to 3 of the 3 unserved screens without one." in messages_of(second)
+        assert "6 of 6 screens show a control output" in page_text(second)
+        placements.append(control_placement(campaign))
+    assert placements[0] == placements[1] and len(placements[0]) == 6
+    expected = small_campaign("by-hand", seed=7)
+    for line in range(6):
+        add_screen(expected, line)
+    add_attention_checks(expected, 0.5, np.random.default_rng([7, 0xA77E, 0]))
+    by_hand = control_placement(expected)
+    assert len(by_hand) == 3 and set(by_hand) <= set(placements[0]), "the first request draws from (seed, stream, 0)"
+
+
+@pytest.mark.parametrize("percent", ["0", "101", "half", ""])
+def test_a_bad_share_adds_no_attention_check(campaign, organizer, percent):
+    add_screen(campaign, 0)
+    response = login(organizer).post(reverse("campaign-attention", args=[campaign.pk]), {"percent": percent}, follow=True)
+    assert messages_of(response) == [
+        "The share of screens is a whole percentage from 1 to 100. No attention check was added."
+    ]
+    assert not System.objects.filter(kind=System.Kind.CONTROL).exists() and not control_placement(campaign)
+
+
+def test_attention_checks_need_unserved_screens(campaign, organizer):
+    add_screen(campaign, 0)
+    queue.next_assignment(campaign, judge("ann", campaign))
+    response = login(organizer).post(reverse("campaign-attention", args=[campaign.pk]), {"percent": 100}, follow=True)
+    assert messages_of(response) == ["No unserved screen is without an attention check; add screens first."]
+    assert not System.objects.filter(kind=System.Kind.CONTROL).exists()
+
+
+def test_the_judges_panel_shows_submits_checks_rate_and_median_time(campaign, organizer):
+    for line in (0, 1, 2):
+        add_screen(campaign, line, slots=2)
+    add_attention_checks(campaign, 1.0, np.random.default_rng(1))
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    judge("cyd", campaign)
+    start = timezone.now()
+    for seconds, last in ((10, True), (60, False), (20, True)):
+        assignment = queue.next_assignment(campaign, ann, now=start)
+        control = control_placement_of(assignment)
+        ranks = [1] * assignment.screen.slots.count()
+        ranks[control] = 4 if last else 1
+        queue.submit_ranking(assignment.token, ann, ranks, now=start + timedelta(seconds=seconds))
+    flagged = queue.next_assignment(campaign, bob, now=start)
+    queue.flag_screen(flagged.token, bob, "garbled", now=start + timedelta(seconds=5))
+
+    rows = {row.judge: row for row in judge_activity(campaign)}
+    assert (rows["ann"].submitted, rows["ann"].checks, rows["ann"].ranked_last) == (3, 3, 2)
+    assert rows["ann"].median_seconds == pytest.approx(20.0)
+    assert (rows["bob"].submitted, rows["bob"].checks, rows["bob"].rate, rows["bob"].median_seconds) == (1, 0, None, 5.0)
+    assert (rows["cyd"].submitted, rows["cyd"].median_seconds) == (0, None)
+
+    page = login(organizer).get(detail_url(campaign)).content.decode()
+    cells = {
+        name: re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        for name, row in re.findall(r'<tr data-judge="(\w+)">(.*?)</tr>', page, re.S)
+    }
+    assert [cell.strip() for cell in cells["ann"]] == ["ann", "3", "3", "67%", "20.0 s"]
+    assert [re.sub(r"<[^>]+>", "", cell).strip() for cell in cells["cyd"]] == ["cyd", "0", "0", "–", "–"]
+    assert attention_coverage(campaign).with_check == 3
+
+
+def control_placement_of(assignment) -> int:
+    return ScreenCandidate.objects.get(
+        screen=assignment.screen, candidate__outputs__system__kind=System.Kind.CONTROL
+    ).position
+
+
+# Who may do it
+
+
+def organizer_requests(campaign, invite, training_screen) -> list[tuple[str, str, dict]]:
+    pk = campaign.pk
+    return [
+        ("post", reverse("campaign-invite", args=[pk]), {"username": "intruder", "valid_days": 5}),
+        ("post", reverse("campaign-invite-revoke", args=[pk, invite.pk]), {}),
+        ("get", reverse("campaign-guidelines", args=[pk]), {}),
+        ("post", reverse("campaign-guidelines", args=[pk]), {"guidelines": "hacked", "action": "save"}),
+        ("get", reverse("campaign-training-add", args=[pk]) + "?line=0", {}),
+        ("post", reverse("campaign-training-delete", args=[pk, training_screen.pk]), {}),
+        ("post", reverse("campaign-attention", args=[pk]), {"percent": 100}),
+    ]
+
+
+def test_only_the_campaigns_organizers_reach_these_pages(campaign, organizer):
+    invite, _ = create_invite(campaign, "invited", organizer)
+    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT")], [1])
+    add_screen(campaign, 0)
+    other_organizer = User.objects.create_user("otto")
+    small_campaign("other").organizers.add(other_organizer)
+    outsiders = [judge("jim", campaign), other_organizer]
+    for user in outsiders:
+        client = login(user)
+        for method, url, data in organizer_requests(campaign, invite, screen):
+            assert getattr(client, method)(url, data).status_code == 404, url
+    anonymous = Client()
+    for method, url, data in organizer_requests(campaign, invite, screen):
+        response = getattr(anonymous, method)(url, data)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), url
+    campaign.refresh_from_db()
+    assert campaign.guidelines == "" and Invite.objects.count() == 1 and TrainingScreen.objects.count() == 1
+    assert not User.objects.filter(username="intruder").exists() and not control_placement(campaign)
+    admin = User.objects.create_superuser("root", password="root-pw-1")
+    assert login(admin).get(reverse("campaign-guidelines", args=[campaign.pk])).status_code == 200
+
+
+def test_every_form_needs_the_csrf_token(campaign, organizer):
+    invite, _ = create_invite(campaign, "invited", organizer)
+    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT")], [1])
+    add_screen(campaign, 0)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    posts = [(url, data) for method, url, data in organizer_requests(campaign, invite, screen) if method == "post"]
+    posts.append((reverse("campaign-training-add", args=[campaign.pk]) + "?line=0", {"feedback": "x"}))
+    for url, data in posts:
+        assert client.post(url, data).status_code == 403, url
+    campaign.refresh_from_db()
+    assert campaign.guidelines == "" and Invite.objects.count() == 1 and TrainingScreen.objects.count() == 1
+    assert not control_placement(campaign) and not GuidelinesAcknowledgement.objects.exists()
+    page = client.get(detail_url(campaign)).content.decode()
+    forms = re.findall(r'<form method="post".*?</form>', page, re.S)
+    assert len(forms) >= 6 and all("csrfmiddlewaretoken" in form for form in forms)
