@@ -31,7 +31,10 @@ class InviteForm(forms.Form):
     username = forms.CharField(
         max_length=150,
         label="Judge's username",
-        error_messages={"required": "Give the judge's username.", "max_length": "A username has at most 150 characters."},
+        error_messages={
+            "required": "Give the judge's username.",
+            "max_length": "A username has at most 150 characters.",
+        },
     )
     valid_days = forms.IntegerField(
         min_value=1,
@@ -49,7 +52,7 @@ class GuidelinesForm(forms.Form):
         required=False,
         max_length=MARKDOWN_MAX,
         label="Guidelines (Markdown)",
-        widget=forms.Textarea(attrs={"rows": 10}),
+        widget=forms.Textarea(attrs={"rows": 7}),
         error_messages={"max_length": f"Keep the guidelines under {MARKDOWN_MAX:,} characters."},
     )
 

@@ -100,13 +100,13 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, f"{error_text(form)} No invite was created.")
         return _to_section(campaign, "invites")
     try:
-        invite, secret = invites.create_invite(
-            campaign, form.cleaned_data["username"], request.user, valid_for=timedelta(days=form.cleaned_data["valid_days"])
-        )
+        valid_for = timedelta(days=form.cleaned_data["valid_days"])
+        invite, secret = invites.create_invite(campaign, form.cleaned_data["username"], request.user, valid_for)
     except invites.InviteError as error:
         messages.error(request, f"{error} No invite was created.")
         return _to_section(campaign, "invites")
-    _keep_new_link(request, campaign, invite.judge.username, request.build_absolute_uri(reverse("invite", args=[secret])))
+    link = request.build_absolute_uri(reverse("invite", args=[secret]))
+    _keep_new_link(request, campaign, invite.judge.username, link)
     messages.success(request, f"Invited {invite.judge.username}. Copy the link now: it is shown only once.")
     return _to_section(campaign, "invites")
 
@@ -130,7 +130,8 @@ def invite_revoke(request: HttpRequest, pk: int, invite_id: int) -> HttpResponse
 def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """Edit the guidelines: "preview" renders the draft as judges will see it, "save" stores it."""
     campaign = managed_campaign_or_404(request, pk)
-    form = GuidelinesForm(request.POST if request.method == "POST" else None, initial={"guidelines": campaign.guidelines})
+    posted = request.POST if request.method == "POST" else None
+    form = GuidelinesForm(posted, initial={"guidelines": campaign.guidelines})
     previewing = request.method == "POST" and request.POST.get("action") == "preview"
     if request.method == "POST" and form.is_valid() and not previewing:
         text = form.cleaned_data["guidelines"]
@@ -139,7 +140,7 @@ def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             campaign.guidelines = text
             campaign.save(update_fields=["guidelines"])
-            messages.success(request, "Saved the guidelines. Judges read them again before their next screen.")
+            messages.success(request, "Saved the guidelines. Judges are asked to read them again when they next open the campaign.")
         return _to_section(campaign, "guidelines")
     draft = form.cleaned_data["guidelines"] if form.is_bound and form.is_valid() else campaign.guidelines
     context = {"campaign": campaign, "form": form, "preview_html": guidelines.render_guidelines(draft),

@@ -68,7 +68,8 @@ def messages_of(response) -> list[str]:
 
 
 def page_text(response) -> str:
-    return html.unescape(response.content.decode())
+    """The response body unescaped, with every run of white space as one space."""
+    return " ".join(html.unescape(response.content.decode()).split())
 
 
 # Invites
@@ -120,7 +121,8 @@ def test_a_bad_invite_says_why_and_writes_nothing(campaign, organizer, data, mes
 def test_a_closed_campaign_takes_no_invites(campaign, organizer):
     campaign.closed_at = timezone.now()
     campaign.save()
-    response = login(organizer).post(reverse("campaign-invite", args=[campaign.pk]), {"username": "late", "valid_days": 1}, follow=True)
+    url = reverse("campaign-invite", args=[campaign.pk])
+    response = login(organizer).post(url, {"username": "late", "valid_days": 1}, follow=True)
     assert "The campaign is closed. No invite was created." in messages_of(response)
     assert not Invite.objects.exists() and not User.objects.filter(username="late").exists()
     assert "it takes no new judges" in response.content.decode()
@@ -219,11 +221,11 @@ def test_guidelines_preview_saves_nothing_and_save_asks_judges_again(campaign, o
     assert campaign.guidelines == "Old." and not guidelines.needs_acknowledgement(campaign, ann)
 
     saved = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
-    assert "Saved the guidelines. Judges read them again before their next screen." in messages_of(saved)
+    assert "Saved the guidelines. Judges are asked to read them again when they next open the campaign." in messages_of(saved)
     campaign.refresh_from_db()
     assert campaign.guidelines == text and guidelines.needs_acknowledgement(campaign, ann)
     assert str(guidelines.render_guidelines(text)) in saved.content.decode(), "the campaign page shows them rendered"
-    assert "0 of 1 judge read the current wording." in saved.content.decode()
+    assert 'Read in the current wording: <span id="guidelines-read">0 of 1 judge</span>.' in page_text(saved)
     unchanged = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
     assert "The guidelines are unchanged." in messages_of(unchanged)
 
@@ -292,12 +294,14 @@ def test_prws_campaigns_have_no_training_screens(organizer):
 
 
 def test_deleting_a_training_screen_keeps_positions_contiguous(campaign, organizer):
+    segments = [campaign.segments.get(line=line) for line in (0, 1, 2)]
     screens = [
-        add_training_screen(campaign, campaign.segments.get(line=line), [candidate_of(campaign, line, "ZEPHYRSYS")], [1])
-        for line in (0, 1, 2)
+        add_training_screen(campaign, segment, [candidate_of(campaign, segment.line, "ZEPHYRSYS")], [1])
+        for segment in segments
     ]
     answer_training(screens[0], judge("ann", campaign), [1])
-    response = login(organizer).post(reverse("campaign-training-delete", args=[campaign.pk, screens[0].pk]), follow=True)
+    url = reverse("campaign-training-delete", args=[campaign.pk, screens[0].pk])
+    response = login(organizer).post(url, follow=True)
     assert "Deleted training screen 1 with its 1 answer." in messages_of(response)
     assert list(TrainingScreen.objects.values_list("segment__line", "position")) == [(1, 0), (2, 1)]
     assert not TrainingAnswer.objects.exists()
@@ -328,7 +332,7 @@ def test_attention_checks_from_the_form_are_reproducible(organizer):
         assert "Added attention checks to 3 of the 6 unserved screens without one." in messages_of(first)
         second = client.post(url, {"percent": 100}, follow=True)
         assert "Added attention checks to 3 of the 3 unserved screens without one." in messages_of(second)
-        assert "6 of 6 screens show a control output" in page_text(second)
+        assert "Screens with an attention check: 6 of 6. Unserved screens without one: 0." in page_text(second)
         placements.append(control_placement(campaign))
     assert placements[0] == placements[1] and len(placements[0]) == 6
     expected = small_campaign("by-hand", seed=7)
@@ -342,7 +346,8 @@ def test_attention_checks_from_the_form_are_reproducible(organizer):
 @pytest.mark.parametrize("percent", ["0", "101", "half", ""])
 def test_a_bad_share_adds_no_attention_check(campaign, organizer, percent):
     add_screen(campaign, 0)
-    response = login(organizer).post(reverse("campaign-attention", args=[campaign.pk]), {"percent": percent}, follow=True)
+    url = reverse("campaign-attention", args=[campaign.pk])
+    response = login(organizer).post(url, {"percent": percent}, follow=True)
     assert messages_of(response) == [
         "The share of screens is a whole percentage from 1 to 100. No attention check was added."
     ]
@@ -376,7 +381,8 @@ def test_the_judges_panel_shows_submits_checks_rate_and_median_time(campaign, or
     rows = {row.judge: row for row in judge_activity(campaign)}
     assert (rows["ann"].submitted, rows["ann"].checks, rows["ann"].ranked_last) == (3, 3, 2)
     assert rows["ann"].median_seconds == pytest.approx(20.0)
-    assert (rows["bob"].submitted, rows["bob"].checks, rows["bob"].rate, rows["bob"].median_seconds) == (1, 0, None, 5.0)
+    bob_row = rows["bob"]
+    assert (bob_row.submitted, bob_row.checks, bob_row.rate, bob_row.median_seconds) == (1, 0, None, 5.0)
     assert (rows["cyd"].submitted, rows["cyd"].median_seconds) == (0, None)
 
     page = login(organizer).get(detail_url(campaign)).content.decode()

@@ -19,7 +19,9 @@ def base_url(value: str) -> str:
     try:
         URLValidator(schemes=["http", "https"])(value)
     except ValidationError:
-        raise CommandError(f"--base-url {value!r} is not an http(s) address such as https://judge.example.org") from None
+        raise CommandError(
+            f"--base-url {value!r} is not an http(s) address such as https://judge.example.org"
+        ) from None
     return value.rstrip("/")
 
 
@@ -37,7 +39,9 @@ class Command(BaseCommand):
             "--base-url", default="http://127.0.0.1:8000", help="the site's address (default http://127.0.0.1:8000)"
         )
         parser.add_argument(
-            "--by", metavar="USERNAME", help="the organizer or admin creating the invites (default: the campaign's owner)"
+            "--by",
+            metavar="USERNAME",
+            help="the organizer or admin creating the invites (default: the campaign's owner)",
         )
         parser.add_argument(
             "--days", type=int, default=INVITE_VALIDITY.days, help=f"days a link works (default {INVITE_VALIDITY.days})"
@@ -52,7 +56,9 @@ class Command(BaseCommand):
         if creator is None:
             raise CommandError(f"--by: no user named {username!r}")
         if not can_manage(creator, campaign):
-            raise CommandError(f"{creator.username!r} does not manage campaign {campaign.name!r}; name one who does with --by")
+            raise CommandError(
+                f"{creator.username!r} does not manage campaign {campaign.name!r}; name one who does with --by"
+            )
         return creator
 
     def handle(self, *args, **options):
