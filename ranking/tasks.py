@@ -5,10 +5,17 @@ samples and computes the rest; the chunks run on as many workers as there are. T
 rejected back to the queue when their worker dies, so a killed worker's task runs again elsewhere; every task is
 idempotent (a chunk is a pure function of the run; the body writes the result once). Transient database errors
 are retried with backoff. In the embedded mode (no broker) the same chord runs in-process.
+
+When the broker is unreachable (a Redis outage) a new run stays queued, marked as waiting, and nothing else fails:
+``resend_waiting`` (called by the analyses page and ``manage.py requeue_analyses``) sends it once the broker is back.
 """
 from __future__ import annotations
 
+import logging
+
+import kombu.exceptions
 import numpy as np
+import redis.exceptions
 from celery import chord, shared_task
 from django.db import OperationalError, transaction
 
@@ -19,6 +26,10 @@ from .runs import add_progress, compute_chunk, finish, mark_failed, mark_running
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 3}
 BOOTSTRAP_SHARE = 80.0
 """Percent of a run's progress that its bootstrap chunks account for."""
+BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.ConnectionError, ConnectionError)
+WAITING = "waiting for the task queue"
+
+logger = logging.getLogger(__name__)
 
 
 def enqueue(run: AnalysisRun) -> None:
@@ -26,7 +37,14 @@ def enqueue(run: AnalysisRun) -> None:
     transaction.on_commit(lambda: _send(run.pk, run_parameters(run)))
 
 
-def _send(run_id: int, parameters) -> None:
+def resend_waiting() -> int:
+    """Send the queued runs that the broker did not take when they were created; returns how many were sent."""
+    waiting = AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED, task_id="")
+    return sum(_send(run.pk, run_parameters(run)) for run in waiting)
+
+
+def _send(run_id: int, parameters) -> bool:
+    """Send the run's chord; False (and the run marked waiting) when the broker cannot be reached."""
     sizes = chunk_sizes(parameters.bootstrap, parameters.chunk_size)
     header = [
         bootstrap_chunk_task.si(run_id, method, chunk, size)
@@ -34,8 +52,14 @@ def _send(run_id: int, parameters) -> None:
         for chunk, size in enumerate(sizes)
     ]
     body = finish_analysis_task.s(run_id).on_error(analysis_failed_task.s(run_id))
-    result = chord(header)(body)
-    AnalysisRun.objects.filter(pk=run_id).update(task_id=result.id or "")
+    try:
+        result = chord(header)(body)
+    except BROKER_ERRORS as exc:
+        logger.warning("analysis %s is waiting: the task queue is unreachable (%s)", run_id, exc)
+        AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED).update(stage=WAITING)
+        return False
+    AnalysisRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "eager")
+    return True
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)

@@ -14,7 +14,7 @@ from annotation.permissions import managed_campaigns
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .runs import create_run
-from .tasks import enqueue
+from .tasks import enqueue, resend_waiting
 
 
 @login_required
@@ -26,6 +26,7 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
         enqueue(run)
         messages.success(request, f"Analysis {run.pk} is queued.")
         return redirect("campaign-analyses", pk=campaign.pk)
+    resend_waiting()
     runs = AnalysisRun.objects.filter(campaign=campaign).defer("result")
     busy = runs.filter(status__in=[AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING]).exists()
     return render(request, "ranking/analyses.html", {"campaign": campaign, "form": form, "runs": runs, "busy": busy},

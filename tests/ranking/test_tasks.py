@@ -147,3 +147,36 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
         call_command("analyze", "--campaign", "cli", "--judge", "zed", "--out", str(judge_out))
     with pytest.raises(CommandError, match="no scores.<metric> files found"):
         call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "none"), "--out", str(judge_out))
+
+
+@pytest.fixture
+def unreachable_broker():
+    """The test process publishes to a broker address where nothing listens (a Redis outage), then recovers."""
+    from gecappraise.celery import app
+
+    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "broker_connection_timeout")}
+    saved_pools = (app._pool, app.amqp._producer_pool)
+    app.conf.update(broker_url="redis://127.0.0.1:1/0", task_always_eager=False, broker_connection_timeout=1,
+                    task_publish_retry=False)
+    app._pool = app.amqp._producer_pool = None
+    yield
+    app.conf.update(**saved, task_publish_retry=True)
+    app._pool, app.amqp._producer_pool = saved_pools
+
+
+@pytest.mark.django_db
+def test_a_broker_outage_leaves_runs_waiting_until_it_returns(unreachable_broker, django_capture_on_commit_callbacks):
+    from gecappraise.celery import app
+    from ranking.tasks import WAITING, resend_waiting
+
+    campaign = synthetic_campaign("outage", np.random.default_rng(8))
+    run = create_run(campaign, FAST)
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue(run)  # does not raise: the organizer's request succeeds
+    run.refresh_from_db()
+    assert (run.status, run.stage, run.task_id) == (AnalysisRun.Status.QUEUED, WAITING, "")
+    assert resend_waiting() == 0  # still down
+    app.conf.task_always_eager = True  # back (eager: the tasks run here)
+    assert resend_waiting() == 1
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.DONE and run.task_id
