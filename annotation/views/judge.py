@@ -227,16 +227,24 @@ def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResp
     return _go_on(request, assignment.screen.campaign)
 
 
-@never_cache
-@login_required
-def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
-    """The ranking screen served as ``token``; POST submits its ranks (once, however often it is posted)."""
+def _open_assignment(request: HttpRequest, token: uuid.UUID) -> Assignment | HttpResponse:
+    """The judge's assignment served as ``token`` if it is still open, else the page that says why not."""
     try:
         assignment = queue.assignment_for(token, request.user)
     except queue.QueueError as error:
         return _refused_by_queue(request, error)
     if assignment.status == Assignment.Status.SUBMITTED:
         return _submitted_already(request, assignment)
+    return assignment
+
+
+@never_cache
+@login_required
+def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+    """The ranking screen served as ``token``; POST submits its ranks (once, however often it is posted)."""
+    assignment = _open_assignment(request, token)
+    if isinstance(assignment, HttpResponse):
+        return assignment
     found = assignment.screen.campaign
     if found.mode != Campaign.Mode.RANKING:
         return _refused(request, RANKING_ONLY, 409)
@@ -289,12 +297,9 @@ def _render_screen(
 @require_POST
 def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """Flag the screen served as ``token`` with a reason instead of ranking it."""
-    try:
-        assignment = queue.assignment_for(token, request.user)
-    except queue.QueueError as error:
-        return _refused_by_queue(request, error)
-    if assignment.status == Assignment.Status.SUBMITTED:
-        return _submitted_already(request, assignment)
+    assignment = _open_assignment(request, token)
+    if isinstance(assignment, HttpResponse):
+        return assignment
     found = assignment.screen.campaign
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():
