@@ -98,7 +98,7 @@ def test_worker_runs_an_analysis_queued_running_done(celery_worker):
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_process_killed_mid_run_leads_to_a_retried_complete_run(celery_worker):
     campaign = synthetic_campaign("killed", np.random.default_rng(5), n_rankings=300)
-    parameters = AnalysisParameters(bootstrap=2000, chunk_size=100, seed=6)
+    parameters = AnalysisParameters(bootstrap=2000, chunk_size=50, seed=6)
     expected = execute_in_process(create_run(campaign, parameters)).result
     run = create_run(campaign, parameters)
     lost_before = celery_worker.lost_tasks()
