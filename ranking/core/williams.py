@@ -1,0 +1,115 @@
+"""Williams test for the difference between two dependent correlations that share one variable (N19 §6,
+Figure 3; METHODS 12).
+
+Williams (1959), as Graham and Baldwin (2014, eq. 1) apply it to metrics: with r12 = r(human, metric 1),
+r13 = r(human, metric 2), r23 = r(metric 1, metric 2) over n systems,
+
+    K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23
+    t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2 K (n - 1)/(n - 3) + (r12 + r13)^2 / 4 * (1 - r23)^3)
+
+which follows Student's t with n - 3 degrees of freedom; the one-sided p-value P(T >= t) tests whether metric 1
+correlates better with the humans than metric 2. The script Graham and Baldwin published used n - 2 degrees of
+freedom until 30/11/2014, so ``df_offset=2`` reproduces tables made with it; the statistic is the same.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import t as student_t
+
+DF_OFFSETS = (3, 2)
+"""Degrees of freedom n - 3 (Williams 1959) or n - 2 (the early script)."""
+
+
+@dataclass(frozen=True)
+class WilliamsResult:
+    """The t statistic, its degrees of freedom and the one-sided p-value that r12 > r13."""
+
+    t: float
+    df: int
+    p_value: float
+
+
+def _check(n: int, df_offset: int) -> None:
+    if df_offset not in DF_OFFSETS:
+        raise ValueError(f"df_offset must be 3 (n - 3 degrees of freedom) or 2 (n - 2), got {df_offset}")
+    if n <= 3:
+        raise ValueError(f"the Williams test needs more than 3 systems, got n = {n}")
+
+
+def williams_t(r12: np.ndarray | float, r13: np.ndarray | float, r23: np.ndarray | float, n: int) -> np.ndarray:
+    """Williams' t for r12 > r13 (formula in the module docstring); broadcasts its correlation arguments.
+
+    K is the determinant of the three variables' correlation matrix: a negative K (beyond rounding) means the
+    correlations are impossible together and is refused."""
+    r12, r13, r23 = (np.asarray(r, dtype=np.float64) for r in (r12, r13, r23))
+    if np.any(np.abs(np.stack(np.broadcast_arrays(r12, r13, r23))) > 1):
+        raise ValueError("correlations must lie in [-1, 1]")
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    if np.any(k < -1e-12):
+        raise ValueError("these three correlations cannot occur together (their correlation matrix has K < 0)")
+    k = np.maximum(k, 0.0)
+    numerator = (r12 - r13) * np.sqrt((n - 1) * (1 + r23))
+    denominator = np.sqrt(2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return numerator / denominator
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int, df_offset: int = 3) -> WilliamsResult:
+    """The Williams test that r(human, metric 1) = ``r12`` exceeds r(human, metric 2) = ``r13`` given
+    r(metric 1, metric 2) = ``r23`` over ``n`` systems; one-sided p-value with n - ``df_offset`` degrees of freedom."""
+    _check(n, df_offset)
+    t = float(williams_t(r12, r13, r23, n))
+    df = n - df_offset
+    return WilliamsResult(t=t, df=df, p_value=float(student_t.sf(t, df)))
+
+
+@dataclass(frozen=True)
+class WilliamsMatrix:
+    """Pearson's r of each metric with the human scores, and the (k, k) matrices of t and one-sided p-values:
+    cell (i, j) tests that metric i correlates better than metric j (N19 Figure 3); NaN on the diagonal."""
+
+    names: tuple[str, ...]
+    correlation: np.ndarray
+    t: np.ndarray
+    p_value: np.ndarray
+    df: int
+
+    def as_dict(self) -> dict:
+        """``{"correlations": {metric: r}, "p_values": {row: {column: p}}, "df": df}``; None on the diagonal."""
+        return {
+            "correlations": {name: float(r) for name, r in zip(self.names, self.correlation)},
+            "p_values": {
+                a: {b: (None if i == j else float(self.p_value[i, j])) for j, b in enumerate(self.names)}
+                for i, a in enumerate(self.names)
+            },
+            "df": self.df,
+        }
+
+
+def williams_matrix(
+    human: np.ndarray, metrics: np.ndarray, names: Sequence[str], df_offset: int = 3
+) -> WilliamsMatrix:
+    """The Williams test over every ordered pair of metrics (N19 §6): ``human`` (n,) system scores, ``metrics``
+    (k, n) each metric's scores of the same systems in the same order."""
+    h = np.asarray(human, dtype=np.float64)
+    m = np.asarray(metrics, dtype=np.float64)
+    if h.ndim != 1 or m.ndim != 2 or m.shape[1] != h.size:
+        raise ValueError(f"need human scores (n,) and metric scores (k, n); got {h.shape} and {m.shape}")
+    if len(names) != m.shape[0]:
+        raise ValueError(f"{len(names)} names for {m.shape[0]} metrics")
+    if not (np.all(np.isfinite(h)) and np.all(np.isfinite(m))):
+        raise ValueError("scores must be finite numbers")
+    n = h.size
+    _check(n, df_offset)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.corrcoef(np.vstack([h, m]))
+    if np.any(np.isnan(r)):
+        raise ValueError("a score vector is constant: its correlation is undefined")
+    with_human, between = r[0, 1:], r[1:, 1:]
+    t = williams_t(with_human[:, None], with_human[None, :], between, n)
+    np.fill_diagonal(t, np.nan)
+    df = n - df_offset
+    return WilliamsMatrix(tuple(names), with_human, t, student_t.sf(t, df), df)
