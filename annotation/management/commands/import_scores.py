@@ -1,0 +1,41 @@
+"""manage.py import_scores: add PRWS ratings from a CSV file (long or GMEG's wide layout) to a PRWS campaign."""
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
+
+
+class Command(BaseCommand):
+    help = (
+        "Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score"
+        "[,meaning_changed] with segment the 0-based line number. --wide: a header of system names, then one row "
+        "per segment in line order, one column per system, empty cells not rated (GMEG-Data's segment scores). "
+        "Each rater's ratings of one segment become one judged screen; nothing is imported if any row is wrong."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME")
+        parser.add_argument("--wide", action="store_true", help="one row per segment, one column per system")
+        parser.add_argument(
+            "--rater", default=WIDE_RATER, metavar="USER",
+            help=f"with --wide: the rater the ratings are stored under (default {WIDE_RATER})",
+        )
+        parser.add_argument("file", metavar="FILE.csv")
+
+    def handle(self, *args, **options):
+        campaign = get_campaign(options["campaign"])
+        path = Path(options["file"])
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{options['file']}: cannot read ({exc.strerror})") from None
+        try:
+            summary = import_scores(campaign, data, wide=options["wide"], name=path.name, rater=options["rater"])
+        except ScoreImportError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(
+            f"Imported {summary.ratings} ratings on {summary.screens} screens by {summary.raters} "
+            f"rater{'s' if summary.raters != 1 else ''} into {campaign.name!r}."
+        )

@@ -1,0 +1,314 @@
+"""PRWS scores from CSV into a campaign's database rows (``manage.py import_scores``; N19 §4.2, METHODS 11).
+
+Two layouts, UTF-8 (a byte order mark is dropped):
+
+- *long*: one rating per row, ``rater,segment,system,score[,meaning_changed]``; ``segment`` is the 0-based line
+  number of the source, ``score`` a number from 0 to 100, ``meaning_changed`` one of 1/0, true/false, yes/no or
+  empty (false). A first row ``rater,segment,system,score[,meaning_changed]`` is a header and is skipped, and so
+  are blank rows.
+- *wide* (GMEG-Data's ``*-segment-scores.csv``): a header of system names, then one row per segment in line
+  order, one column per system; an empty cell is not rated. Every rating belongs to one rater, ``WIDE_RATER``
+  unless another is named.
+
+How ratings become rows: every (rater, segment) gets one Screen of that segment showing the candidates the rater
+scored, in the order of the file, with a submitted Assignment of the rater (a user created without a usable
+password if needed, made a judge of the campaign) and one Judgment whose CandidateJudgments carry the scores
+and the meaning-changed boxes. A system's rating is the rating of its candidate, the collapsed output it shares
+with the systems that produced the same sentence (METHODS 1): one candidate rated through several systems by one
+rater must get the same score and box every time, and counts once.
+
+The file is checked whole before anything is written; any error (bad encoding, wrong column count, unknown
+system, line out of range, a score that is not a number from 0 to 100, a rating given twice, a rater who already
+has scores for that segment) raises ``ScoreImportError`` naming the row, and nothing is stored.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from ..models import Assignment, Campaign, CandidateJudgment, Judgment, Output, Screen, ScreenCandidate, Segment
+from .screens import next_screen_number, next_slot_position
+from .textfiles import InputFileError, check_size
+
+WIDE_RATER = "gmeg-mean"
+"""The rater of a wide file's ratings unless another is named: GMEG-Data releases each output's mean rating."""
+LONG_COLUMNS = ("rater", "segment", "system", "score", "meaning_changed")
+TRUE_WORDS, FALSE_WORDS = frozenset({"1", "true", "yes"}), frozenset({"", "0", "false", "no"})
+
+
+class ScoreImportError(InputFileError):
+    """A scores file cannot be imported; the message names the file and the row."""
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One cell of the file: ``row`` is its 1-based row in the file."""
+
+    row: int
+    rater: str
+    line: int
+    system: str
+    score: float
+    meaning_changed: bool
+
+
+@dataclass(frozen=True)
+class ScoreImportSummary:
+    """What an import added."""
+
+    ratings: int
+    screens: int
+    raters: int
+
+
+def _rows(name: str, data: bytes) -> list[list[str]]:
+    check_size(name, len(data), settings.MAX_UPLOAD_BYTES)
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        raise ScoreImportError(
+            f"{name}: row {row}: not UTF-8 text (byte 0x{data[exc.start]:02x} at byte offset {exc.start})"
+        ) from None
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ScoreImportError(f"{name}: not a CSV file ({exc})") from None
+    if not rows:
+        raise ScoreImportError(f"{name}: the file is empty")
+    return rows
+
+
+def _score(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ScoreImportError(f"{where}: score {text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= 100:
+        raise ScoreImportError(f"{where}: score {text!r} is outside 0-100")
+    return value
+
+
+def _line(text: str, where: str, n_lines: int) -> int:
+    try:
+        line = int(text)
+    except ValueError:
+        raise ScoreImportError(f"{where}: segment {text!r} is not a line number (0-based)") from None
+    if not 0 <= line < n_lines:
+        raise ScoreImportError(f"{where}: line {line} is out of range (the campaign has lines 0 to {n_lines - 1})")
+    return line
+
+
+def _meaning_changed(text: str, where: str) -> bool:
+    word = text.strip().lower()
+    if word not in TRUE_WORDS | FALSE_WORDS:
+        raise ScoreImportError(f"{where}: meaning_changed {text!r} is not 1/0, true/false or yes/no")
+    return word in TRUE_WORDS
+
+
+def _rater(text: str, where: str) -> str:
+    rater = text.strip()
+    if not rater or len(rater) > 150:
+        raise ScoreImportError(f"{where}: rater {text!r} must have 1 to 150 characters")
+    try:
+        get_user_model().username_validator(rater)
+    except ValidationError:
+        raise ScoreImportError(f"{where}: rater {text!r} is not a valid user name (letters, digits, @.+-_)") from None
+    return rater
+
+
+def _system(text: str, where: str, systems: set[str]) -> str:
+    if text.strip() not in systems:
+        raise ScoreImportError(
+            f"{where}: unknown system {text.strip()!r} (the campaign's systems: {', '.join(sorted(systems))})"
+        )
+    return text.strip()
+
+
+def parse_long(name: str, data: bytes, systems: set[str], n_lines: int) -> list[Rating]:
+    """The ratings of a long file (``rater,segment,system,score[,meaning_changed]``), checked cell by cell."""
+    rows = _rows(name, data)
+    start = 1 if [cell.strip().lower() for cell in rows[0]] in (list(LONG_COLUMNS[:4]), list(LONG_COLUMNS)) else 0
+    ratings = []
+    for number, row in enumerate(rows[start:], start=start + 1):
+        where = f"{name}: row {number}"
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) not in (4, 5):
+            raise ScoreImportError(
+                f"{where}: {len(row)} columns; expected rater,segment,system,score[,meaning_changed]"
+            )
+        ratings.append(
+            Rating(
+                number,
+                _rater(row[0], where),
+                _line(row[1].strip(), where, n_lines),
+                _system(row[2], where, systems),
+                _score(row[3].strip(), where),
+                _meaning_changed(row[4], where) if len(row) == 5 else False,
+            )
+        )
+    return ratings
+
+
+def parse_wide(name: str, data: bytes, systems: set[str], n_lines: int, rater: str = WIDE_RATER) -> list[Rating]:
+    """The ratings of a wide file: a header of system names, then row i + 2 holds line i's scores."""
+    rows = _rows(name, data)
+    rater = _rater(rater, f"{name}: rater")
+    header = [_system(cell, f"{name}: row 1, column {k + 1}", systems) for k, cell in enumerate(rows[0])]
+    repeated = sorted({system for system in header if header.count(system) > 1})
+    if repeated:
+        raise ScoreImportError(f"{name}: row 1: system {repeated[0]!r} has two columns")
+    body = rows[1:]
+    if len(body) != n_lines:
+        raise ScoreImportError(
+            f"{name}: {len(body)} rows of scores, but the campaign has {n_lines} segments (one row per segment, "
+            "in line order)"
+        )
+    ratings = []
+    for line, row in enumerate(body):
+        number = line + 2
+        if row and len(row) != len(header):
+            raise ScoreImportError(f"{name}: row {number}: {len(row)} columns; the header has {len(header)}")
+        for system, cell in zip(header, row):
+            if cell.strip():
+                where = f"{name}: row {number}, column {system!r}"
+                ratings.append(Rating(number, rater, line, system, _score(cell.strip(), where), False))
+    return ratings
+
+
+@dataclass
+class _Screen:
+    rater: str
+    line: int
+    candidates: dict[int, Rating]
+
+
+def _screens(name: str, ratings: list[Rating], outputs: dict[tuple[int, str], int]) -> list[_Screen]:
+    """Group ratings into one screen per (rater, line) in file order; one rating per candidate."""
+    screens: dict[tuple[str, int], _Screen] = {}
+    rated: dict[tuple[str, int, str], int] = {}
+    for rating in ratings:
+        key = (rating.rater, rating.line)
+        earlier = rated.setdefault((*key, rating.system), rating.row)
+        if earlier != rating.row:
+            raise ScoreImportError(
+                f"{name}: row {rating.row}: {rating.rater} rated system {rating.system!r} on line {rating.line} "
+                f"already in row {earlier}"
+            )
+        screen = screens.setdefault(key, _Screen(rating.rater, rating.line, {}))
+        candidate = outputs[(rating.line, rating.system)]
+        same = screen.candidates.setdefault(candidate, rating)
+        if (same.score, same.meaning_changed) != (rating.score, rating.meaning_changed):
+            raise ScoreImportError(
+                f"{name}: row {rating.row}: systems {same.system!r} and {rating.system!r} produced the same "
+                f"sentence on line {rating.line}, but {rating.rater} gave it {same.score:g} "
+                f"(row {same.row}) and {rating.score:g}; one sentence gets one score"
+            )
+    return list(screens.values())
+
+
+def _check_not_rated(name: str, campaign: Campaign, screens: list[_Screen]) -> None:
+    wanted = {(screen.rater, screen.line) for screen in screens}
+    existing = (
+        Judgment.objects.filter(assignment__screen__campaign=campaign, items__score__isnull=False)
+        .values_list("assignment__judge__username", "assignment__screen__segment__line")
+        .distinct()
+    )
+    for rater, line in existing:
+        if (rater, line) in wanted:
+            raise ScoreImportError(
+                f"{name}: {rater} already has scores for line {line} in {campaign.name!r} (was this file imported "
+                "before?)"
+            )
+
+
+def import_scores(
+    campaign: Campaign, data: bytes, *, wide: bool = False, name: str = "scores.csv", rater: str = WIDE_RATER
+) -> ScoreImportSummary:
+    """Add the PRWS ratings of a long or wide CSV file to ``campaign``, all or nothing (module docstring)."""
+    if campaign.mode != Campaign.Mode.PRWS:
+        raise ScoreImportError(
+            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; scores go into PRWS campaigns "
+            "(import_outputs --mode prws)"
+        )
+    outputs = {
+        (line, system): candidate
+        for line, system, candidate in Output.objects.filter(segment__campaign=campaign).values_list(
+            "segment__line", "system__name", "candidate_id"
+        )
+    }
+    systems = {system for _, system in outputs}
+    n_lines = Segment.objects.filter(campaign=campaign).count()
+    if wide:
+        ratings = parse_wide(name, data, systems, n_lines, rater)
+    else:
+        ratings = parse_long(name, data, systems, n_lines)
+    screens = _screens(name, ratings, outputs)
+    if not screens:
+        raise ScoreImportError(f"{name}: the file holds no scores")
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        _check_not_rated(name, campaign, screens)
+        users = _raters(campaign, {screen.rater for screen in screens})
+        _write(campaign, screens, users)
+    return ScoreImportSummary(
+        ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(users)
+    )
+
+
+def _raters(campaign: Campaign, names: set[str]) -> dict:
+    User = get_user_model()
+    users = {}
+    for username in sorted(names):
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        users[username] = user
+    campaign.judges.add(*users.values())
+    return users
+
+
+def _write(campaign: Campaign, screens: list[_Screen], users: dict) -> None:
+    segments = dict(Segment.objects.filter(campaign=campaign).values_list("line", "id"))
+    first, first_position = next_screen_number(campaign), next_slot_position(campaign)
+    rows = Screen.objects.bulk_create(
+        (Screen(campaign=campaign, segment_id=segments[s.line], number=first + i) for i, s in enumerate(screens)),
+        batch_size=5000,
+    )
+    ScreenCandidate.objects.bulk_create(
+        (
+            ScreenCandidate(screen=row, candidate_id=candidate, position=position)
+            for row, screen in zip(rows, screens)
+            for position, candidate in enumerate(screen.candidates)
+        ),
+        batch_size=10000,
+    )
+    assignments = Assignment.objects.bulk_create(
+        (
+            Assignment(screen=row, judge=users[screen.rater], position=first_position + i,
+                       status=Assignment.Status.SUBMITTED)
+            for i, (row, screen) in enumerate(zip(rows, screens))
+        ),
+        batch_size=5000,
+    )
+    judgments = Judgment.objects.bulk_create((Judgment(assignment=a) for a in assignments), batch_size=5000)
+    CandidateJudgment.objects.bulk_create(
+        (
+            CandidateJudgment(
+                judgment=judgment, candidate_id=candidate, position=position, score=rating.score,
+                meaning_changed=rating.meaning_changed,
+            )
+            for judgment, screen in zip(judgments, screens)
+            for position, (candidate, rating) in enumerate(screen.candidates.items())
+        ),
+        batch_size=10000,
+    )

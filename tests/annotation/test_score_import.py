@@ -1,0 +1,184 @@
+"""Importing PRWS scores from CSV (annotation.services.score_import, ``manage.py import_scores``): both layouts,
+collapsed candidates, and bad files rejected whole with a message naming the row."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from annotation.models import Assignment, Campaign, CandidateJudgment, Judgment, Screen
+from annotation.services.score_import import ScoreImportError, import_scores
+
+from .factories import candidate_of, small_campaign
+
+pytestmark = pytest.mark.django_db
+
+# small_campaign: 6 lines; systems ZEPHYRSYS, QUOKKAGEC, MARMOTFIX and INPUT (the source). On line 0 MARMOTFIX left
+# the source unchanged (one candidate with INPUT); on line 3 ZEPHYRSYS and QUOKKAGEC did.
+LONG = """rater,segment,system,score,meaning_changed
+ann,1,ZEPHYRSYS,80,0
+ann,1,QUOKKAGEC,65.5,yes
+ann,1,INPUT,20,
+bob,1,MARMOTFIX,10,true
+ann,3,ZEPHYRSYS,90,no
+ann,3,QUOKKAGEC,90,0
+ann,3,MARMOTFIX,40,1
+"""
+
+
+@pytest.fixture
+def campaign():
+    return small_campaign("scored", mode=Campaign.Mode.PRWS)
+
+
+def state() -> tuple[int, int, int, int, int]:
+    """Row counts that an import must leave alone when it fails."""
+    return (
+        Screen.objects.count(), Assignment.objects.count(), Judgment.objects.count(),
+        CandidateJudgment.objects.count(), get_user_model().objects.count(),
+    )
+
+
+def write(tmp_path, text: str | bytes, name: str = "scores.csv"):
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_long_file_through_the_command(campaign, tmp_path):
+    out = StringIO()
+    call_command("import_scores", "--campaign", "scored", str(write(tmp_path, LONG)), stdout=out)
+    assert out.getvalue().strip() == "Imported 6 ratings on 3 screens by 2 raters into 'scored'."
+    screens = list(Screen.objects.filter(campaign=campaign).order_by("number"))
+    assert [(s.segment.line, s.assignments.get().judge.username) for s in screens] == [(1, "ann"), (1, "bob"), (3, "ann")]
+    assert all(s.assignments.get().status == "submitted" for s in screens)
+    first = screens[0].assignments.get().judgment
+    rows = list(first.items.order_by("position").values_list("candidate_id", "score", "meaning_changed", "rank"))
+    assert rows == [
+        (candidate_of(campaign, 1, "ZEPHYRSYS").pk, 80.0, False, None),
+        (candidate_of(campaign, 1, "QUOKKAGEC").pk, 65.5, True, None),
+        (candidate_of(campaign, 1, "INPUT").pk, 20.0, False, None),
+    ]
+    assert list(screens[0].slots.order_by("position").values_list("candidate_id", flat=True)) == [r[0] for r in rows]
+    collapsed = screens[2].assignments.get().judgment.items.order_by("position")
+    assert [(i.candidate_id, i.score) for i in collapsed] == [
+        (candidate_of(campaign, 3, "ZEPHYRSYS").pk, 90.0), (candidate_of(campaign, 3, "MARMOTFIX").pk, 40.0)
+    ], "ZEPHYRSYS and QUOKKAGEC produced one sentence on line 3: one rating"
+    assert set(campaign.judges.values_list("username", flat=True)) == {"ann", "bob"}
+    assert not get_user_model().objects.get(username="bob").has_usable_password()
+
+
+def test_long_file_without_header_or_meaning_column(campaign):
+    summary = import_scores(campaign, b"ann,0,MARMOTFIX,55\r\n\r\nann,0,ZEPHYRSYS,70\r\n")
+    assert (summary.ratings, summary.screens, summary.raters) == (2, 1, 1)
+    assert list(CandidateJudgment.objects.values_list("score", "meaning_changed")) == [(55.0, False), (70.0, False)]
+
+
+WIDE = "ZEPHYRSYS,MARMOTFIX,INPUT\n" + "\n".join(
+    ["50,60,60", "1,2,3", ",,", "90,,90", "", "10,20.5,30"]
+) + "\n"
+
+
+def test_wide_file_one_rater_empty_cells_not_rated(campaign, tmp_path):
+    out = StringIO()
+    call_command("import_scores", "--campaign", "scored", "--wide", str(write(tmp_path, WIDE)), stdout=out)
+    assert "Imported 9 ratings on 4 screens by 1 rater into 'scored'." in out.getvalue()
+    judgments = Judgment.objects.filter(assignment__judge__username="gmeg-mean").order_by("assignment__screen__number")
+    lines = [j.assignment.screen.segment.line for j in judgments]
+    assert lines == [0, 1, 3, 5], "rows 3 and 5 (lines 2 and 4) are empty"
+    line0 = [(i.candidate_id, i.score) for i in judgments[0].items.order_by("position")]
+    assert line0 == [(candidate_of(campaign, 0, "ZEPHYRSYS").pk, 50.0), (candidate_of(campaign, 0, "INPUT").pk, 60.0)]
+    assert [i.score for i in judgments[2].items.all()] == [90.0], "ZEPHYRSYS left line 3 unchanged: one rating"
+    assert [i.score for i in judgments[3].items.order_by("position")] == [10.0, 20.5, 30.0]
+
+
+def test_wide_file_under_a_named_rater(campaign):
+    import_scores(campaign, WIDE.encode(), wide=True, rater="means")
+    assert set(Judgment.objects.values_list("assignment__judge__username", flat=True)) == {"means"}
+
+
+GOOD = "zed,2,INPUT,10\nzed,2,ZEPHYRSYS,70\n"
+"""Two good rows put before a bad one: they must not be stored either."""
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GOOD + "ann,1,NOSUCH,50\n", "scores.csv: row 3: unknown system 'NOSUCH'"),
+        (GOOD + "ann,6,INPUT,50\n", "row 3: line 6 is out of range (the campaign has lines 0 to 5)"),
+        (GOOD + "ann,-1,INPUT,50\n", "row 3: line -1 is out of range"),
+        (GOOD + "ann,one,INPUT,50\n", "row 3: segment 'one' is not a line number"),
+        (GOOD + "ann,0,INPUT,100.5\n", "row 3: score '100.5' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,-1\n", "row 3: score '-1' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,nan\n", "row 3: score 'nan' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,fifty\n", "row 3: score 'fifty' is not a number"),
+        (GOOD + "ann,0,INPUT,50,1,x\n", "row 3: 6 columns; expected rater,segment,system,score[,meaning_changed]"),
+        (GOOD + "ann,0,INPUT\n", "row 3: 3 columns"),
+        (GOOD + "ann,0,INPUT,50,maybe\n", "row 3: meaning_changed 'maybe' is not 1/0, true/false or yes/no"),
+        ("ann,0,INPUT,50\nann,0,ZEPHYRSYS,50\nann,0,INPUT,50\n",
+         "row 3: ann rated system 'INPUT' on line 0 already in row 1"),
+        ("ann,0,INPUT,50\nann,0,MARMOTFIX,60\n",
+         "row 2: systems 'INPUT' and 'MARMOTFIX' produced the same sentence on line 0, but ann gave it 50 (row 1) and 60"),
+        ("ann,0,INPUT,50,1\nann,0,MARMOTFIX,50,0\n", "row 2: systems 'INPUT' and 'MARMOTFIX' produced the same"),
+        (GOOD + "a b,0,INPUT,50\n", "row 3: rater 'a b' is not a valid user name"),
+        (GOOD + ",0,INPUT,50\n", "row 3: rater '' must have 1 to 150 characters"),
+        ("rater,segment,system,score\n", "scores.csv: the file holds no scores"),
+        (GOOD.encode() + b"b\xe9a,0,INPUT,50\n", "scores.csv: row 3: not UTF-8 text (byte 0xe9 at byte offset"),
+        ("", "scores.csv: the file is empty"),
+    ],
+)
+def test_bad_long_files_are_refused_whole(campaign, text, message):
+    before = state()
+    with pytest.raises(ScoreImportError) as error:
+        import_scores(campaign, text if isinstance(text, bytes) else text.encode())
+    assert message in str(error.value)
+    assert state() == before
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ZEPHYRSYS,NOSUCH\n" + "1,2\n" * 6, "row 1, column 2: unknown system 'NOSUCH'"),
+        ("INPUT,INPUT\n" + "1,2\n" * 6, "row 1: system 'INPUT' has two columns"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5, "5 rows of scores, but the campaign has 6 segments"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 7, "7 rows of scores"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 3 + "1,2,3\n" + "1,2\n" * 2, "row 5: 3 columns; the header has 2"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 3 + "1,x\n" + "1,2\n" * 2, "row 5, column 'ZEPHYRSYS': score 'x' is not a number"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5 + "1,101\n", "row 7, column 'ZEPHYRSYS': score '101' is outside 0-100"),
+        ("INPUT,MARMOTFIX\n" + "1,2\n" + "1,2\n" * 5, "row 2: systems 'INPUT' and 'MARMOTFIX' produced the same sentence"),
+    ],
+)
+def test_bad_wide_files_are_refused_whole(campaign, text, message):
+    before = state()
+    with pytest.raises(ScoreImportError, match="^scores.csv: ") as error:
+        import_scores(campaign, text.encode(), wide=True)
+    assert message in str(error.value)
+    assert state() == before
+
+
+def test_a_ranking_campaign_takes_no_scores(tmp_path):
+    small_campaign("ranked")
+    with pytest.raises(CommandError, match="'ranked' is a relative ranking campaign; scores go into PRWS campaigns"):
+        call_command("import_scores", "--campaign", "ranked", str(write(tmp_path, LONG)))
+    assert state()[2] == 0
+
+
+def test_importing_the_same_ratings_twice_is_refused(campaign):
+    import_scores(campaign, LONG.encode())
+    before = state()
+    with pytest.raises(ScoreImportError, match="ann already has scores for line 1 in 'scored'"):
+        import_scores(campaign, b"zed,0,INPUT,5\nann,1,MARMOTFIX,5\n")
+    assert state() == before
+    import_scores(campaign, b"ann,2,INPUT,5\n")
+    assert state()[2] == before[2] + 1
+
+
+def test_command_errors(campaign, tmp_path):
+    with pytest.raises(CommandError, match="no campaign named 'nope'"):
+        call_command("import_scores", "--campaign", "nope", str(write(tmp_path, LONG)))
+    with pytest.raises(CommandError, match="missing.csv: cannot read"):
+        call_command("import_scores", "--campaign", "scored", str(tmp_path / "missing.csv"))
+    with pytest.raises(CommandError, match="^bad.csv: row 1: unknown system"):
+        call_command("import_scores", "--campaign", "scored", str(write(tmp_path, "ann,0,X,1\n", "bad.csv")))
