@@ -4,6 +4,9 @@ Judgments are read in the order they were stored. Systems of kind ``control`` (a
 are quality-control outputs, not contestants: they are dropped from every candidate, and a candidate produced by
 control systems only is dropped from its ranking. Flagged screens become skipped rankings (no candidates), as
 ``skipped="true"`` items are in Appraise XML. Training answers are not Judgments and never reach here.
+
+PRWS campaigns (METHODS 11) are read by ``load_scores``: every scored candidate with all its systems, the systems
+of kind ``input`` as *Source* and those of kind ``control`` as *Source+error* for the raters' quality check.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from django.db.models import Max
 
 from annotation.models import CandidateJudgment, Judgment, Output, System
 
+from .core.prws import ScoredCandidate, Scores
 from .core.rankings import Rankings
 
 
@@ -83,3 +87,41 @@ def load_rankings(campaign, up_to: int | None = None, judge: str | None = None) 
         if flag is not None or shown[pk]
     ]
     return Rankings.from_items(items, system_names=sorted(contestants))
+
+
+def load_scores(campaign, up_to: int | None = None, judge: str | None = None) -> Scores:
+    """The campaign's PRWS ratings as core ``Scores`` (METHODS 11), one item per judgment in stored order.
+
+    A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
+    Flagged screens are screens without ratings. ``up_to`` and ``judge`` select judgments as in ``load_rankings``.
+    """
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    if up_to is not None:
+        judgments = judgments.filter(id__lte=up_to)
+    if judge is not None:
+        judgments = judgments.filter(assignment__judge__username=judge)
+    kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
+    systems: dict[int, list[str]] = defaultdict(list)
+    for candidate_id, name in Output.objects.filter(segment__campaign=campaign).values_list(
+        "candidate_id", "system__name"
+    ):
+        systems[candidate_id].append(name)
+    shown: dict[int, list[ScoredCandidate]] = defaultdict(list)
+    for judgment_id, candidate_id, score, meaning_changed, text, source in (
+        CandidateJudgment.objects.filter(judgment__in=judgments, score__isnull=False)
+        .order_by("judgment_id", "position")
+        .values_list("judgment_id", "candidate_id", "score", "meaning_changed", "candidate__text",
+                     "candidate__segment__source")
+    ):
+        unchanged = text.rstrip() == source.rstrip()
+        shown[judgment_id].append(ScoredCandidate(tuple(systems[candidate_id]), score, meaning_changed, unchanged))
+    rows = judgments.order_by("id").values_list(
+        "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
+    )
+    items = [(username, line, shown[pk]) for pk, username, line, flag in rows if flag is not None or shown[pk]]
+    return Scores.from_items(
+        items,
+        system_names=sorted(kinds),
+        source_systems=[name for name, kind in kinds.items() if kind == System.Kind.INPUT],
+        control_systems=[name for name, kind in kinds.items() if kind == System.Kind.CONTROL],
+    )

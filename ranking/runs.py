@@ -19,8 +19,9 @@ from annotation.models import Campaign
 
 from .core.analysis import AnalysisParameters, Progress, analyze, bootstrap_chunk
 from .core.pairs import expanded_pairs
+from .core.prws import Scores, qualified_rankings
 from .core.rankings import Rankings
-from .loading import campaign_snapshot, load_rankings
+from .loading import campaign_snapshot, load_rankings, load_scores
 from .models import AnalysisRun
 
 
@@ -50,8 +51,21 @@ def run_parameters(run: AnalysisRun) -> AnalysisParameters:
 
 
 def run_rankings(run: AnalysisRun) -> Rankings:
-    """The rankings the run analyses: its campaign's judgments up to the snapshot, of its judge if it has one."""
+    """The rankings the run analyses: its campaign's judgments up to the snapshot, of its judge if it has one.
+
+    For a PRWS campaign: the relative judgments derived from the scores of the raters who pass the quality check
+    (METHODS 11)."""
+    scores = run_scores(run)
+    if scores is not None:
+        return qualified_rankings(scores)
     return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
+
+
+def run_scores(run: AnalysisRun) -> Scores | None:
+    """The PRWS scores the run analyses, selected like ``run_rankings``; None for a ranking campaign."""
+    if run.campaign.mode != Campaign.Mode.PRWS:
+        return None
+    return load_scores(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
 
 
 def mark_running(run_id: int) -> None:
@@ -92,10 +106,11 @@ def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progres
     if run.status == AnalysisRun.Status.DONE:
         return run
     started = time.perf_counter()
-    rankings = run_rankings(run)
+    scores = run_scores(run)
+    rankings = run_rankings(run) if scores is None else qualified_rankings(scores)
     loaded = time.perf_counter()
     result = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
-                     progress=progress)
+                     progress=progress, prws=scores)
     result = {
         "campaign": run.campaign.name,
         "parameters": {**result.pop("parameters"), "judge": run.parameters.get("judge")},

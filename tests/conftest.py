@@ -1,6 +1,7 @@
 """Test configuration: the suite runs against the machine's real PostgreSQL (tests/settings.py) and Redis.
 
-The CoNLL-14 data are read from ``../shared/data`` beside the checkout; tests that need them skip without it.
+The CoNLL-14 and GMEG data are read from ``../shared/data`` beside the checkout; tests that need them skip without
+them.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))
 CONLL14 = SHARED_DATA / "conll14"
+GMEG = SHARED_DATA / "gmeg"
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +22,11 @@ def conll14_dir() -> Path:
     if not (CONLL14 / "judgments.xml").is_file():
         pytest.skip(f"CoNLL-14 data not found at {CONLL14} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
     return CONLL14
+
+
+@pytest.fixture(scope="session")
+def gmeg_dir() -> Path:
+    """The GMEG-Data dev split (N19): system outputs and PRWS scores; skips the test where it is absent."""
+    if not (GMEG / "dev" / "fce-segment-scores.csv").is_file():
+        pytest.skip(f"GMEG data not found at {GMEG} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
+    return GMEG

@@ -3,7 +3,10 @@
 ``analyze`` computes, from core ``Rankings``: pair statistics (G15 Table 1), annotator agreement (Table 2), Expected
 Wins and TrueSkill rankings with bootstrap ranges and clusters (Tables 3b, 3c), the head-to-head table (3d),
 per-judge rankings and their correlations (Tables 7, 6), optionally metric correlations with the M2 beta sweep
-(Table 5, Figure 3) and the cross-validated prediction accuracy (Table 4).
+(Table 5, Figure 3) and the cross-validated prediction accuracy (Table 4). For a PRWS campaign the rankings are the
+relative judgments derived from its scores, and the "prws" part adds the scores' own statistics (N19 Tables 6, 7;
+``prws.prws_report``) and, with metrics, the metrics' correlations with the mean scores and the Williams test
+between every two metrics (N19 §6).
 
 Bootstrap samples are computed in chunks so that a task queue can spread them over workers. Chunk ``k`` of method
 ``m`` draws from ``numpy.random.default_rng([seed, m, k])`` and every chunk but the last has ``chunk_size`` samples,
@@ -25,12 +28,16 @@ from .expected_wins import expected_wins
 from .metric_scores import score_column
 from .pairs import ExpandedPairs, expanded_pairs, pair_statistics, unexpanded_pairs, win_matrix
 from .per_judge import judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
+from .prws import Scores, prws_report
 from .rankings import Rankings
 from .significance import head_to_head
 from .trueskill import trueskill_scores
+from .williams import williams_matrix
 
 METHODS = ("expected_wins", "trueskill")
 """Ranking methods, in the order of their index in chunk seeds."""
+PRWS_STREAM = 8
+"""The split-half reliability draws from ``default_rng([seed, PRWS_STREAM])`` (2 is per-judge, 7 accuracy)."""
 
 Progress = Callable[[float, str], None]
 """``progress(fraction_done, stage)``, fraction in [0, 1]."""
@@ -140,11 +147,13 @@ def analyze(
     samples: Mapping[str, np.ndarray] | None = None,
     metrics: MetricScores | None = None,
     progress: Progress | None = None,
+    prws: Scores | None = None,
 ) -> dict:
     """The analysis JSON (PRODUCT.md "Command line and JSON contract") of ``rankings``.
 
     ``samples`` are the bootstrap score samples of each method, as ``bootstrap_samples`` returns them (or as a
-    task queue assembled them from ``bootstrap_chunk``); they are computed here when not given.
+    task queue assembled them from ``bootstrap_chunk``); they are computed here when not given. ``prws`` are the
+    scores of a PRWS campaign, whose relative judgments ``rankings`` are; they add the "prws" key.
     """
     report = progress or (lambda fraction, stage: None)
     systems, judges = rankings.system_names, rankings.judge_names
@@ -183,8 +192,26 @@ def analyze(
             ).as_dict()
             for method in METHODS
         }
+    if prws is not None:
+        report(0.95, "PRWS statistics")
+        result["prws"] = prws_report(prws, np.random.default_rng([parameters.seed, PRWS_STREAM]))
+        if metrics:
+            result["prws"]["metrics"] = prws_metric_significance(result["prws"]["systems"], metrics)
     report(1.0, "done")
     return result
+
+
+def prws_metric_significance(systems: list[dict], metrics: MetricScores) -> dict:
+    """Pearson's r of each metric with the PRWS mean scores and the Williams test between every two metrics
+    (N19 §6, Figure 3; METHODS 12), over the rated systems that are not controls and that every metric scores."""
+    rows = [row for row in systems if not row["control"] and all(row["system"] in m for m in metrics.values())]
+    names = [row["system"] for row in rows]
+    if len(names) <= 3:
+        return {"systems": names, "skipped": "the Williams test needs more than 3 systems with metric scores"}
+    human = np.array([row["mean"] for row in rows])
+    metric_names = sorted(metrics)
+    values = np.vstack([score_column(metrics[name], names) for name in metric_names])
+    return {"systems": names, **williams_matrix(human, values, metric_names).as_dict()}
 
 
 def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> dict:

@@ -40,7 +40,7 @@ import numpy as np
 from scipy import sparse
 from scipy.stats import rankdata
 
-from .rankings import Rankings, RankingItem
+from .rankings import IGNORED_JUDGE, Rankings, RankingItem
 
 QUALITY_THRESHOLD = 0.7
 """A rater must score Source+error below Source on at least this share of the screens showing both (N19 §4.2)."""
@@ -90,7 +90,8 @@ class Scores:
     ) -> Scores:
         """Build from ``(rater, segment, [ScoredCandidate, ...])`` items, one per screen.
 
-        A candidate is identified by its segment and its set of systems. Names are sorted; ``system_names`` fixes
+        Items by the user ``admin`` are dropped (METHODS 3). A candidate is identified by its segment and its set of
+        systems. Names are sorted; ``system_names`` fixes
         the set of systems (otherwise every system that occurs, with the source and control systems). Raises
         ``ValueError`` (building nothing) when a score is not a finite number in [0, 100], a candidate names no
         system, a system occurs twice on one screen, two candidates of one segment share a system, a candidate is
@@ -102,6 +103,8 @@ class Scores:
         candidates: dict[tuple[int, frozenset[str]], bool] = {}
         owner: dict[tuple[int, str], frozenset[str]] = {}
         for index, (judge, segment, shown) in enumerate(items):
+            if judge == IGNORED_JUDGE:
+                continue
             where = f"screen #{index + 1} (rater {judge!r}, segment {segment})"
             if not isinstance(segment, (int, np.integer)) or segment < 0:
                 raise ValueError(f"{where}: segment must be a non-negative integer")
@@ -423,6 +426,12 @@ def relative_rankings(scores: Scores) -> Rankings:
     ]
     contestants = [name for i, name in enumerate(scores.system_names) if not control[i]]
     return Rankings.from_items(items, system_names=contestants)
+
+
+def qualified_rankings(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> Rankings:
+    """The relative judgments (``relative_rankings``) of the raters who pass the quality check: the rankings that
+    the EW/TS/bootstrap/agreement analyses of a PRWS campaign use."""
+    return relative_rankings(qualified(scores, threshold))
 
 
 def _number(value: float) -> float | None:

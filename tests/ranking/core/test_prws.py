@@ -156,7 +156,9 @@ def test_relative_rankings_from_scores_drop_controls():
     a, b, src = 0, 1, 3
     on_first = (expanded.judge == 0)[: 6]
     assert on_first.all()
-    first_pairs = {(int(f), int(s)): int(r) for f, s, r in zip(expanded.first[:6], expanded.second[:6], expanded.relation[:6])}
+    first_pairs = {
+        (int(f), int(s)): int(r) for f, s, r in zip(expanded.first[:6], expanded.second[:6], expanded.relation[:6])
+    }
     assert first_pairs[(a, src)] == 0 and first_pairs[(a, b)] == 1 and first_pairs[(b, src)] == -1
 
 
