@@ -1,0 +1,132 @@
+"""The CSV report: one file, one header, a ``section`` column saying what each row holds.
+
+Sections, in file order, and the columns each fills (the others stay empty):
+
+- ``provenance``: key, value (campaign, snapshot, method parameters, seed)
+- ``pairs`` (per judge) and ``pairs_total``: judge, rankings, unexpanded, unexpanded_ties, expanded, expanded_ties
+  (G15 Table 1)
+- ``agreement_overall``: key (inter, intra), kappa; ``agreement``: judge, other_judge, kappa, comparisons (Table 2)
+- ``ranking``: method (expected_wins, trueskill), rank, system, score, full_data_score, range_lo, range_hi, cluster
+  (Tables 3b, 3c); ``judge_ranking``: the same per judge, with judge (Table 7)
+- ``head_to_head``: system (row), opponent (column), share (of the decided judgments the opponent won), p_value,
+  wins (of the opponent), losses (of the opponent) (Table 3d)
+- ``judge_correlation``: judge, other_judge, spearman, pearson; ``judge_correlation_rest``: judge against the other
+  judges; ``judge_correlation_mean``: the weighted means (Table 6)
+- ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
+- ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
+- ``prws``: system, mean, unchanged_pct, meaning_changed_pct
+
+Numbers are written in full precision (Python's ``repr``); missing values are empty cells.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterator, Mapping
+
+from .formatting import is_missing
+from .provenance import METHOD_NAMES, provenance
+from .tables import ew_order, judges
+
+COLUMNS = (
+    "section", "method", "judge", "other_judge", "system", "opponent", "metric", "key", "value",
+    "rank", "score", "full_data_score", "range_lo", "range_hi", "cluster",
+    "share", "p_value", "wins", "losses", "kappa", "comparisons",
+    "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
+    "beta", "spearman", "pearson", "mean", "unchanged_pct", "meaning_changed_pct",
+)
+PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
+
+Row = dict[str, object]
+
+
+def render_csv(analysis: Mapping) -> str:
+    """The analysis as one CSV table with a ``section`` column (see the module docstring)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, restval="", lineterminator="\n")
+    writer.writeheader()
+    for row in csv_rows(analysis):
+        writer.writerow({name: _cell(value) for name, value in row.items()})
+    return buffer.getvalue()
+
+
+def csv_rows(analysis: Mapping) -> Iterator[Row]:
+    """The rows of every section, in file order."""
+    for label, value in provenance(analysis):
+        yield {"section": "provenance", "key": label, "value": value}
+    yield from _pairs(analysis)
+    yield from _agreement(analysis)
+    for method in METHOD_NAMES:
+        yield from _ranking("ranking", analysis[method]["systems"], method=method)
+    order = ew_order(analysis)
+    for row in order:
+        for column in order:
+            if column != row and column in analysis["head_to_head"].get(row, {}):
+                cell = analysis["head_to_head"][row][column]
+                yield {"section": "head_to_head", "system": row, "opponent": column,
+                       **{k: cell[k] for k in ("share", "p_value", "wins", "losses")}}
+    per_judge = analysis.get("per_judge") or {}
+    for judge in judges(analysis):
+        if judge in per_judge.get("rankings", {}):
+            yield from _ranking("judge_ranking", per_judge["rankings"][judge]["systems"], judge=judge)
+    yield from _judge_correlations(per_judge.get("correlations"))
+    yield from _metrics(analysis)
+    for method, accuracy in (analysis.get("accuracy") or {}).items():
+        for key, value in accuracy.items():
+            yield {"section": "accuracy", "method": method, "key": key, "value": value}
+    for row in (analysis.get("prws") or {}).get("systems", []):
+        yield {"section": "prws", **{k: row.get(k) for k in ("system", "mean", "unchanged_pct", "meaning_changed_pct")}}
+
+
+def _pairs(analysis: Mapping) -> Iterator[Row]:
+    per_judge = analysis["pairs"]["per_judge"]
+    for judge in judges(analysis):
+        yield {"section": "pairs", "judge": judge, **{k: per_judge[judge][k] for k in PAIR_COLUMNS}}
+    yield {"section": "pairs_total", **{k: analysis["pairs"][k] for k in PAIR_COLUMNS}}
+
+
+def _agreement(analysis: Mapping) -> Iterator[Row]:
+    agreement = analysis["agreement"]
+    for key in ("inter", "intra"):
+        yield {"section": "agreement_overall", "key": key, "kappa": agreement[key]}
+    names = judges(analysis)
+    for i, judge in enumerate(names):
+        for other in names[i:]:
+            cell = agreement["matrix"][judge][other]
+            yield {"section": "agreement", "judge": judge, "other_judge": other, **cell}
+
+
+def _ranking(section: str, systems: list[Mapping], **labels: str) -> Iterator[Row]:
+    for rank, row in enumerate(systems, start=1):
+        yield {
+            "section": section, **labels, "rank": rank, "system": row["system"], "score": row["score"],
+            "full_data_score": row["full_data_score"], "range_lo": row["range"][0], "range_hi": row["range"][1],
+            "cluster": row["cluster"],
+        }
+
+
+def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
+    if not correlations:
+        return
+    names = sorted(correlations["rest"])
+    for i, judge in enumerate(names):
+        for other in names[i + 1:]:
+            yield {"section": "judge_correlation", "judge": judge, "other_judge": other,
+                   "spearman": correlations["spearman"][judge][other], "pearson": correlations["pearson"][judge][other]}
+    for judge in names:
+        yield {"section": "judge_correlation_rest", "judge": judge, **correlations["rest"][judge]}
+    yield {"section": "judge_correlation_mean", **correlations["weighted_mean_rest"]}
+
+
+def _metrics(analysis: Mapping) -> Iterator[Row]:
+    for name, values in sorted((analysis.get("metrics") or {}).items()):
+        yield {"section": "metric", "metric": name, "spearman": values["spearman"], "pearson": values["pearson"]}
+    sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
+    for name, sweep in sorted(sweeps.items()):
+        for point in sweep:
+            yield {"section": "beta_sweep", "metric": name, **point}
+
+
+def _cell(value: object) -> object:
+    """Missing numbers (None, NaN) as empty cells; everything else as ``csv`` writes it."""
+    return "" if isinstance(value, (float, type(None))) and is_missing(value) else value

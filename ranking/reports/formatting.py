@@ -1,0 +1,44 @@
+"""How numbers and ranges are printed in the reports, following G15's tables."""
+from __future__ import annotations
+
+import math
+
+
+def is_missing(value: float | None) -> bool:
+    """True for a value the analysis could not compute: None (as stored in JSON) or NaN."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def fixed(value: float | None, places: int = 3) -> str:
+    """``value`` with ``places`` decimals (``0.628``, ``-0.001``), ``""`` when missing (G15 Tables 3b, 3c, 5, 7)."""
+    if is_missing(value):
+        return ""
+    text = f"{value:.{places}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def short(value: float | None, places: int = 2) -> str:
+    """``value`` with ``places`` decimals and no leading zero (``.42``, ``-.05``), as G15 Tables 2, 3d and 6 print
+    shares, kappas and correlations; ``""`` when missing."""
+    text = fixed(value, places)
+    if text.startswith("0."):
+        return text[1:]
+    if text.startswith("-0."):
+        return "-" + text[2:]
+    return text
+
+
+def percent(fraction: float | None, places: int = 2) -> str:
+    """A fraction in [0, 1] as a percentage without the sign (``58.18``), as G15 Table 4 prints accuracies."""
+    return "" if is_missing(fraction) else f"{100 * fraction:.{places}f}"
+
+
+def rank_range(lo: int, hi: int, dash: str = "-") -> str:
+    """A rank range as G15 prints it: ``"1"`` when both ends agree, else ``"2-4"`` (with ``dash`` between)."""
+    return str(lo) if lo == hi else f"{lo}{dash}{hi}"
+
+
+def beta(value: float) -> str:
+    """An F-beta's beta as G15 Table 5 prints it: at least one decimal, at most two (``1.0``, ``0.5``, ``0.18``)."""
+    text = f"{value:.2f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text

@@ -1,0 +1,149 @@
+"""The HTML report: one self-contained page (inline CSS, plots as inline SVG, no script, no external request).
+
+It states the campaign, the data snapshot, the method parameters and the seed, then the Expected Wins and
+TrueSkill rankings with a rank-range plot, the head-to-head heat map, the pair statistics, the agreement with its
+matrix, the metric correlations with the beta sweep (when the analysis has metrics), the prediction accuracy,
+the per-judge rankings and correlations, and PRWS scores when the analysis has them. The page is rendered by a
+Django template engine of its own, with autoescaping, so every name from the data is escaped.
+"""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from django.template import Context, Engine
+from django.utils.safestring import mark_safe
+
+from .formatting import beta, fixed, percent, rank_range, short
+from .plots import agreement_plot, beta_sweep_plot, cluster_colour, head_to_head_plot, rank_ranges_plot
+from .provenance import METHOD_NAMES, provenance
+from .tables import agreement_degree, clusters, judges, metric_rows, too_few_comparisons
+
+TEMPLATE = "report.html"
+PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
+
+
+@cache
+def _engine() -> Engine:
+    return Engine(dirs=[str(Path(__file__).with_name("templates"))], autoescape=True)
+
+
+def render_html(analysis: Mapping) -> str:
+    """The self-contained HTML report of ``analysis``."""
+    template = _engine().get_template(TEMPLATE)
+    return template.render(Context(report_context(analysis)))
+
+
+def report_context(analysis: Mapping) -> dict:
+    """Everything the template shows, formatted; plots as SVG markup."""
+    per_judge = analysis.get("per_judge") or {}
+    parameters = analysis.get("parameters") or {}
+    sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
+    return {
+        "campaign": analysis.get("campaign", ""),
+        "provenance": provenance(analysis),
+        "confidence": parameters.get("confidence"),
+        "judge_confidence": parameters.get("judge_confidence"),
+        "bootstrap": parameters.get("bootstrap"),
+        "rankings": [
+            {"name": METHOD_NAMES[method], "rows": ranking_rows(analysis[method]["systems"], "score")}
+            for method in METHOD_NAMES
+        ],
+        "pairs": [(judge, [analysis["pairs"]["per_judge"][judge][k] for k in PAIR_COLUMNS]) for judge in judges(analysis)],
+        "pairs_total": [analysis["pairs"][k] for k in PAIR_COLUMNS],
+        "agreement": [
+            {"label": label, "value": fixed(analysis["agreement"][key], 2),
+             "degree": agreement_degree(analysis["agreement"][key])}
+            for key, label in (("inter", "Inter-annotator"), ("intra", "Intra-annotator"))
+        ],
+        "starred": any(
+            too_few_comparisons(cell) for row in analysis["agreement"]["matrix"].values() for cell in row.values()
+        ),
+        "metrics": [
+            {"name": row.metric if row.beta is None else f"M2 F{beta(row.beta)}",
+             "official": "official" in row.notes,
+             "maxima": [label for note, label in (("max_spearman", "ρ"), ("max_pearson", "r")) if note in row.notes],
+             "spearman": fixed(row.spearman), "pearson": fixed(row.pearson)}
+            for row in metric_rows(analysis)
+        ],
+        "accuracy": _accuracy(analysis.get("accuracy")),
+        "judge_rankings": [
+            {"judge": judge, "rows": ranking_rows(per_judge["rankings"][judge]["systems"], "full_data_score")}
+            for judge in judges(analysis) if judge in per_judge.get("rankings", {})
+        ],
+        "judge_correlations": _judge_correlations(per_judge.get("correlations")),
+        "prws": _prws(analysis.get("prws")),
+        "plots": {
+            "rank_ranges": mark_safe(rank_ranges_plot({m: analysis[m]["systems"] for m in METHOD_NAMES})),
+            "head_to_head": mark_safe(head_to_head_plot(analysis)),
+            "agreement": mark_safe(agreement_plot(analysis)),
+            "beta_sweep": mark_safe(beta_sweep_plot(sweeps)) if sweeps else None,
+        },
+    }
+
+
+def ranking_rows(systems: Sequence[Mapping], score_key: str) -> list[dict]:
+    """Rows of a ranking table: the cluster number and colour on each cluster's first row (``first``)."""
+    rows = []
+    for group in clusters(list(systems)):
+        for k, row in enumerate(group):
+            rows.append({
+                "first": k == 0, "cluster": row["cluster"], "colour": cluster_colour(row["cluster"]),
+                "score": fixed(row[score_key]), "full_data_score": fixed(row["full_data_score"]),
+                "range": rank_range(*row["range"], dash="–"), "system": row["system"],
+            })
+    return rows
+
+
+def _accuracy(accuracy: Mapping | None) -> dict | None:
+    if not accuracy:
+        return None
+    methods = [m for m in METHOD_NAMES if m in accuracy]
+    return {
+        "methods": [METHOD_NAMES[m] for m in methods],
+        "rows": [(label, [percent(accuracy[m][key]) for m in methods])
+                 for key, label in (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))],
+        "folds": accuracy[methods[0]].get("n_folds"),
+    }
+
+
+def _judge_correlations(correlations: Mapping | None) -> dict | None:
+    """Table 6 cells: Spearman above the diagonal, Pearson below, each judge against the rest."""
+    if not correlations:
+        return None
+    names = sorted(correlations["rest"])
+    rows = [
+        (judge, [
+            "–" if i == j else short(correlations["spearman" if i < j else "pearson"][judge][other])
+            for j, other in enumerate(names)
+        ], short(correlations["rest"][judge]["spearman"]))
+        for i, judge in enumerate(names)
+    ]
+    return {
+        "judges": names,
+        "rows": rows,
+        "rest_pearson": [short(correlations["rest"][judge]["pearson"]) for judge in names],
+        "mean_spearman": short(correlations["weighted_mean_rest"]["spearman"]),
+        "mean_pearson": short(correlations["weighted_mean_rest"]["pearson"]),
+    }
+
+
+def _prws(prws: Mapping | None) -> dict | None:
+    if not prws:
+        return None
+    return {
+        "rows": [
+            {"system": row["system"], "mean": fixed(row.get("mean"), 2), "unchanged": fixed(row.get("unchanged_pct"), 1),
+             "meaning_changed": fixed(row.get("meaning_changed_pct"), 1)}
+            for row in prws.get("systems", [])
+        ],
+        "excluded": [_rater(rater) for rater in prws.get("excluded_raters", [])],
+    }
+
+
+def _rater(rater: object) -> str:
+    """An excluded PRWS rater as listed by the analysis: a name, or a record of fields."""
+    if isinstance(rater, Mapping):
+        return ", ".join(f"{key}: {value}" for key, value in rater.items())
+    return str(rater)

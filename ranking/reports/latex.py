@@ -1,0 +1,283 @@
+"""The LaTeX report: G15's tables in the paper's layout, as tabular environments to ``\\input`` or as a standalone
+document that compiles on its own.
+
+Tables: 1 (pairs per judge, ties in parentheses), 2 (agreement with its degree, and the per-judge kappa matrix,
+upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and TrueSkill rankings, a rule between
+clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
+analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
+it has them. The tabulars need the ``booktabs`` and ``graphicx`` packages. System and judge names are escaped.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ranking.core.significance import significance_mark
+
+from .formatting import beta, fixed, is_missing, percent, rank_range, short
+from .provenance import METHOD_NAMES, provenance
+from .tables import agreement_degree, clusters, ew_order, judges, metric_rows, too_few_comparisons
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_SPECIAL = re.compile("|".join(re.escape(c) for c in LATEX_SPECIALS))
+
+MARKS = {"⋆": r"$^{\star}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
+"""G15 Table 3d's significance marks (``ranking.core.significance``) as LaTeX symbols."""
+
+PACKAGES = ("booktabs", "graphicx")
+
+TABLE_4_ROWS = (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))
+
+
+def escape_latex(text: str) -> str:
+    """``text`` with LaTeX's special characters replaced by commands that print them."""
+    return _SPECIAL.sub(lambda match: LATEX_SPECIALS[match.group()], str(text))
+
+
+@dataclass(frozen=True)
+class LatexTable:
+    """One table: its G15 number, a title, a note explaining it and its tabular."""
+
+    number: str
+    title: str
+    note: str
+    tabular: str
+
+
+def render_latex(analysis: Mapping, standalone: bool = False) -> str:
+    """G15's tables of ``analysis``: tabulars with their captions as comments, or (``standalone``) a complete
+    article with the provenance, a heading and a note per table."""
+    tables = latex_tables(analysis)
+    lines = provenance(analysis)
+    if not standalone:
+        header = [f"% gecappraise report, G15's tables. Needs \\usepackage{{{','.join(PACKAGES)}}}."]
+        header += [f"% {label}: {' '.join(value.split())}" for label, value in lines]
+        parts = [
+            f"% Table {t.number}: {t.title}. {t.note}\n{t.tabular}" for t in tables
+        ]
+        return "\n".join(header) + "\n\n" + "\n\n".join(parts) + "\n"
+    facts = "\n".join(f"{escape_latex(label)} & {escape_latex(value)} \\\\" for label, value in lines)
+    body = "\n\n".join(
+        f"\\subsection*{{Table {t.number}: {t.title}}}\n\\begin{{center}}\n{t.tabular}\n\\end{{center}}\n"
+        f"{{\\small {t.note}\\par}}"
+        for t in tables
+    )
+    return (
+        "\\documentclass[10pt]{article}\n"
+        "\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage[margin=2cm]{geometry}\n"
+        + "".join(f"\\usepackage{{{package}}}\n" for package in PACKAGES)
+        + "\\begin{document}\n"
+        f"\\section*{{Human evaluation of {escape_latex(analysis.get('campaign', ''))}}}\n"
+        f"\\begin{{tabular}}{{ll}}\n{facts}\n\\end{{tabular}}\n\n{body}\n\\end{{document}}\n"
+    )
+
+
+def latex_tables(analysis: Mapping) -> list[LatexTable]:
+    """The tables the analysis has data for, in G15's order."""
+    parameters = analysis.get("parameters") or {}
+    confidence = parameters.get("confidence")
+    bootstrap = parameters.get("bootstrap")
+    tables = [pairs_table(analysis), agreement_table(analysis), agreement_matrix_table(analysis)]
+    for number, method in (("3b", "expected_wins"), ("3c", "trueskill")):
+        tables.append(LatexTable(
+            number, f"Human {METHOD_NAMES[method]} ranking",
+            f"Score: mean over {bootstrap} bootstrap samples. Ranges and clusters from bootstrap resampling at "
+            f"confidence {confidence}.",
+            ranking_tabular(analysis[method]["systems"], "score"),
+        ))
+    tables.append(head_to_head_table(analysis))
+    if analysis.get("accuracy"):
+        tables.append(accuracy_table(analysis["accuracy"]))
+    if metric_rows(analysis):
+        tables.append(metrics_table(analysis))
+    per_judge = analysis.get("per_judge") or {}
+    if per_judge.get("correlations"):
+        tables.append(judge_correlation_table(per_judge["correlations"]))
+    if per_judge.get("rankings"):
+        tables.append(LatexTable(
+            "7", "Rankings by individual judges",
+            f"Score: Expected Wins on the judge's pairs. Rank ranges and clusters from bootstrap resampling at "
+            f"confidence {parameters.get('judge_confidence')}.",
+            "\n\\quad\n".join(
+                ranking_tabular(per_judge["rankings"][judge]["systems"], "full_data_score", title=judge)
+                for judge in judges(analysis) if judge in per_judge["rankings"]
+            ),
+        ))
+    return tables
+
+
+def pairs_table(analysis: Mapping) -> LatexTable:
+    """G15 Table 1: rankings, unexpanded and expanded pairs per judge, ties in parentheses, and the total."""
+    per_judge = analysis["pairs"]["per_judge"]
+
+    def cells(counts: Mapping) -> str:
+        return (f"{counts['rankings']} & {counts['unexpanded']} ({counts['unexpanded_ties']}) & "
+                f"{counts['expanded']} ({counts['expanded_ties']}) \\\\")
+
+    rows = [f"{escape_latex(judge)} & {cells(per_judge[judge])}" for judge in judges(analysis)]
+    body = _tabular("lrrr", ["Judge & Ranks & Unexpanded & Expanded \\\\"], rows, [f"Total & {cells(analysis['pairs'])}"])
+    return LatexTable("1", "Statistics for collected rankings",
+                      "Rankings (Ranks), unexpanded and expanded pairwise judgments; ties in parentheses.", body)
+
+
+def agreement_table(analysis: Mapping) -> LatexTable:
+    """G15 Table 2a: inter- and intra-annotator kappa with their degree."""
+    agreement = analysis["agreement"]
+    rows = [
+        f"{label} & {_number(fixed(agreement[key], 2))} & {agreement_degree(agreement[key])} \\\\"
+        for key, label in (("inter", "Inter-annotator"), ("intra", "Intra-annotator"))
+    ]
+    return LatexTable("2a", "Inter-annotator and intra-annotator agreement for all judges",
+                      "Cohen's $\\kappa$ on unexpanded pairwise judgments; degrees after Landis and Koch (1977).",
+                      _tabular("lrl", ["Agreement & Value & Degree \\\\"], rows))
+
+
+def agreement_matrix_table(analysis: Mapping) -> LatexTable:
+    """G15 Table 2b: pairwise kappa per judge (upper triangle, intra on the diagonal), ``*`` for too few."""
+    names = judges(analysis)
+    matrix = analysis["agreement"]["matrix"]
+    rows = []
+    for i, judge in enumerate(names):
+        cells = [
+            "--" if j < i else ("*" if too_few_comparisons(matrix[judge][other]) else
+                                _number(short(matrix[judge][other]["kappa"])))
+            for j, other in enumerate(names)
+        ]
+        rows.append(" & ".join([escape_latex(judge), *cells]) + " \\\\")
+    header = " & ".join(["", *(_rotated(name) for name in names)]) + " \\\\"
+    return LatexTable("2b", "Pairwise inter-annotator and intra-annotator agreement per judge",
+                      "Cohen's $\\kappa$; stars indicate too few overlapping judgments.",
+                      _tabular("l" + "r" * len(names), [header], rows))
+
+
+def ranking_tabular(systems: Sequence[Mapping], score_key: str, title: str | None = None) -> str:
+    """G15 Table 3b/3c/7 layout: cluster number on a cluster's first row, score, rank range, system; a rule
+    between clusters. ``score_key`` picks the printed score; ``title`` adds a heading row (Table 7's judge)."""
+    head = ([f"\\multicolumn{{4}}{{c}}{{{escape_latex(title)}}} \\\\", "\\midrule"] if title else [])
+    head.append("\\# & Score & Range & System \\\\")
+    groups = []
+    for group in clusters(list(systems)):
+        groups.append([
+            f"{group[0]['cluster'] if k == 0 else ''} & {_number(fixed(row[score_key]))} & "
+            f"{rank_range(*row['range'], dash='--')} & {escape_latex(row['system'])} \\\\"
+            for k, row in enumerate(group)
+        ])
+    return _tabular("rrrl", head, *groups, align="[t]")
+
+
+def head_to_head_table(analysis: Mapping) -> LatexTable:
+    """G15 Table 3d: the share of judgments in which the column beat the row, with sign-test marks; rows and
+    columns in Expected Wins order; a share above .5 (the column won) in bold."""
+    order = ew_order(analysis)
+    h2h = analysis["head_to_head"]
+    rows = []
+    for row in order:
+        cells = []
+        for column in order:
+            cell = h2h.get(row, {}).get(column)
+            if row == column:
+                cells.append("--")
+            elif cell is None or is_missing(cell["share"]):
+                cells.append("")
+            else:
+                share = short(cell["share"])
+                text = f"\\textbf{{{share}}}" if cell["share"] > 0.5 else share
+                cells.append(text + MARKS.get(significance_mark(_float(cell["p_value"])), ""))
+        rows.append(" & ".join([escape_latex(row), *cells]) + " \\\\")
+    header = " & ".join(["", *(_rotated(name) for name in order)]) + " \\\\"
+    tabular = _tabular("l" + "c" * len(order), [header], rows)
+    return LatexTable(
+        "3d", "Head-to-head comparison for Expected Wins",
+        "Each cell: the share of non-tie judgments in which the column system beat the row system (bold: the column "
+        "won); sign test at $p \\le 0.10$ ($\\star$), $p \\le 0.05$ ($\\dagger$) and $p \\le 0.01$ ($\\ddagger$).",
+        "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n" + tabular + "}",
+    )
+
+
+def accuracy_table(accuracy: Mapping) -> LatexTable:
+    """G15 Table 4: cross-validated accuracy (percent) of predicting pairwise judgments, per method."""
+    methods = [m for m in METHOD_NAMES if m in accuracy]
+    header = " & ".join(["Method", *(METHOD_NAMES[m] for m in methods)]) + " \\\\"
+    rows = [" & ".join([label, *(percent(accuracy[m][key]) for m in methods)]) + " \\\\" for key, label in TABLE_4_ROWS]
+    folds = next(iter(accuracy.values())).get("n_folds")
+    return LatexTable("4", "Accuracy for ranking-based prediction of pairwise judgments",
+                      f"Percent, {folds}-fold cross-validation.", _tabular("l" + "r" * len(methods), [header], rows))
+
+
+def metrics_table(analysis: Mapping) -> LatexTable:
+    """G15 Table 5: Spearman's rho and Pearson's r of each metric with the human ranking; M2 F-beta rows first."""
+    sweep_rows, other_rows = [], []
+    for row in metric_rows(analysis):
+        cells = f"{_number(fixed(row.spearman))} & {_number(fixed(row.pearson))} \\\\"
+        if row.beta is None:
+            other_rows.append(f"{escape_latex(row.metric)} & {cells}")
+        else:
+            official = "^{*}" if "official" in row.notes else ""
+            sweep_rows.append(f"M$^2$ F$_{{{beta(row.beta)}}}{official}${_maxima(row.notes)} & {cells}")
+    groups = [g for g in (sweep_rows, other_rows) if g]
+    return LatexTable(
+        "5", "Correlation of metrics with the human ranking",
+        "Human ranking: Expected Wins scores (Table 3b). M$^2$ F$_\\beta$ from precision and recall; $^{*}$ marks "
+        "the CoNLL-2014 choice $\\beta = 0.5$; ``max'' marks the $\\beta$ with the highest correlation.",
+        _tabular("lrr", ["Metric & Spearman's $\\rho$ & Pearson's $r$ \\\\"], *groups),
+    )
+
+
+def judge_correlation_table(correlations: Mapping) -> LatexTable:
+    """G15 Table 6: Spearman between judges above the diagonal, Pearson below; each judge against the rest
+    (last column rho, last row r) and the weighted means of those."""
+    names = sorted(correlations["rest"])
+    rest, mean = correlations["rest"], correlations["weighted_mean_rest"]
+    rows = []
+    for i, judge in enumerate(names):
+        cells = [
+            "--" if i == j else _number(short(correlations["spearman" if i < j else "pearson"][judge][other]))
+            for j, other in enumerate(names)
+        ]
+        cells += [_number(short(rest[judge]["spearman"])), _number(short(mean["spearman"])) if i == 0 else ""]
+        rows.append(" & ".join([escape_latex(judge), *cells]) + " \\\\")
+    footer = [
+        " & ".join(["$r$", *(_number(short(rest[judge]["pearson"])) for judge in names), "--", ""]) + " \\\\",
+        " & ".join(["$\\bar{r}$", _number(short(mean["pearson"])), *([""] * (len(names) + 1))]) + " \\\\",
+    ]
+    header = " & ".join(["", *(_rotated(name) for name in names), "$\\rho$", "$\\bar{\\rho}$"]) + " \\\\"
+    return LatexTable(
+        "6", "Inter-annotator correlation",
+        "Spearman's $\\rho$ above the diagonal, Pearson's $r$ below; $\\rho$ and $r$: each judge against the "
+        "ranking of all other judges; $\\bar{\\rho}$, $\\bar{r}$: their means weighted by the judges' expanded pairs.",
+        _tabular("l" + "r" * (len(names) + 2), [header], rows, footer),
+    )
+
+
+def _tabular(columns: str, head: Sequence[str], *groups: Sequence[str], align: str = "") -> str:
+    """A booktabs tabular: the head, then each non-empty group of rows with a rule between groups."""
+    lines = [f"\\begin{{tabular}}{align}{{{columns}}}", "\\toprule", *head]
+    for group in groups:
+        if group:
+            lines += ["\\midrule", *group]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _rotated(name: str) -> str:
+    return f"\\rotatebox{{90}}{{{escape_latex(name)}}}"
+
+
+def _number(text: str) -> str:
+    """A printed number with a typeset minus sign."""
+    return "$-$" + text[1:] if text.startswith("-") else text
+
+
+def _maxima(notes: Sequence[str]) -> str:
+    """`` (max. rho, r)`` for the betas where a correlation peaks."""
+    maxima = [statistic for note, statistic in (("max_spearman", "\\rho"), ("max_pearson", "r")) if note in notes]
+    return f" (max.\\ ${', '.join(maxima)}$)" if maxima else ""
+
+
+def _float(value: float | None) -> float:
+    return float("nan") if value is None else float(value)

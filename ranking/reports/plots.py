@@ -1,0 +1,218 @@
+"""Plots of an analysis as inline SVG for the HTML report (matplotlib, no pyplot state, no files).
+
+- :func:`rank_ranges_plot`: each system's bootstrap rank range as a horizontal bar, one colour per cluster (G15
+  Tables 3b, 3c as a picture).
+- :func:`head_to_head_plot`: the heat map of G15 Table 3d.
+- :func:`agreement_plot`: the per-judge kappa matrix of G15 Table 2b, coloured by Landis and Koch band.
+- :func:`beta_sweep_plot`: Spearman's rho and Pearson's r of M2 F-beta against beta, one curve per M2 file, a
+  dashed line at the CoNLL-2014 choice 0.5 (G15 Figure 3).
+
+The SVG is made to sit inside an HTML page: no XML prologue, metadata or namespace declarations (so the report
+names no URL at all), ids prefixed with the plot's name so that several plots on a page never share one, text kept
+as text (searchable, and escaped by matplotlib), and sizes in CSS pixels that a stylesheet can scale down.
+"""
+from __future__ import annotations
+
+import io
+import re
+from contextlib import contextmanager
+from typing import Iterator, Mapping, Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.colors import BoundaryNorm, ListedColormap, TwoSlopeNorm
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from ranking.core.significance import significance_mark
+
+from .formatting import is_missing, short
+from .provenance import METHOD_NAMES
+from .tables import DEGREES, agreement_degree, ew_order, judges, too_few_comparisons
+
+DEGREE_COLOURS = ("#f4cccc", "#f7fbff", "#d6e6f4", "#9ecae1", "#3182bd", "#08519c")
+"""The colours of the agreement degrees (``tables.DEGREES``), poor to almost perfect."""
+
+CLUSTER_COLOURS = (
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+)
+"""One colour per cluster (Tableau 10); clusters beyond ten reuse them in order."""
+
+STYLE = {
+    "svg.fonttype": "none",
+    "text.parse_math": False,
+    "font.family": "sans-serif",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+}
+"""Matplotlib settings of every plot: text as SVG text, never parsed as mathtext (system names may hold ``$``)."""
+
+PX_PER_PT = 4 / 3
+
+
+def cluster_colour(cluster: int) -> str:
+    """The colour of cluster ``cluster`` (numbered from 1) in plots and tables."""
+    return CLUSTER_COLOURS[(cluster - 1) % len(CLUSTER_COLOURS)]
+
+
+def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
+    """One panel per method (``{method: systems in rank order}``): a bar from the low to the high end of each
+    system's rank range, coloured by cluster, a dot at its place in the ranking, dashed lines between clusters and
+    the cluster numbers on the right."""
+    n_systems = max(len(systems) for systems in rankings.values())
+    with _style("rank-ranges"):
+        figure = Figure(figsize=(4.4 * len(rankings), 0.3 * n_systems + 1.2), layout="constrained")
+        for axes, (method, systems) in zip(figure.subplots(1, len(rankings), squeeze=False)[0], rankings.items()):
+            y = np.arange(len(systems))
+            lo = np.array([row["range"][0] for row in systems])
+            hi = np.array([row["range"][1] for row in systems])
+            colours = [cluster_colour(row["cluster"]) for row in systems]
+            axes.barh(y, hi - lo + 0.8, left=lo - 0.4, height=0.62, color=colours)
+            axes.plot(y + 1, y, "o", color="#1d2330", markersize=3.5)
+            for k in np.flatnonzero(np.diff([row["cluster"] for row in systems])):
+                axes.axhline(k + 0.5, color="#5b6474", linestyle="--", linewidth=0.7)
+            axes.set_yticks(y, [row["system"] for row in systems])
+            axes.set_ylim(len(systems) - 0.5, -0.5)
+            axes.set_xlim(0.3, n_systems + 0.7)
+            axes.set_xticks(np.arange(1, n_systems + 1))
+            axes.set_xlabel("Rank")
+            axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
+            axes.set_axisbelow(True)
+            axes.set_title(METHOD_NAMES.get(method, method))
+            cluster_of = np.array([row["cluster"] for row in systems])
+            for cluster in np.unique(cluster_of):
+                rows = np.flatnonzero(cluster_of == cluster)
+                axes.text(1.01, rows.mean(), str(cluster), transform=axes.get_yaxis_transform(), va="center",
+                          fontweight="bold", color=cluster_colour(int(cluster)))
+        return _svg(figure, "rank-ranges", "Rank ranges and clusters of the systems")
+
+
+def head_to_head_plot(analysis: Mapping) -> str:
+    """G15 Table 3d as a heat map: cell (row, column) is the share of decided judgments the column won, blue where
+    the column won, red where the row won, labelled with the share and its sign-test mark."""
+    order = ew_order(analysis)
+    h2h = analysis["head_to_head"]
+    n = len(order)
+    share = np.full((n, n), np.nan)
+    labels = np.full((n, n), "", dtype=object)
+    for i, row in enumerate(order):
+        for j, column in enumerate(order):
+            cell = h2h.get(row, {}).get(column)
+            if i != j and cell is not None and not is_missing(cell["share"]):
+                share[i, j] = cell["share"]
+                p_value = float("nan") if cell["p_value"] is None else cell["p_value"]
+                labels[i, j] = short(cell["share"]) + significance_mark(p_value)
+    spread = max(float(np.nanmax(np.abs(share - 0.5))) if np.isfinite(share).any() else 0.0, 0.05)
+    with _style("head-to-head"):
+        size = 0.42 * n + 2.2
+        figure = Figure(figsize=(size + 0.8, size), layout="constrained")
+        axes = figure.subplots()
+        image = axes.imshow(share, cmap="RdBu", norm=TwoSlopeNorm(0.5, 0.5 - spread, 0.5 + spread))
+        for i, j in zip(*np.nonzero(labels != "")):
+            dark = abs(share[i, j] - 0.5) > 0.6 * spread
+            axes.text(j, i, labels[i, j], ha="center", va="center", fontsize=7.5, color="white" if dark else "#1d2330")
+        _matrix_axes(axes, order, order)
+        axes.set_xlabel("Column system")
+        axes.set_ylabel("Row system")
+        colourbar = figure.colorbar(image, ax=axes, shrink=0.7)
+        colourbar.set_label("Share of judgments won by the column system")
+        return _svg(figure, "head-to-head", "Head-to-head heat map")
+
+
+def agreement_plot(analysis: Mapping) -> str:
+    """G15 Table 2b as a heat map: kappa of each judge pair (upper triangle, intra-annotator on the diagonal),
+    coloured by its degree (Landis and Koch band, as Table 2a words it); grey with a star where there are too few
+    comparisons."""
+    names = judges(analysis)
+    matrix = analysis["agreement"]["matrix"]
+    n = len(names)
+    degree = np.full((n, n), np.nan)
+    labels = {}
+    for i, judge in enumerate(names):
+        for j in range(i, n):
+            cell = matrix[judge][names[j]]
+            if too_few_comparisons(cell):
+                labels[i, j] = "*"
+            else:
+                degree[i, j] = DEGREES.index(agreement_degree(cell["kappa"]))
+                labels[i, j] = short(cell["kappa"])
+    colours = ListedColormap(DEGREE_COLOURS)
+    with _style("agreement"):
+        size = 0.55 * n + 2.0
+        figure = Figure(figsize=(size + 1.8, size), layout="constrained")
+        axes = figure.subplots()
+        axes.imshow(degree, cmap=colours, norm=BoundaryNorm(np.arange(len(DEGREES) + 1) - 0.5, colours.N))
+        for (i, j), label in labels.items():
+            if label == "*":
+                axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color="#e3e6ec"))
+            light = np.isfinite(degree[i, j]) and degree[i, j] >= DEGREES.index("Substantial")
+            axes.text(j, i, label, ha="center", va="center", fontsize=8, color="white" if light else "#1d2330")
+        _matrix_axes(axes, names, names)
+        # A legend rather than a colour bar: constrained layout gives a colour bar with long tick labels too
+        # little room and clips the judge names.
+        figure.legend(
+            handles=[Patch(facecolor=c, edgecolor="#9aa3b2", linewidth=0.5, label=d)
+                     for c, d in zip(DEGREE_COLOURS[::-1], DEGREES[::-1])],
+            loc="outside right upper", title="Cohen's κ", fontsize=8, title_fontsize=8, frameon=False,
+        )
+        return _svg(figure, "agreement", "Agreement matrix of the judges")
+
+
+def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]]) -> str:
+    """G15 Figure 3: Spearman's rho (top) and Pearson's r (bottom) of M2 F-beta with the human ranking against
+    beta, one curve per M2 file (``{metric: sweep points}``), a dashed line at beta = 0.5."""
+    with _style("beta-sweep"):
+        figure = Figure(figsize=(6.4, 4.8), layout="constrained")
+        top, bottom = figure.subplots(2, 1, sharex=True)
+        for name, sweep in sorted(sweeps.items()):
+            betas = [point["beta"] for point in sweep]
+            top.plot(betas, [point["spearman"] for point in sweep], label=name, linewidth=1.4)
+            bottom.plot(betas, [point["pearson"] for point in sweep], label=name, linewidth=1.4)
+        for axes, label in ((top, "Spearman's ρ"), (bottom, "Pearson's r")):
+            axes.axvline(0.5, color="#5b6474", linestyle="--", linewidth=0.9)
+            axes.set_ylabel(label)
+            axes.grid(color="#e3e6ec", linewidth=0.6)
+        bottom.set_xlabel("β")
+        bottom.set_xlim(0, 1)
+        top.legend(fontsize=8, frameon=False)
+        return _svg(figure, "beta-sweep", "Correlation of M2 with the human ranking against beta")
+
+
+def _matrix_axes(axes, rows: Sequence[str], columns: Sequence[str]) -> None:
+    """Labels of a heat map: columns on top, rotated; rows on the left; no spines or ticks."""
+    axes.set_xticks(np.arange(len(columns)), columns, rotation=90)
+    axes.set_yticks(np.arange(len(rows)), rows)
+    axes.xaxis.tick_top()
+    axes.xaxis.set_label_position("top")
+    axes.tick_params(length=0)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+
+
+@contextmanager
+def _style(name: str) -> Iterator[None]:
+    """The plots' matplotlib settings, with SVG ids salted by ``name`` so that they are reproducible."""
+    with matplotlib.rc_context({**STYLE, "svg.hashsalt": name}):
+        yield
+
+
+def _svg(figure: Figure, name: str, label: str) -> str:
+    """``figure`` as an SVG element for inline use (see the module docstring)."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r'\s+xmlns(?::\w+)?="[^"]*"', "", text)
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    text = re.sub(r'\bid="([^"]+)"', rf'id="{name}-\1"', text)
+    text = re.sub(r"url\(#([^)]+)\)", rf"url(#{name}-\1)", text)
+    text = re.sub(r'href="#([^"]+)"', rf'href="#{name}-\1"', text)
+
+    def size(match: re.Match) -> str:
+        width, height = (float(match.group(k)) * PX_PER_PT for k in (1, 2))
+        return f'<svg class="plot" role="img" aria-label="{label}" width="{width:.0f}" height="{height:.0f}"'
+
+    return re.sub(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', size, text, count=1).strip()

@@ -1,0 +1,59 @@
+"""What every report states so that it can be recomputed exactly (PRODUCT.md "Data in and out"): the campaign,
+the data's snapshot (judgment count, last judgment time), the method parameters and the random seed."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Mapping
+
+METHOD_NAMES = {"expected_wins": "Expected Wins", "trueskill": "TrueSkill"}
+"""Display names of the ranking methods, keyed as in the analysis JSON."""
+
+PARAMETER_LABELS = (
+    ("bootstrap", "Bootstrap samples per method"),
+    ("confidence", "Rank range confidence"),
+    ("judge_confidence", "Per-judge rank range confidence"),
+    ("chunk_size", "Bootstrap chunk size"),
+    ("accuracy_folds", "Accuracy folds"),
+    ("accuracy_bootstrap", "Accuracy bootstrap samples"),
+)
+"""Method parameters of the analysis JSON with their labels, in the order reports list them (the seed and the
+judge filter are listed on their own)."""
+
+
+def provenance(analysis: Mapping) -> list[tuple[str, str]]:
+    """``(label, value)`` lines naming the campaign, the snapshot, the parameters and the seed of ``analysis``.
+
+    Parameters absent from the analysis are left out; unknown ones are listed after the known ones by their key.
+    """
+    snapshot = analysis.get("snapshot") or {}
+    parameters = dict(analysis.get("parameters") or {})
+    lines = [
+        ("Campaign", str(analysis.get("campaign", ""))),
+        ("Judgments (snapshot)", _text(snapshot.get("judgments"))),
+        ("Last judgment", _time(snapshot.get("last_judgment_at"))),
+        ("Last judgment id", _text(snapshot.get("last_judgment_id"))),
+        ("Random seed", _text(parameters.pop("seed", None))),
+        ("Judge", _text(parameters.pop("judge", None), none="all judges")),
+    ]
+    for key, label in PARAMETER_LABELS:
+        if key in parameters:
+            lines.append((label, _text(parameters.pop(key))))
+    lines.extend((key, _text(value)) for key, value in parameters.items())
+    return lines
+
+
+def _text(value: object, none: str = "none") -> str:
+    return none if value is None else str(value)
+
+
+def _time(iso: str | None) -> str:
+    """An ISO 8601 time as ``2026-11-22 09:24:39 UTC`` (to the second); text that is not one stays as it is."""
+    if iso is None:
+        return "none"
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
