@@ -14,7 +14,10 @@ Sections, in file order, and the columns each fills (the others stay empty):
   judges; ``judge_correlation_mean``: the weighted means (Table 6)
 - ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
 - ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
-- ``prws``: system, mean, unchanged_pct, meaning_changed_pct
+- ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control (PRWS campaigns,
+  N19); ``prws_rater``: judge (the rater), screens, rate (of screens showing Source+error scored below Source),
+  excluded; ``prws_reliability``: key (sentence, system), value (candidates or systems compared), spearman, pearson;
+  ``prws_metric``: metric, pearson (with the mean scores); ``prws_williams``: metric, other_metric, p_value
 
 Numbers are written in full precision (Python's ``repr``); missing values are empty cells.
 """
@@ -33,8 +36,11 @@ COLUMNS = (
     "rank", "score", "full_data_score", "range_lo", "range_hi", "cluster",
     "share", "p_value", "wins", "losses", "kappa", "comparisons",
     "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
-    "beta", "spearman", "pearson", "mean", "unchanged_pct", "meaning_changed_pct",
+    "beta", "spearman", "pearson", "other_metric",
+    "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control",
+    "screens", "rate", "excluded",
 )
+PRWS_COLUMNS = ("system", "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control")
 PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
 
 Row = dict[str, object]
@@ -74,8 +80,8 @@ def csv_rows(analysis: Mapping) -> Iterator[Row]:
     for method, accuracy in (analysis.get("accuracy") or {}).items():
         for key, value in accuracy.items():
             yield {"section": "accuracy", "method": method, "key": key, "value": value}
-    for row in (analysis.get("prws") or {}).get("systems", []):
-        yield {"section": "prws", **{k: row.get(k) for k in ("system", "mean", "unchanged_pct", "meaning_changed_pct")}}
+    if analysis.get("prws"):
+        yield from _prws(analysis["prws"])
 
 
 def _pairs(analysis: Mapping) -> Iterator[Row]:
@@ -125,6 +131,28 @@ def _metrics(analysis: Mapping) -> Iterator[Row]:
     for name, sweep in sorted(sweeps.items()):
         for point in sweep:
             yield {"section": "beta_sweep", "metric": name, **point}
+
+
+def _prws(prws: Mapping) -> Iterator[Row]:
+    for row in prws["systems"]:
+        yield {"section": "prws", **{k: row.get(k) for k in PRWS_COLUMNS}}
+    excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
+    for row in (prws.get("quality") or {}).get("raters", []):
+        yield {"section": "prws_rater", "judge": row["rater"], "screens": row["screens"], "rate": row["rate"],
+               "excluded": row["rater"] in excluded}
+    reliability = prws.get("reliability") or {}
+    for level, count in (("sentence", "candidates"), ("system", "systems")):
+        if level in reliability:
+            values = reliability[level]
+            yield {"section": "prws_reliability", "key": level, "value": values.get(count),
+                   "spearman": values.get("spearman"), "pearson": values.get("pearson")}
+    metrics = prws.get("metrics") or {}
+    for name, r in sorted((metrics.get("correlations") or {}).items()):
+        yield {"section": "prws_metric", "metric": name, "pearson": r}
+    for name, row in sorted((metrics.get("p_values") or {}).items()):
+        for other, p_value in sorted(row.items()):
+            if other != name:
+                yield {"section": "prws_williams", "metric": name, "other_metric": other, "p_value": p_value}
 
 
 def _cell(value: object) -> object:

@@ -16,9 +16,11 @@ from django.template import Context, Engine
 from django.utils.safestring import mark_safe
 
 from .formatting import beta, fixed, percent, rank_range, short
-from .plots import agreement_plot, beta_sweep_plot, cluster_colour, head_to_head_plot, rank_ranges_plot
+from .plots import (
+    agreement_plot, beta_sweep_plot, cluster_colour, head_to_head_plot, prws_scores_plot, rank_ranges_plot,
+)
 from .provenance import METHOD_NAMES, provenance
-from .tables import agreement_degree, clusters, judges, metric_rows, too_few_comparisons
+from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
 
 TEMPLATE = "report.html"
 PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
@@ -40,6 +42,7 @@ def report_context(analysis: Mapping) -> dict:
     per_judge = analysis.get("per_judge") or {}
     parameters = analysis.get("parameters") or {}
     sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
+    prws_systems = (analysis.get("prws") or {}).get("systems")
     return {
         "campaign": analysis.get("campaign", ""),
         "provenance": provenance(analysis),
@@ -50,7 +53,9 @@ def report_context(analysis: Mapping) -> dict:
             {"name": METHOD_NAMES[method], "rows": ranking_rows(analysis[method]["systems"], "score")}
             for method in METHOD_NAMES
         ],
-        "pairs": [(judge, [analysis["pairs"]["per_judge"][judge][k] for k in PAIR_COLUMNS]) for judge in judges(analysis)],
+        "pairs": [
+            (judge, [analysis["pairs"]["per_judge"][judge][k] for k in PAIR_COLUMNS]) for judge in judges(analysis)
+        ],
         "pairs_total": [analysis["pairs"][k] for k in PAIR_COLUMNS],
         "agreement": [
             {"label": label, "value": fixed(analysis["agreement"][key], 2),
@@ -79,6 +84,7 @@ def report_context(analysis: Mapping) -> dict:
             "head_to_head": mark_safe(head_to_head_plot(analysis)),
             "agreement": mark_safe(agreement_plot(analysis)),
             "beta_sweep": mark_safe(beta_sweep_plot(sweeps)) if sweeps else None,
+            "prws": mark_safe(prws_scores_plot(prws_systems)) if prws_systems else None,
         },
     }
 
@@ -102,8 +108,7 @@ def _accuracy(accuracy: Mapping | None) -> dict | None:
     methods = [m for m in METHOD_NAMES if m in accuracy]
     return {
         "methods": [METHOD_NAMES[m] for m in methods],
-        "rows": [(label, [percent(accuracy[m][key]) for m in methods])
-                 for key, label in (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))],
+        "rows": [(label, [percent(accuracy[m][key]) for m in methods]) for key, label in TABLE_4_ROWS],
         "folds": accuracy[methods[0]].get("n_folds"),
     }
 
@@ -130,20 +135,38 @@ def _judge_correlations(correlations: Mapping | None) -> dict | None:
 
 
 def _prws(prws: Mapping | None) -> dict | None:
+    """The PRWS statistics (N19 Tables 6, 7): per-system means, the raters' check, reliability, metrics."""
     if not prws:
         return None
+    reliability = prws.get("reliability") or {}
+    metrics = prws.get("metrics") or {}
+    names = sorted(metrics.get("p_values") or {})
+    excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
     return {
         "rows": [
-            {"system": row["system"], "mean": fixed(row.get("mean"), 2), "unchanged": fixed(row.get("unchanged_pct"), 1),
-             "meaning_changed": fixed(row.get("meaning_changed_pct"), 1)}
+            {"system": row["system"], "mean": fixed(row.get("mean"), 2), "z_mean": fixed(row.get("z_mean")),
+             "sentences": row.get("sentences"), "unchanged": fixed(row.get("unchanged_pct"), 1),
+             "meaning_changed": fixed(row.get("meaning_changed_pct"), 1), "control": bool(row.get("control"))}
             for row in prws.get("systems", [])
         ],
-        "excluded": [_rater(rater) for rater in prws.get("excluded_raters", [])],
+        "ratings": prws.get("ratings"),
+        "raters": prws.get("raters"),
+        "threshold": percent((prws.get("quality") or {}).get("threshold"), 0),
+        "checked": [
+            {"rater": row["rater"], "screens": row["screens"], "rate": percent(row["rate"], 1),
+             "excluded": row["rater"] in excluded}
+            for row in (prws.get("quality") or {}).get("raters", [])
+        ],
+        "reliability": [
+            {"level": level.capitalize(), "pearson": fixed(reliability[level].get("pearson")),
+             "spearman": fixed(reliability[level].get("spearman")), "count": reliability[level].get(count)}
+            for level, count in (("sentence", "candidates"), ("system", "systems")) if level in reliability
+        ],
+        "splits": reliability.get("splits"),
+        "metric_skipped": metrics.get("skipped"),
+        "metric_correlations": [(name, fixed(r)) for name, r in sorted((metrics.get("correlations") or {}).items())],
+        "williams": {
+            "names": names,
+            "rows": [(a, [("–" if a == b else fixed(metrics["p_values"][a][b])) for b in names]) for a in names],
+        },
     }
-
-
-def _rater(rater: object) -> str:
-    """An excluded PRWS rater as listed by the analysis: a name, or a record of fields."""
-    if isinstance(rater, Mapping):
-        return ", ".join(f"{key}: {value}" for key, value in rater.items())
-    return str(rater)

@@ -12,20 +12,23 @@ from typing import Any, Mapping
 from .tables import ew_order, judges
 
 FIELD_ORDER = (
+    "splits", "sentence", "system", "mean", "z_mean", "sentences", "systems",
     "campaign", "parameters", "snapshot",
     "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
-    "pairs", "agreement", "expected_wins", "trueskill", "head_to_head", "per_judge", "metrics", "beta_sweeps",
-    "beta_sweep", "accuracy", "prws",
-    "systems", "total_order", "clusters", "n_folds", "n_boot",
+    "pairs", "agreement", "expected_wins", "trueskill", "head_to_head", "per_judge",
+    "ratings", "threshold", "raters", "excluded_raters", "quality", "reliability",
+    "metrics", "beta_sweeps", "beta_sweep", "accuracy", "prws",
+    "total_order", "clusters", "n_folds", "n_boot",
     "bootstrap", "confidence", "seed", "judge_confidence", "chunk_size", "accuracy_folds", "accuracy_bootstrap",
     "judge", "training",
     "judgments", "last_judgment_at", "last_judgment_id",
     "inter", "intra", "matrix", "kappa", "comparisons",
-    "system", "score", "full_data_score", "range", "cluster", "share", "p_value", "wins", "losses",
-    "correlations", "beta", "spearman", "pearson", "rest", "weighted_mean_rest",
-    "mean", "unchanged_pct", "meaning_changed_pct", "excluded_raters", "reliability",
+    "score", "full_data_score", "range", "cluster", "share", "p_value", "wins", "losses",
+    "correlations", "p_values", "df", "skipped", "beta", "spearman", "pearson", "rest", "weighted_mean_rest",
+    "candidates", "unchanged_pct", "meaning_changed_pct", "control", "rater", "screens", "rate",
 )
-"""Every key the analysis writes, in the order it writes them within any one object (one order serves all)."""
+"""Every key the analysis writes, in one order that is the analysis' own within every object but the two levels of
+the PRWS reliability (they come out count, spearman, pearson instead of pearson, spearman, count)."""
 
 
 def contract_order(analysis: Mapping) -> dict:

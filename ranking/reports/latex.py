@@ -5,7 +5,8 @@ Tables: 1 (pairs per judge, ties in parentheses), 2 (agreement with its degree, 
 upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and TrueSkill rankings, a rule between
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
 analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
-it has them. The tabulars need the ``booktabs`` and ``graphicx`` packages. System and judge names are escaped.
+it has them, and for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6). The tabulars need the
+``booktabs`` and ``graphicx`` packages. System and judge names are escaped.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ranking.core.significance import significance_mark
 
 from .formatting import beta, fixed, is_missing, percent, rank_range, short
 from .provenance import METHOD_NAMES, provenance
-from .tables import agreement_degree, clusters, ew_order, judges, metric_rows, too_few_comparisons
+from .tables import TABLE_4_ROWS, agreement_degree, clusters, ew_order, judges, metric_rows, too_few_comparisons
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -30,8 +31,6 @@ MARKS = {"⋆": r"$^{\star}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
 """G15 Table 3d's significance marks (``ranking.core.significance``) as LaTeX symbols."""
 
 PACKAGES = ("booktabs", "graphicx")
-
-TABLE_4_ROWS = (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))
 
 
 def escape_latex(text: str) -> str:
@@ -108,6 +107,8 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
                 for judge in judges(analysis) if judge in per_judge["rankings"]
             ),
         ))
+    if (analysis.get("prws") or {}).get("systems"):
+        tables.append(prws_table(analysis["prws"]))
     return tables
 
 
@@ -120,7 +121,8 @@ def pairs_table(analysis: Mapping) -> LatexTable:
                 f"{counts['expanded']} ({counts['expanded_ties']}) \\\\")
 
     rows = [f"{escape_latex(judge)} & {cells(per_judge[judge])}" for judge in judges(analysis)]
-    body = _tabular("lrrr", ["Judge & Ranks & Unexpanded & Expanded \\\\"], rows, [f"Total & {cells(analysis['pairs'])}"])
+    total = [f"Total & {cells(analysis['pairs'])}"]
+    body = _tabular("lrrr", ["Judge & Ranks & Unexpanded & Expanded \\\\"], rows, total)
     return LatexTable("1", "Statistics for collected rankings",
                       "Rankings (Ranks), unexpanded and expanded pairwise judgments; ties in parentheses.", body)
 
@@ -252,6 +254,21 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
         "ranking of all other judges; $\\bar{\\rho}$, $\\bar{r}$: their means weighted by the judges' expanded pairs.",
         _tabular("l" + "r" * (len(names) + 2), [header], rows, footer),
     )
+
+
+def prws_table(prws: Mapping) -> LatexTable:
+    """The PRWS scores of each system (N19 Table 6): mean, mean z-score, unchanged and meaning-changed shares."""
+    rows = [
+        f"{escape_latex(row['system'])}{' (control)' if row.get('control') else ''} & "
+        f"{_number(fixed(row.get('mean'), 2))} & {_number(fixed(row.get('z_mean')))} & "
+        f"{fixed(row.get('unchanged_pct'), 1)} & {fixed(row.get('meaning_changed_pct'), 1)} \\\\"
+        for row in prws["systems"]
+    ]
+    header = "System & Mean & $z$ & Unchanged \\% & Meaning changed \\% \\\\"
+    return LatexTable("PRWS", "Scores of partial ranking with scalars",
+                      f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {prws.get('ratings')} "
+                      f"ratings by {prws.get('raters')} raters who passed the quality check.",
+                      _tabular("lrrrr", [header], rows))
 
 
 def _tabular(columns: str, head: Sequence[str], *groups: Sequence[str], align: str = "") -> str:

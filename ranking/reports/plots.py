@@ -6,6 +6,7 @@
 - :func:`agreement_plot`: the per-judge kappa matrix of G15 Table 2b, coloured by Landis and Koch band.
 - :func:`beta_sweep_plot`: Spearman's rho and Pearson's r of M2 F-beta against beta, one curve per M2 file, a
   dashed line at the CoNLL-2014 choice 0.5 (G15 Figure 3).
+- :func:`prws_scores_plot`: the PRWS mean score of each system (N19 Table 6 as a picture).
 
 The SVG is made to sit inside an HTML page: no XML prologue, metadata or namespace declarations (so the report
 names no URL at all), ids prefixed with the plot's name so that several plots on a page never share one, text kept
@@ -110,7 +111,7 @@ def head_to_head_plot(analysis: Mapping) -> str:
         size = 0.42 * n + 2.2
         figure = Figure(figsize=(size + 0.8, size), layout="constrained")
         axes = figure.subplots()
-        image = axes.imshow(share, cmap="RdBu", norm=TwoSlopeNorm(0.5, 0.5 - spread, 0.5 + spread))
+        image = _heat_map(axes, share, "RdBu", TwoSlopeNorm(0.5, 0.5 - spread, 0.5 + spread))
         for i, j in zip(*np.nonzero(labels != "")):
             dark = abs(share[i, j] - 0.5) > 0.6 * spread
             axes.text(j, i, labels[i, j], ha="center", va="center", fontsize=7.5, color="white" if dark else "#1d2330")
@@ -118,6 +119,8 @@ def head_to_head_plot(analysis: Mapping) -> str:
         axes.set_xlabel("Column system")
         axes.set_ylabel("Row system")
         colourbar = figure.colorbar(image, ax=axes, shrink=0.7)
+        colourbar.solids.set_rasterized(False)  # vector, not an embedded bitmap, with no seams between its cells:
+        colourbar.solids.set_edgecolor("face")
         colourbar.set_label("Share of judgments won by the column system")
         return _svg(figure, "head-to-head", "Head-to-head heat map")
 
@@ -144,7 +147,7 @@ def agreement_plot(analysis: Mapping) -> str:
         size = 0.55 * n + 2.0
         figure = Figure(figsize=(size + 1.8, size), layout="constrained")
         axes = figure.subplots()
-        axes.imshow(degree, cmap=colours, norm=BoundaryNorm(np.arange(len(DEGREES) + 1) - 0.5, colours.N))
+        _heat_map(axes, degree, colours, BoundaryNorm(np.arange(len(DEGREES) + 1) - 0.5, colours.N))
         for (i, j), label in labels.items():
             if label == "*":
                 axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color="#e3e6ec"))
@@ -179,6 +182,39 @@ def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]]) -> str:
         bottom.set_xlim(0, 1)
         top.legend(fontsize=8, frameon=False)
         return _svg(figure, "beta-sweep", "Correlation of M2 with the human ranking against beta")
+
+
+def prws_scores_plot(systems: Sequence[Mapping]) -> str:
+    """The mean PRWS score (0-100) of each system as a horizontal bar, best first, control systems in grey."""
+    with _style("prws-scores"):
+        figure = Figure(figsize=(6.4, 0.3 * len(systems) + 1.0), layout="constrained")
+        axes = figure.subplots()
+        y = np.arange(len(systems))
+        means = np.array([np.nan if row["mean"] is None else row["mean"] for row in systems], dtype=float)
+        colours = ["#bab0ac" if row.get("control") else CLUSTER_COLOURS[0] for row in systems]
+        axes.barh(y, np.nan_to_num(means), height=0.62, color=colours)
+        for k, mean in enumerate(means):
+            if np.isfinite(mean):
+                axes.text(mean + 1, k, f"{mean:.1f}", va="center", fontsize=8, color="#1d2330")
+        axes.set_yticks(y, [row["system"] for row in systems])
+        axes.set_ylim(len(systems) - 0.5, -0.5)
+        axes.set_xlim(0, 100)
+        axes.set_xlabel("Mean score (0-100)")
+        axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
+        axes.set_axisbelow(True)
+        return _svg(figure, "prws-scores", "Mean PRWS score of each system")
+
+
+def _heat_map(axes, values: np.ndarray, cmap, norm):
+    """Cells of ``values`` (NaN left blank) as vector squares centred on integer positions, row 0 at the top
+    (``pcolormesh`` rather than ``imshow``, whose SVG is an embedded bitmap)."""
+    rows, columns = values.shape
+    mesh = axes.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5, np.ma.masked_invalid(values),
+                           cmap=cmap, norm=norm)
+    axes.set_xlim(-0.5, columns - 0.5)
+    axes.set_ylim(rows - 0.5, -0.5)
+    axes.set_aspect("equal")
+    return mesh
 
 
 def _matrix_axes(axes, rows: Sequence[str], columns: Sequence[str]) -> None:

@@ -25,6 +25,9 @@ TABLE_5_BETAS = (1.0, 0.5, 0.25, 0.1)
 """The M2 F-beta rows of G15 Table 5 besides the best beta; 0.5 is the official CoNLL-2014 choice."""
 OFFICIAL_BETA = 0.5
 
+TABLE_4_ROWS = (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))
+"""The accuracies of G15 Table 4, keyed as in the analysis JSON, with the table's labels."""
+
 
 def judges(analysis: Mapping) -> list[str]:
     """The analysed judges in the analysis' order (sorted names, ``Rankings.judge_names``)."""

@@ -1,0 +1,75 @@
+"""Analyses for the renderer tests, computed by the ranking core from in-memory rankings (no database).
+
+``analysis_json`` wraps the core's result the way ``ranking.runs.finish`` stores it (campaign, parameters with the
+judge filter, snapshot first), so the renderers see what they see in the product.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import rankdata
+
+from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.rankings import Rankings
+
+SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
+"""System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
+JUDGES = ("ann", "bob", "cyd & co")
+
+
+def synthetic_rankings(rng: np.random.Generator, n_rankings: int = 240, n_segments: int = 60) -> Rankings:
+    """Screens of up to four outputs, system k better the larger k, ranked with noise and ties (close qualities
+    share a rank); systems whose outputs agree on a segment share a candidate, as collapsed outputs do."""
+    items = []
+    for i in range(n_rankings):
+        segment = int(rng.integers(n_segments))
+        outputs = np.random.default_rng([segment, 7]).integers(0, 4, size=len(SYSTEMS))
+        groups: dict[int, list[str]] = {}
+        for system, output in zip(SYSTEMS, outputs):
+            groups.setdefault(int(output), []).append(system)
+        shown = list(groups.values())
+        if len(shown) < 2:
+            continue
+        quality = np.array([max(SYSTEMS.index(s) for s in group) + rng.normal(0, 6) for group in shown])
+        ranks = rankdata(-np.round(quality / 3), method="min")
+        items.append((JUDGES[i % len(JUDGES)], segment, [(tuple(g), int(r)) for g, r in zip(shown, ranks)]))
+    return Rankings.from_items(items)
+
+
+def analysis_json(
+    rankings: Rankings, parameters: AnalysisParameters, metrics: dict | None = None, campaign: str = "synthetic"
+) -> dict:
+    """The analysis JSON as a run stores it."""
+    result = analyze(rankings, parameters, metrics=metrics)
+    return {
+        "campaign": campaign,
+        "parameters": {**result.pop("parameters"), "judge": None},
+        "snapshot": {"judgments": int(rankings.ranking_judge.size), "last_judgment_at": "2025-03-04T05:06:07+00:00",
+                     "last_judgment_id": 4321},
+        **result,
+    }
+
+
+def synthetic_metrics(rng: np.random.Generator) -> dict:
+    """An M2 file (F0.5, precision, recall) and a one-column metric, both loosely following system quality."""
+    precision = np.clip(0.2 + 0.1 * np.arange(len(SYSTEMS)) + rng.normal(0, 0.08, len(SYSTEMS)), 0.05, 0.95)
+    recall = np.clip(0.4 - 0.04 * np.arange(len(SYSTEMS)) + rng.normal(0, 0.05, len(SYSTEMS)), 0.02, 0.9)
+    f05 = 1.25 * precision * recall / (0.25 * precision + recall)
+    return {
+        "m2": {s: (float(f), float(p), float(r)) for s, f, p, r in zip(SYSTEMS, f05, precision, recall)},
+        "bleu": {s: (float(v),) for s, v in zip(SYSTEMS, rng.normal(0.5, 0.1, len(SYSTEMS)))},
+    }
+
+
+@pytest.fixture(scope="session")
+def full_analysis() -> dict:
+    """Every part of the analysis: metrics with a beta sweep and the cross-validated accuracy (Table 4)."""
+    rng = np.random.default_rng(11)
+    parameters = AnalysisParameters(bootstrap=200, seed=3, accuracy_folds=3, accuracy_bootstrap=20)
+    return analysis_json(synthetic_rankings(rng), parameters, metrics=synthetic_metrics(rng))
+
+
+@pytest.fixture(scope="session")
+def plain_analysis() -> dict:
+    """An analysis without metrics or accuracy."""
+    return analysis_json(synthetic_rankings(np.random.default_rng(12)), AnalysisParameters(bootstrap=200, seed=4))

@@ -1,0 +1,66 @@
+"""The CSV report: one table, a section column, every number of the analysis in full precision."""
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+from ranking.reports.csv import COLUMNS, render_csv
+
+
+def read(analysis: dict) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(render_csv(analysis))))
+
+
+def test_every_section_with_its_rows(full_analysis):
+    rows = read(full_analysis)
+    assert tuple(rows[0]) == COLUMNS
+    systems = full_analysis["expected_wins"]["systems"]
+    judges = sorted(full_analysis["pairs"]["per_judge"])
+    n, j = len(systems), len(judges)
+    counts = Counter(row["section"] for row in rows)
+    assert counts["pairs"] == j and counts["pairs_total"] == 1
+    assert counts["agreement"] == j * (j + 1) // 2 and counts["agreement_overall"] == 2
+    assert counts["ranking"] == 2 * n and counts["head_to_head"] == n * (n - 1)
+    assert counts["judge_ranking"] == n * len(full_analysis["per_judge"]["rankings"])
+    assert counts["judge_correlation"] == j * (j - 1) // 2 and counts["judge_correlation_rest"] == j
+    assert counts["metric"] == len(full_analysis["metrics"])
+    assert counts["beta_sweep"] == sum(len(s) for s in full_analysis["beta_sweeps"].values())
+    assert counts["accuracy"] == sum(len(a) for a in full_analysis["accuracy"].values())
+
+
+def test_rankings_round_trip_exactly(full_analysis):
+    rows = read(full_analysis)
+    for method in ("expected_wins", "trueskill"):
+        written = [row for row in rows if row["section"] == "ranking" and row["method"] == method]
+        assert [int(row["rank"]) for row in written] == list(range(1, len(written) + 1))
+        for row, expected in zip(written, full_analysis[method]["systems"]):
+            assert row["system"] == expected["system"]
+            assert float(row["score"]) == expected["score"]
+            assert float(row["full_data_score"]) == expected["full_data_score"]
+            assert [int(row["range_lo"]), int(row["range_hi"])] == expected["range"]
+            assert int(row["cluster"]) == expected["cluster"]
+    cells = {(r["system"], r["opponent"]): r for r in rows if r["section"] == "head_to_head"}
+    for row_system, cells_of_row in full_analysis["head_to_head"].items():
+        for column, cell in cells_of_row.items():
+            assert float(cells[row_system, column]["share"]) == cell["share"]
+            assert int(cells[row_system, column]["wins"]) == cell["wins"]
+
+
+def test_provenance_rows_name_campaign_snapshot_and_seed(full_analysis):
+    provenance = {row["key"]: row["value"] for row in read(full_analysis) if row["section"] == "provenance"}
+    assert provenance["Campaign"] == "synthetic" and provenance["Random seed"] == "3"
+    assert provenance["Judgments (snapshot)"] == str(full_analysis["snapshot"]["judgments"])
+
+
+def test_names_with_commas_quotes_and_newlines_stay_one_cell(plain_analysis):
+    odd = 'sys, "quoted"\nline'
+    renamed = {**plain_analysis, "campaign": odd}
+    rows = read(renamed)
+    assert next(r["value"] for r in rows if r["key"] == "Campaign") == odd
+
+
+def test_missing_values_are_empty_cells(plain_analysis):
+    broken = {**plain_analysis, "agreement": {**plain_analysis["agreement"], "inter": None}}
+    overall = {r["key"]: r["kappa"] for r in read(broken) if r["section"] == "agreement_overall"}
+    assert overall["inter"] == "" and float(overall["intra"]) == plain_analysis["agreement"]["intra"]

@@ -1,0 +1,116 @@
+"""The LaTeX report: G15's tables, well-formed tabulars, escaped names, a standalone document that compiles."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ranking.core.significance import significance_mark
+from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, latex_tables, render_latex
+
+UNESCAPED_AMPERSAND = re.compile(r"(?<!\\)&")
+RULES = ("\\toprule", "\\midrule", "\\bottomrule")
+
+
+def unescape(text: str) -> str:
+    inverse = {v: k for k, v in LATEX_SPECIALS.items()}
+    return re.sub("|".join(re.escape(v) for v in inverse), lambda m: inverse[m.group()], text)
+
+
+@given(st.text())
+def test_escaping_keeps_every_character_and_leaves_no_special_one_bare(text):
+    escaped = escape_latex(text)
+    assert unescape(escaped) == text
+    commands = re.sub("|".join(re.escape(v) for v in LATEX_SPECIALS.values()), "", escaped)
+    assert not set(commands) & set(LATEX_SPECIALS)
+
+
+def test_a_system_named_like_markup_is_escaped():
+    assert escape_latex("A&B_<x>") == r"A\&B\_\textless{}x\textgreater{}"
+
+
+def tabulars(text: str) -> list[tuple[str, list[str]]]:
+    """Each tabular's column specification and its lines."""
+    found = re.findall(r"\\begin\{tabular\}(?:\[t\])?\{([^}]*)\}\n(.*?)\\end\{tabular\}", text, flags=re.S)
+    return [(spec, body.strip().splitlines()) for spec, body in found]
+
+
+def assert_well_formed(text: str) -> None:
+    """Balanced braces, environments and math; every row of every tabular has as many cells as columns."""
+    bare = re.sub(r"\\[{}]", "", text)
+    assert bare.count("{") == bare.count("}")
+    assert text.count("\\begin{tabular}") == text.count("\\end{tabular}") > 0
+    assert len(re.findall(r"(?<!\\)\$", text)) % 2 == 0
+    for spec, lines in tabulars(text):
+        assert (lines[0] == "\\toprule") == (lines[-1] == "\\bottomrule")
+        for line in lines:
+            if line in RULES or line.startswith("\\multicolumn"):
+                continue
+            assert line.endswith(" \\\\"), line
+            assert len(UNESCAPED_AMPERSAND.findall(line)) + 1 == len(spec), (spec, line)
+
+
+def test_every_table_is_well_formed(full_analysis):
+    numbers = [t.number for t in latex_tables(full_analysis)]
+    assert numbers == ["1", "2a", "2b", "3b", "3c", "3d", "4", "5", "6", "7"]
+    for standalone in (False, True):
+        assert_well_formed(render_latex(full_analysis, standalone=standalone))
+
+
+def test_tables_4_and_5_only_with_their_data(plain_analysis):
+    assert [t.number for t in latex_tables(plain_analysis)] == ["1", "2a", "2b", "3b", "3c", "3d", "6", "7"]
+
+
+def test_names_are_escaped_everywhere(full_analysis):
+    text = render_latex(full_analysis, standalone=True)
+    assert "A&B_<x>" not in text and "cyd & co" not in text
+    assert r"A\&B\_\textless{}x\textgreater{}" in text and r"m\$u\$" in text and r"sys\#3" in text
+    assert r"cyd \& co" in text
+
+
+def test_ranking_tables_rows_in_rank_order_with_a_rule_between_clusters(full_analysis):
+    table = next(t for t in latex_tables(full_analysis) if t.number == "3b")
+    (spec, lines), = tabulars(table.tabular)
+    rows = [line for line in lines if line not in RULES][1:]
+    systems = full_analysis["expected_wins"]["systems"]
+    assert [unescape(row.split(" & ")[3].removesuffix(" \\\\")) for row in rows] == [s["system"] for s in systems]
+    n_clusters = systems[-1]["cluster"]
+    assert lines.count("\\midrule") == n_clusters  # one under the header, one between each two clusters
+    cluster_cells = [row.split(" & ")[0] for row in rows]
+    assert [c for c in cluster_cells if c] == [str(k) for k in range(1, n_clusters + 1)]
+    first = systems[0]
+    score = f"{first['score']:.3f}"
+    assert rows[0].startswith(f"1 & {score} & ")
+
+
+def test_head_to_head_cells_carry_the_sign_test_marks(full_analysis):
+    table = next(t for t in latex_tables(full_analysis) if t.number == "3d")
+    (spec, lines), = tabulars(table.tabular)
+    order = [s["system"] for s in full_analysis["expected_wins"]["systems"]]
+    body = [line for line in lines if line not in RULES][1:]
+    assert len(body) == len(order)
+    for row_system, line in zip(order, body):
+        cells = line.removesuffix(" \\\\").split(" & ")
+        assert unescape(cells[0]) == row_system
+        for column, cell in zip(order, cells[1:]):
+            if column == row_system:
+                assert cell == "--"
+                continue
+            expected = full_analysis["head_to_head"][row_system][column]
+            share = f"{expected['share']:.2f}".lstrip("0")
+            bold = f"\\textbf{{{share}}}" if expected["share"] > 0.5 else share
+            assert cell == bold + MARKS.get(significance_mark(expected["p_value"]), "")
+    assert any(mark in table.tabular for mark in MARKS.values()) and "\\textbf" in table.tabular
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_standalone_document_compiles(full_analysis, tmp_path):
+    (tmp_path / "report.tex").write_text(render_latex(full_analysis, standalone=True), encoding="utf-8")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert (tmp_path / "report.pdf").stat().st_size > 0
