@@ -1,9 +1,10 @@
-"""Judge forms: ranking a screen, flagging it, undoing the last submit.
+"""Judge forms: ranking or scoring (PRWS) a screen, flagging it, undoing the last submit.
 
 Forms only parse and check the request; the queue service decides what is stored.
 """
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 from django import forms
@@ -43,6 +44,63 @@ class RankingForm(forms.Form):
     def chosen(self) -> dict[int, str]:
         """The rank chosen so far for each position, as submitted (to show a re-rendered form as it was)."""
         return {position: self.data.get(f"rank_{position}", "") for position in range(self.count)}
+
+    def active_time(self) -> timedelta | None:
+        """The reported active time (after ``is_valid``)."""
+        value = self.cleaned_data.get("active_ms")
+        return None if value is None else timedelta(milliseconds=value)
+
+
+class ScoreForm(forms.Form):
+    """PRWS scores (N19 section 4.2, METHODS 11) for ``count`` candidates, by display position: ``score_k`` is the
+    slider's value from 0 ("Completely ungrammatical/Garbled") to 100 ("Perfect"), ``moved_k`` says that the judge
+    moved that slider (the page sets it; a slider left where it started is refused, so every stored score was
+    moved), ``meaning_k`` is the "Meaning changed" box. ``active_ms`` as in RankingForm.
+    """
+
+    START = 50
+    """Where every slider starts (its value before the judge moves it)."""
+
+    active_ms = forms.IntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
+
+    def __init__(self, *args, count: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.count = count
+        for position in range(count):
+            number = position + 1
+            self.fields[f"score_{position}"] = forms.FloatField(
+                min_value=0, max_value=100, label=f"Score of correction {number}",
+                error_messages={"required": f"Correction {number} has no score."},
+            )
+            self.fields[f"moved_{position}"] = forms.BooleanField(
+                widget=forms.HiddenInput,
+                error_messages={"required": f"Move the slider of correction {number} before you submit."},
+            )
+            self.fields[f"meaning_{position}"] = forms.BooleanField(required=False, label="Meaning changed")
+
+    def scores(self) -> list[float]:
+        """The scores by display position (after ``is_valid``)."""
+        return [self.cleaned_data[f"score_{position}"] for position in range(self.count)]
+
+    def meaning_changed(self) -> list[bool]:
+        """The "Meaning changed" boxes by display position (after ``is_valid``)."""
+        return [self.cleaned_data[f"meaning_{position}"] for position in range(self.count)]
+
+    def entered(self) -> dict[int, tuple[str, bool, bool]]:
+        """(score, moved, meaning changed) of each position as submitted, to show a re-rendered form as it was;
+        an unmoved or unreadable slider shows its start."""
+        entered = {}
+        for position in range(self.count):
+            moved = self.is_bound and self.data.get(f"moved_{position}") == "1"
+            try:
+                value = float(self.data.get(f"score_{position}", "")) if moved else math.nan
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                value, moved = self.START, False
+            shown = f"{min(max(value, 0.0), 100.0):g}"
+            entered[position] = (shown, moved, self.is_bound and bool(self.data.get(f"meaning_{position}")))
+        return entered
 
     def active_time(self) -> timedelta | None:
         """The reported active time (after ``is_valid``)."""

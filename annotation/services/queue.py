@@ -11,6 +11,7 @@ Contract:
 - Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``). A non-repeat screen whose lease has run out
   returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
   refused as stale. Until someone claims it, the first judge may still finish it.
+- Ranking campaigns take ranks (``submit_ranking``), PRWS campaigns scores (``submit_scores``); either may be flagged.
 - ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
   Judgment, a repeated submit of the same token (double click, reload, back button, second tab) stores nothing
   and reports the stored one. Tokens change when a screen is claimed or re-served after an undo.
@@ -74,6 +75,10 @@ class CampaignClosed(QueueError):
 
 class InvalidRanking(QueueError):
     """The submitted ranks do not fit the screen."""
+
+
+class InvalidScores(QueueError):
+    """The submitted PRWS scores do not fit the screen."""
 
 
 @dataclass(frozen=True)
@@ -311,6 +316,57 @@ def submit_ranking(
     repeated ranks. Raises StaleScreen, ForeignScreen, CampaignClosed or InvalidRanking, storing nothing.
     """
     return _finish(token, judge, ranks, "", active_time, now)
+
+
+def _check_scores(scores: Sequence[float], meaning_changed: Sequence[bool], slots: int) -> list[float]:
+    if len(scores) != slots or len(meaning_changed) != slots:
+        raise InvalidScores(f"Score every one of the {slots} corrections (got {len(scores)}).")
+    try:
+        values = [float(score) for score in scores]
+    except (TypeError, ValueError):
+        raise InvalidScores("Scores must be numbers.") from None
+    bad = [score for score in values if not 0 <= score <= 100]
+    if bad:
+        raise InvalidScores(f"Scores go from 0 (completely ungrammatical) to 100 (perfect); got {bad[0]:g}.")
+    return values
+
+
+def submit_scores(
+    token: uuid.UUID,
+    judge: AbstractBaseUser,
+    scores: Sequence[float],
+    meaning_changed: Sequence[bool],
+    active_time: timedelta | None = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Store PRWS ``scores`` (0-100) and ``meaning_changed`` boxes, by display position, for the screen served as
+    ``token`` (N19 section 4.2, METHODS 11).
+
+    Idempotent per token like ``submit_ranking``: a repeated submit returns the stored judgment with ``created``
+    False. Raises StaleScreen, ForeignScreen, CampaignClosed or InvalidScores (also for a ranking campaign),
+    storing nothing.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        assignment = _locked_for_submit(token, judge)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            return SubmitResult(assignment, assignment.judgment, created=False)
+        campaign = assignment.screen.campaign
+        if campaign.closed_at is not None:
+            raise CampaignClosed("This campaign is closed; it takes no more judgments.")
+        if campaign.mode != Campaign.Mode.PRWS:
+            raise InvalidScores("This campaign ranks outputs; it takes no scores.")
+        slots = list(assignment.screen.slots.order_by("position").values_list("position", "candidate_id"))
+        values = _check_scores(scores, meaning_changed, len(slots))
+        judgment = _store(assignment, now, active_time)
+        CandidateJudgment.objects.bulk_create(
+            CandidateJudgment(
+                judgment=judgment, candidate_id=candidate, position=position, score=score, meaning_changed=bool(box)
+            )
+            for (position, candidate), score, box in zip(slots, values, meaning_changed)
+        )
+        _schedule_repeat(assignment)
+    return SubmitResult(assignment, judgment, created=True)
 
 
 def flag_screen(

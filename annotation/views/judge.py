@@ -1,4 +1,5 @@
-"""The judge's pages: home, invite, guidelines, training, the ranking screen, flag and undo (G15 section 4.2).
+"""The judge's pages: home, invite, guidelines, training, the ranking or PRWS screen, flag and undo (G15 section
+4.2, N19 section 4.2).
 
 Each view parses the request, calls a service (queue, invites, guidelines, training) and renders or redirects.
 Screens are shown through ``presentation.display``, which knows candidates only by display position: no page,
@@ -20,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from ..forms import FlagForm, RankingForm, UndoForm
+from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm
 from ..models import Assignment, Campaign, TrainingScreen
 from ..permissions import is_organizer, managed_campaigns
 from ..services import guidelines, queue, training
@@ -29,7 +30,6 @@ from ..services.presentation import ScreenDisplay, display
 
 #: Session key: {campaign id: token} of the one submit each campaign's screen may still undo.
 SESSION_UNDO = "judge-undo"
-RANKING_ONLY = "This campaign scores outputs with sliders (PRWS); these pages rank them. Nothing was served or saved."
 
 
 def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
@@ -68,6 +68,26 @@ def _screen_context(campaign: Campaign, shown: ScreenDisplay, form: RankingForm)
     }
 
 
+def _score_context(campaign: Campaign, shown: ScreenDisplay, form: ScoreForm) -> dict:
+    """The PRWS screen's context: each candidate with its slider's value, whether it was moved, and its box."""
+    entered = form.entered()
+    return {
+        "campaign": campaign,
+        "display": shown,
+        "form": form,
+        "rows": [(candidate, *entered[candidate.position]) for candidate in shown.candidates],
+        "guidelines_html": guidelines.render_guidelines(campaign.guidelines),
+        "config": {"idleCapSeconds": queue.IDLE_CAP_SECONDS, "start": ScoreForm.START},
+    }
+
+
+def _empty_form(campaign: Campaign, count: int) -> RankingForm | ScoreForm:
+    """An unbound form of the campaign's mode for a screen of ``count`` candidates."""
+    if campaign.mode == Campaign.Mode.PRWS:
+        return ScoreForm(count=count)
+    return RankingForm(count=count, max_rank=campaign.max_candidates)
+
+
 def _offered_undo(request: HttpRequest, campaign: Campaign) -> str | None:
     """The token of this session's last submit in the campaign, offered for undo (``undo_last`` checks it)."""
     return request.session.get(SESSION_UNDO, {}).get(str(campaign.pk))
@@ -91,8 +111,6 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Redirect to the judge's next screen, or to the done page (after a submit: guidelines and training are
     behind the judge)."""
-    if campaign.mode != Campaign.Mode.RANKING:
-        return _refused(request, RANKING_ONLY, 409)
     try:
         assignment = queue.next_assignment(campaign, request.user)
     except queue.QueueError as error:
@@ -241,13 +259,13 @@ def _open_assignment(request: HttpRequest, token: uuid.UUID) -> Assignment | Htt
 @never_cache
 @login_required
 def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
-    """The ranking screen served as ``token``; POST submits its ranks (once, however often it is posted)."""
+    """The ranking (or PRWS) screen served as ``token``; POST submits it (once, however often it is posted)."""
     assignment = _open_assignment(request, token)
     if isinstance(assignment, HttpResponse):
         return assignment
     found = assignment.screen.campaign
-    if found.mode != Campaign.Mode.RANKING:
-        return _refused(request, RANKING_ONLY, 409)
+    if found.mode == Campaign.Mode.PRWS:
+        return _score_screen(request, assignment, token)
     posted = request.method == "POST"
     shown = None if posted else display(assignment.screen.segment, assignment.screen.slots)
     count = assignment.screen.slots.count() if posted else len(shown.candidates)
@@ -270,16 +288,40 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
+def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
+    """The PRWS screen: a slider and a "Meaning changed" box per candidate; POST submits the scores once."""
+    found = assignment.screen.campaign
+    posted = request.method == "POST"
+    shown = display(assignment.screen.segment, assignment.screen.slots)
+    form = ScoreForm(request.POST if posted else None, count=len(shown.candidates))
+    if form.is_bound and form.is_valid():
+        try:
+            result = queue.submit_scores(token, request.user, form.scores(), form.meaning_changed(), form.active_time())
+        except queue.InvalidScores as error:
+            form.add_error(None, str(error))
+        except queue.QueueError as error:
+            return _refused_by_queue(request, error, found)
+        else:
+            if not result.created:
+                return _submitted_already(request, assignment)
+            _offer_undo(request, found, token)
+            return _next_screen(request, found)
+    if not posted:
+        queue.renew_lease(assignment)
+    return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
+
+
 def _render_screen(
     request: HttpRequest,
     assignment: Assignment,
     shown: ScreenDisplay,
-    form: RankingForm,
+    form: RankingForm | ScoreForm,
     flag_form: FlagForm,
     status: int,
 ) -> HttpResponse:
     found = assignment.screen.campaign
-    context = _screen_context(found, shown, form)
+    scoring = isinstance(form, ScoreForm)
+    context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
     undo_token = _offered_undo(request, found)
     context.update(
         {
@@ -290,7 +332,7 @@ def _render_screen(
             "undo_form": UndoForm(initial={"token": undo_token}),
         }
     )
-    return render(request, "judge/screen.html", context, status=status)
+    return render(request, "judge/prws_screen.html" if scoring else "judge/screen.html", context, status=status)
 
 
 @login_required
@@ -304,8 +346,7 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():
         shown = display(assignment.screen.segment, assignment.screen.slots)
-        form = RankingForm(count=len(shown.candidates), max_rank=found.max_candidates)
-        return _render_screen(request, assignment, shown, form, flag_form, status=400)
+        return _render_screen(request, assignment, shown, _empty_form(found, len(shown.candidates)), flag_form, 400)
     try:
         result = queue.flag_screen(token, request.user, flag_form.reason_text(), flag_form.active_time())
     except queue.QueueError as error:

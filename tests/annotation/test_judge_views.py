@@ -335,11 +335,12 @@ def test_no_judge_response_names_a_system(campaign, ann):
         assert_no_system_names(response)
 
 
-def test_a_prws_campaign_is_not_served_as_a_ranking_screen(campaign, ann):
+def test_a_prws_campaign_is_served_with_sliders_not_ranks(campaign, ann):
     add_screen(campaign, 1)
     campaign.mode = "prws"
     campaign.guidelines = ""
     campaign.save()
-    response = login(ann).get(reverse("judge-campaign", args=[campaign.pk]))
-    assert response.status_code == 409 and b"PRWS" in response.content
-    assert not Assignment.objects.exclude(status="pending").exists()
+    client = login(ann)
+    response = client.get(client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"])
+    assert response.status_code == 200
+    assert b'type="range"' in response.content and b'name="rank_' not in response.content

@@ -1,0 +1,130 @@
+"""The judge's PRWS screen in headless Chromium (N19 section 4.2, Figure 2; METHODS 11): sliders set by keyboard and
+by mouse, Submit held back until every slider was moved, "Meaning changed" by click and by key, Reset, a double
+click stored once, and the scores in the database. Screenshot: test-artifacts/judge-prws-1280x800.png."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.models import Assignment, Campaign, Judgment
+from annotation.services.invites import create_invite
+from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, small_campaign
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def campaign(django_user_model):
+    organizer = django_user_model.objects.create_user("orga", password="organizer-pw-1")
+    campaign = small_campaign(mode=Campaign.Mode.PRWS, guidelines="Score every **correction** of the bold sentence.")
+    campaign.organizers.add(organizer)
+    return campaign
+
+
+def on_screen(page, k: int, n: int) -> None:
+    expect(page.locator("#screen-counter")).to_have_text(f"Screen {k} of {n}")
+    page.wait_for_load_state("domcontentloaded")
+
+
+def slider_values(page) -> list[int]:
+    return page.eval_on_selector_all("input[type=range]", "els => els.map(e => Number(e.value))")
+
+
+def moved(page) -> list[bool]:
+    return page.eval_on_selector_all("input.moved", "els => els.map(e => e.value === '1')")
+
+
+def click_slider_at(page, position: int, fraction: float) -> None:
+    """A mouse click at ``fraction`` of the slider's width."""
+    box = page.locator(f"#score-{position}").bounding_box()
+    page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)
+
+
+def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page, artifacts, campaign):
+    screens = [add_screen(campaign, line) for line in (1, 4)]
+    _, secret = create_invite(campaign, "rita", campaign.organizers.get())
+    page = new_page()
+    page.goto(live_server.url + reverse("invite", args=[secret]))
+    page.get_by_role("button", name="Continue as rita").click()
+    page.get_by_role("button", name="I have read the guidelines").click()
+
+    on_screen(page, 1, 2)
+    first_url = page.url
+    expect(page.locator("#source strong")).to_have_text(SOURCE[1])
+    expect(page.locator("#candidate-0 .scale")).to_contain_text("Completely ungrammatical/Garbled")
+    expect(page.locator("#candidate-0 .scale")).to_contain_text("Perfect")
+    expect(page.locator("#submit")).to_be_disabled()
+    expect(page.locator("#ranked-status")).to_have_text("0 of 4 corrections scored.")
+    assert slider_values(page) == [50, 50, 50, 50] and moved(page) == [False] * 4
+    expect(page.locator("#value-0")).to_have_text("–")
+    page.screenshot(path=artifacts / "judge-prws-unmoved-1280x800.png")
+
+    # Keyboard: a digit sets tens, arrows fine-tune, ArrowDown moves on, "m" ticks the box of the focused one.
+    page.locator("#score-0").focus()
+    page.keyboard.press("8")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    for _ in range(5):
+        page.keyboard.press("ArrowLeft")
+    page.keyboard.press("m")
+    assert slider_values(page)[:2] == [83, 45] and moved(page) == [True, True, False, False]
+    expect(page.locator("#value-0")).to_have_text("83")
+    expect(page.locator("#ranked-status")).to_have_text("2 of 4 corrections scored.")
+
+    # Mouse: a click on the third slider's track, then Enter with the fourth not yet moved.
+    click_slider_at(page, 2, 0.25)
+    assert 15 <= slider_values(page)[2] <= 35 and moved(page)[2]
+    page.locator("#candidate-2 .sentence").click()
+    page.keyboard.press("Enter")
+    expect(page.locator("#ranked-status")).to_have_text(
+        "Move every slider first: Correction 4 has no score yet."
+    )
+    expect(page.locator("#submit")).to_be_disabled()
+    assert page.url == first_url and not Judgment.objects.exists()
+
+    # Mouse: drag the fourth slider's handle from the middle to near the right end; tick its box by a click.
+    box = page.locator("#score-3").bounding_box()
+    middle_y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] / 2, middle_y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.7, middle_y, steps=5)
+    page.mouse.move(box["x"] + box["width"] * 0.95, middle_y, steps=5)
+    page.mouse.up()
+    assert slider_values(page)[3] >= 85 and all(moved(page))
+    page.locator("#candidate-3").get_by_label("Meaning changed").check()
+    expect(page.locator("#submit")).to_be_enabled()
+    expect(page.locator("#ranked-status")).to_have_text("Every correction has a score.")
+    expect(page.locator("#value-3")).to_have_text(str(slider_values(page)[3]))
+    page.screenshot(path=artifacts / "judge-prws-1280x800.png")
+    html = page.content()
+    assert not any(name in html for name in SYSTEM_NAMES)
+
+    expected = slider_values(page)
+    page.locator("#submit").dblclick()
+    on_screen(page, 2, 2)
+    judgment = Judgment.objects.get()
+    assert judgment.assignment.screen == screens[0] and judgment.assignment.judge.username == "rita"
+    stored = list(judgment.items.order_by("position").values_list("score", "meaning_changed", "rank"))
+    assert stored == [(expected[0], False, None), (expected[1], True, None), (expected[2], False, None),
+                      (expected[3], True, None)]
+    assert judgment.active_time is not None and judgment.active_time <= judgment.duration
+
+    # Second screen: Reset puts every slider back unmoved and clears the boxes.
+    page.locator("#score-0").focus()
+    page.keyboard.press("3")
+    page.keyboard.press("m")
+    page.get_by_role("button", name="Reset").click()
+    expect(page.locator("#ranked-status")).to_have_text(re.compile(r"^0 of \d corrections scored\.$"))
+    assert not any(moved(page)) and set(slider_values(page)) == {50}
+    assert not page.locator("#candidate-0 input[type=checkbox]").is_checked()
+    for position in range(len(slider_values(page))):
+        click_slider_at(page, position, 0.5)
+    assert all(moved(page)), "a click that leaves a slider at its start still counts as moved"
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#all-done")).to_be_visible()
+    assert Judgment.objects.count() == 2
+    assert not Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).exists()
