@@ -13,6 +13,8 @@ from annotation.models import Assignment, Campaign, Judgment
 from annotation.services.invites import create_invite
 from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, small_campaign
 
+from .conftest import TABLET
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -128,3 +130,20 @@ def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page,
     expect(page.locator("#all-done")).to_be_visible()
     assert Judgment.objects.count() == 2
     assert not Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).exists()
+
+
+def test_the_prws_screen_fits_a_tablet(live_server, new_page, artifacts, campaign):
+    campaign.guidelines = ""
+    campaign.save()
+    add_screen(campaign, 1)
+    _, secret = create_invite(campaign, "tara", campaign.organizers.get())
+    page = new_page(TABLET)
+    page.goto(live_server.url + reverse("invite", args=[secret]))
+    page.get_by_role("button", name="Continue as tara").click()
+    on_screen(page, 1, 1)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
+    sentence = page.locator("#sentence-0").bounding_box()
+    slider = page.locator("#score-0").bounding_box()
+    assert slider["y"] >= sentence["y"] + sentence["height"] - 1, "the slider goes under the sentence"
+    assert slider["width"] >= 0.6 * TABLET["width"], "a wide slider for a finger"
+    page.screenshot(path=artifacts / "judge-prws-768x1024.png", full_page=True)
