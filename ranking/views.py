@@ -1,4 +1,4 @@
-"""Analysis pages: start an analysis of a campaign, follow its progress, download its JSON."""
+"""Analysis pages: start an analysis of a campaign, follow its progress, download its JSON and reports."""
 from __future__ import annotations
 
 import json
@@ -13,6 +13,7 @@ from annotation.permissions import managed_campaigns
 
 from .forms import AnalysisForm
 from .models import AnalysisRun
+from .reports.formats import BY_EXTENSION, render_report, report_filename
 from .runs import create_run
 from .tasks import enqueue, resend_waiting
 
@@ -39,5 +40,18 @@ def analysis_json(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
     run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
     response = HttpResponse(json.dumps(run.result, indent=2, ensure_ascii=False), content_type="application/json")
     name = f"{slugify(campaign.name) or 'campaign'}-analysis-{run.pk}-seed{run.seed}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) -> HttpResponse:
+    """A done run's report as HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers."""
+    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
+    report = BY_EXTENSION[extension]
+    text = render_report(run.result, report.name, standalone=report.name == "latex")
+    response = HttpResponse(text, content_type=report.content_type)
+    name = report_filename(campaign.name, run.pk, run.seed, report.extension)
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
