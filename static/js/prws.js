@@ -123,7 +123,8 @@ function onSubmit(event) {
   const unmoved = candidates.find((candidate) => !isMoved(candidate));
   if (unmoved) {
     event.preventDefault();
-    status.textContent = `Move every slider first: ${unmoved.querySelector(".candidate-label").textContent} has no score yet.`;
+    const label = unmoved.querySelector(".candidate-label").textContent;
+    status.textContent = `Move every slider first: ${label} has no score yet.`;
     focusCandidate(unmoved);
     return;
   }
