@@ -5,12 +5,16 @@ judge filter, snapshot first), so the renderers see what they see in the product
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.stats import rankdata
 
+from annotation.services.appraise_xml import parse_appraise_xml
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings
+from ranking.management.commands.analyze import read_metrics
 
 SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
 """System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
@@ -73,3 +77,12 @@ def full_analysis() -> dict:
 def plain_analysis() -> dict:
     """An analysis without metrics or accuracy."""
     return analysis_json(synthetic_rankings(np.random.default_rng(12)), AnalysisParameters(bootstrap=200, seed=4))
+
+
+@pytest.fixture(scope="session")
+def conll14_analysis(conll14_dir: Path) -> dict:
+    """G15's analysis of the CoNLL-14 judgments with the metric files (1,000 bootstrap samples, seed 1)."""
+    results = parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes())
+    rankings = Rankings.from_items((item.user, item.src_id, item.translations) for item in results.items)
+    return analysis_json(rankings, AnalysisParameters(), metrics=read_metrics(str(conll14_dir / "metrics")),
+                         campaign="conll14")

@@ -9,7 +9,7 @@ import pytest
 
 from ranking.reports.html import render_html
 from ranking.reports.plots import cluster_colour, rank_ranges_plot
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, artifacts, chromium  # noqa: F401 (fixtures)
+from tests.browser.conftest import artifacts, chromium  # noqa: F401 (fixtures shared with the browser tests)
 
 SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", flags=re.S)
 
@@ -83,4 +83,23 @@ def test_the_page_renders_in_chromium_without_requests(chromium, artifacts, full
     assert len(widths) == 4 and min(widths) > 300
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.screenshot(path=str(artifacts / "report-synthetic-1280.png"), full_page=True)
+    context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_conll14_report_in_chromium(chromium, artifacts, conll14_analysis, tmp_path):  # noqa: F811
+    path = tmp_path / "report.html"
+    path.write_text(render_html(conll14_analysis), encoding="utf-8")
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(path.as_uri())
+    assert requests == [path.as_uri()]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    first_rows = page.eval_on_selector_all(
+        "table.ranking", "tables => tables.map(t => t.querySelector('tbody td.system').textContent)")
+    assert first_rows == ["AMU", "AMU"]
+    page.screenshot(path=str(artifacts / "report-conll14-1280.png"), full_page=True)
     context.close()

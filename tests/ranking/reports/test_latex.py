@@ -114,3 +114,9 @@ def test_the_standalone_document_compiles(full_analysis, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]
     assert (tmp_path / "report.pdf").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_conll14_tables_are_well_formed(conll14_analysis):
+    for standalone in (False, True):
+        assert_well_formed(render_latex(conll14_analysis, standalone=standalone))
