@@ -1,0 +1,158 @@
+// What the judge's screens share (ranking, judge.js; PRWS sliders, prws.js): dialogs, keyboard, one submit per page,
+// and active time.
+//
+// - Keys: ArrowUp/ArrowDown move between corrections; Enter submits; "?" opens the guidelines; Escape closes a
+//   dialog; each screen adds its own keys (``onKey`` returns true when it handled one).
+// - One submit per page: a second click or Enter while the first is under way does nothing (the server is
+//   idempotent too, by the screen's token). A screen refuses to submit while ``missing()`` names a correction.
+// - Active time: milliseconds while the page is visible and focused and the judge has pressed a key, clicked,
+//   scrolled or moved the pointer within the idle cap (config.idleCapSeconds); kept in sessionStorage per page
+//   address so a reload keeps counting, and sent in the hidden field active_ms.
+
+export const config = JSON.parse(document.getElementById("judge-config").textContent);
+export const form = document.getElementById("ranking-form");
+export const candidates = Array.from(form.querySelectorAll(".candidate"));
+export const submitButton = document.getElementById("submit");
+export const status = document.getElementById("ranked-status");
+const helpDialog = document.getElementById("help-dialog");
+const flagDialog = document.getElementById("flag-dialog");
+
+const TICK_MS = 1000;
+const timerKey = `gecappraise-active:${location.pathname}`;
+let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
+let lastActivity = Date.now();
+let lastTick = Date.now();
+
+export function focusedCandidate() {
+  return candidates.find((candidate) => candidate.contains(document.activeElement)) || null;
+}
+
+function openDialog(dialog) {
+  if (dialog && !dialog.open) dialog.showModal();
+}
+
+function dialogOpen() {
+  return (helpDialog && helpDialog.open) || (flagDialog && flagDialog.open);
+}
+
+function recordActiveTime(target) {
+  activeMs = Math.round(activeMs);
+  sessionStorage.setItem(timerKey, String(activeMs));
+  const field = target.querySelector("input[name=active_ms]");
+  if (field) field.value = String(activeMs);
+}
+
+function tick() {
+  const now = Date.now();
+  const elapsed = Math.min(now - lastTick, TICK_MS);
+  lastTick = now;
+  const idle = now - lastActivity > config.idleCapSeconds * 1000;
+  if (document.visibilityState === "visible" && document.hasFocus() && !idle) {
+    activeMs += elapsed;
+    sessionStorage.setItem(timerKey, String(Math.round(activeMs)));
+  }
+}
+
+function markActivity() {
+  lastActivity = Date.now();
+}
+
+function forgetOtherPages() {
+  for (let i = sessionStorage.length - 1; i >= 0; i -= 1) {
+    const key = sessionStorage.key(i);
+    if (key && key.startsWith("gecappraise-active:") && key !== timerKey) sessionStorage.removeItem(key);
+  }
+}
+
+// Starts a screen. ``focusCandidate(candidate)`` focuses its control; ``updateState()`` refreshes Submit and the
+// status line; ``missing()`` is the first correction not yet judged (or null) and ``missingText(candidate)`` what
+// to tell the judge about it; ``onKey(event, focused)`` handles the screen's own keys.
+export function startScreen({ focusCandidate, updateState, missing, missingText, onKey }) {
+  function move(step) {
+    const current = focusedCandidate();
+    const index = current ? candidates.indexOf(current) : -1;
+    const next = candidates[Math.min(Math.max(index + step, 0), candidates.length - 1)];
+    if (next) focusCandidate(next);
+  }
+
+  function onKeyDown(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || dialogOpen()) return;
+    if (event.target.closest("textarea, input[type=text], select")) return;
+    if (event.key === "?") {
+      event.preventDefault();
+      openDialog(helpDialog);
+      return;
+    }
+    if (onKey(event, focusedCandidate())) return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      move(event.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
+    if (event.key === "Enter" && !event.target.closest("button, a, dialog")) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  }
+
+  function onSubmit(event) {
+    if (form.dataset.submitting === "true") {
+      event.preventDefault();
+      return;
+    }
+    const unjudged = missing();
+    if (unjudged) {
+      event.preventDefault();
+      status.textContent = missingText(unjudged);
+      focusCandidate(unjudged);
+      return;
+    }
+    recordActiveTime(form);
+    form.dataset.submitting = "true";
+    submitButton.disabled = true;
+    submitButton.textContent = "Saving…";
+  }
+
+  form.addEventListener("submit", onSubmit);
+  document.addEventListener("keydown", onKeyDown);
+  ["keydown", "pointerdown", "pointermove", "wheel", "scroll", "touchstart"].forEach((type) =>
+    window.addEventListener(type, markActivity, { passive: true, capture: true }),
+  );
+  window.addEventListener("focus", () => {
+    lastTick = Date.now();
+    markActivity();
+  });
+  document.addEventListener("visibilitychange", () => {
+    lastTick = Date.now();
+  });
+  setInterval(tick, TICK_MS / 4);
+
+  document.getElementById("help-open").addEventListener("click", () => openDialog(helpDialog));
+  if (flagDialog) {
+    const flagForm = document.getElementById("flag-form");
+    document.getElementById("flag-open").addEventListener("click", () => openDialog(flagDialog));
+    document.getElementById("flag-cancel").addEventListener("click", () => flagDialog.close());
+    flagForm.addEventListener("submit", (event) => {
+      if (flagForm.dataset.submitting === "true") {
+        event.preventDefault();
+        return;
+      }
+      recordActiveTime(flagForm);
+      flagForm.dataset.submitting = "true";
+    });
+    if (flagDialog.open) {
+      flagDialog.close();
+      flagDialog.showModal();
+    }
+  }
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) {
+      delete form.dataset.submitting;
+      submitButton.textContent = "Submit";
+      updateState();
+    }
+  });
+
+  forgetOtherPages();
+  updateState();
+}
