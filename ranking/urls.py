@@ -5,7 +5,6 @@ from . import views
 
 urlpatterns = [
     path("campaigns/<int:pk>/analyses/", views.analyses, name="campaign-analyses"),
-    path("campaigns/<int:pk>/analyses/<int:run_id>.json", views.analysis_json, name="campaign-analysis-json"),
-    re_path(r"^campaigns/(?P<pk>[0-9]+)/analyses/(?P<run_id>[0-9]+)\.(?P<extension>html|tex|csv)$",
+    re_path(r"^campaigns/(?P<pk>[0-9]+)/analyses/(?P<run_id>[0-9]+)\.(?P<extension>json|html|tex|csv)$",
             views.analysis_report, name="campaign-analysis-report"),
 ]

@@ -1,7 +1,6 @@
 """Analysis pages: start an analysis of a campaign, follow its progress, download its JSON and reports."""
 from __future__ import annotations
 
-import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -35,18 +34,8 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def analysis_json(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
-    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
-    run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
-    response = HttpResponse(json.dumps(run.result, indent=2, ensure_ascii=False), content_type="application/json")
-    name = f"{slugify(campaign.name) or 'campaign'}-analysis-{run.pk}-seed{run.seed}.json"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
-
-
-@login_required
 def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) -> HttpResponse:
-    """A done run's report as HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers."""
+    """A done run's report as JSON, HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers."""
     campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
     run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
     report = BY_EXTENSION[extension]

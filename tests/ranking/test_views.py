@@ -39,7 +39,7 @@ def test_organizer_runs_an_analysis_and_downloads_its_json(campaign, django_capt
     assert (run.status, run.seed, run.requested_by) == (AnalysisRun.Status.DONE, 4, organizer)
     page = client.get(url).content.decode()
     assert "B = 200, 0.9, seed 4" in page and 'http-equiv="refresh"' not in page
-    download = client.get(reverse("campaign-analysis-json", args=[campaign.pk, run.pk]))
+    download = client.get(reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "json"]))
     assert download["Content-Disposition"] == f'attachment; filename="views-analysis-{run.pk}-seed4.json"'
     result = json.loads(download.content)
     assert result["campaign"] == "views" and result["parameters"]["confidence"] == 0.9

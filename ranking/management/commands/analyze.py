@@ -1,7 +1,6 @@
 """manage.py analyze: the whole ranking analysis of a campaign, in this process, written as JSON."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.management.commands.import_appraise_xml import get_campaign
 from ranking.core.analysis import AnalysisParameters
 from ranking.core.metric_scores import parse_metric_scores
+from ranking.reports.json import render_json
 from ranking.runs import create_run, execute_in_process
 
 
@@ -46,9 +46,10 @@ class ProgressBar:
 
 class Command(BaseCommand):
     help = (
-        "Analyse a campaign's ranking judgments (G15): pair statistics, annotator agreement, Expected Wins and "
-        "TrueSkill rankings with bootstrap rank ranges and clusters, head-to-head sign tests, per-judge rankings, "
-        "and with --metrics the correlation of automatic metrics with the human ranking. Writes the analysis JSON."
+        "Analyse a campaign's judgments (G15; for PRWS campaigns N19, with the scores also turned into relative "
+        "judgments): pair statistics, annotator agreement, Expected Wins and TrueSkill rankings with bootstrap rank "
+        "ranges and clusters, head-to-head sign tests, per-judge rankings, PRWS means and rater checks, and with "
+        "--metrics the correlation of automatic metrics with the human ranking. Writes the analysis JSON."
     )
 
     def add_arguments(self, parser):
@@ -82,12 +83,12 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"analysis failed: {exc}") from None
         sys.stderr.write("\n")
-        text = json.dumps(run.result, indent=2, ensure_ascii=False)
+        text = render_json(run.result)
         if options["out"] == "-":
-            self.stdout.write(text)
+            self.stdout.write(text, ending="")
         else:
             try:
-                Path(options["out"]).write_text(text + "\n", encoding="utf-8")
+                Path(options["out"]).write_text(text, encoding="utf-8")
             except OSError as exc:
                 raise CommandError(f"{options['out']}: cannot write ({exc.strerror})") from None
             self.stderr.write(f"Wrote analysis {run.pk} of {campaign.name!r} to {options['out']}.")
