@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Output, Screen, ScreenCandidate, Segment
+from ..models import Campaign, CandidateJudgment, Judgment, Output
 from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
 from .collapsing import candidate_name
-from .screens import next_screen_number, next_slot_position
+from .judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -73,17 +72,9 @@ def import_appraise_xml(campaign: Campaign, data: bytes) -> AppraiseImportSummar
     results = parse_appraise_xml(data)
     lookup = candidate_lookup(campaign)
     resolved = [_resolve(item, lookup, campaign.max_candidates) for item in results.items]
-    User = get_user_model()
     with transaction.atomic():
-        users = {}
-        for username in dict.fromkeys(item.user for item in results.items):
-            user, created = User.objects.get_or_create(username=username)
-            if created:
-                user.set_unusable_password()
-                user.save(update_fields=["password"])
-            users[username] = user
-        campaign.judges.add(*users.values())
-        _write_items(campaign, results.items, resolved, users)
+        judged = [_judged(item, candidates) for item, candidates in zip(results.items, resolved)]
+        users = write_judged_screens(campaign, judged)
         languages = next(iter(results.groups.values()), {})
         if languages:
             campaign.source_language = languages.get("source-language", campaign.source_language)
@@ -96,57 +87,17 @@ def import_appraise_xml(campaign: Campaign, data: bytes) -> AppraiseImportSummar
     )
 
 
-def _write_items(campaign: Campaign, items: list[RankingItem], resolved: list[list[int]], users: dict) -> None:
-    segments = dict(Segment.objects.filter(campaign=campaign).values_list("line", "id"))
-    first = next_screen_number(campaign)
-    first_position = next_slot_position(campaign)
-    screens = Screen.objects.bulk_create(
-        (Screen(campaign=campaign, segment_id=segments[item.src_id], number=first + i) for i, item in enumerate(items)),
-        batch_size=5000,
-    )
-    ScreenCandidate.objects.bulk_create(
-        (
-            ScreenCandidate(screen=screen, candidate_id=candidate, position=position)
-            for screen, candidates in zip(screens, resolved)
-            for position, candidate in enumerate(candidates)
-        ),
-        batch_size=10000,
-    )
-    assignments = Assignment.objects.bulk_create(
-        (
-            Assignment(
-                screen=screen,
-                judge=users[item.user],
-                position=first_position + i,
-                status=Assignment.Status.SUBMITTED,
-            )
-            for i, (screen, item) in enumerate(zip(screens, items))
-        ),
-        batch_size=5000,
-    )
-    judgments = Judgment.objects.bulk_create(
-        (
-            Judgment(
-                assignment=assignment,
-                duration=item.duration,
-                external_id=item.id,
-                external_doc_id=item.doc_id,
-                external_group=item.group,
-            )
-            for assignment, item in zip(assignments, items)
-        ),
-        batch_size=5000,
-    )
-    CandidateJudgment.objects.bulk_create(
-        (
-            CandidateJudgment(judgment=judgment, candidate_id=candidate, position=position, rank=rank)
-            for judgment, item, candidates in zip(judgments, items, resolved)
-            for position, (candidate, (_, rank)) in enumerate(zip(candidates, item.translations))
-        ),
-        batch_size=10000,
-    )
-    Flag.objects.bulk_create(
-        Flag(judgment=judgment, reason=FLAG_REASON_IMPORTED) for judgment, item in zip(judgments, items) if item.skipped
+def _judged(item: RankingItem, candidates: list[int]) -> JudgedScreen:
+    """An Appraise item as a judged screen, keeping its ids and duration; skipped items are flagged."""
+    return JudgedScreen(
+        line=item.src_id,
+        judge=item.user,
+        candidates=[JudgedCandidate(c, rank=rank) for c, (_, rank) in zip(candidates, item.translations)],
+        duration=item.duration,
+        flag_reason=FLAG_REASON_IMPORTED if item.skipped else None,
+        external_id=item.id,
+        external_doc_id=item.doc_id,
+        external_group=item.group,
     )
 
 

@@ -33,8 +33,8 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ..models import Assignment, Campaign, CandidateJudgment, Judgment, Output, Screen, ScreenCandidate, Segment
-from .screens import next_screen_number, next_slot_position
+from ..models import Campaign, Judgment, Output, Segment
+from .judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from .textfiles import InputFileError, check_size
 
 WIDE_RATER = "gmeg-mean"
@@ -257,58 +257,19 @@ def import_scores(
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         _check_not_rated(name, campaign, screens)
-        users = _raters(campaign, {screen.rater for screen in screens})
-        _write(campaign, screens, users)
+        users = write_judged_screens(campaign, [_judged(screen) for screen in screens])
     return ScoreImportSummary(
         ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(users)
     )
 
 
-def _raters(campaign: Campaign, names: set[str]) -> dict:
-    User = get_user_model()
-    users = {}
-    for username in sorted(names):
-        user, created = User.objects.get_or_create(username=username)
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        users[username] = user
-    campaign.judges.add(*users.values())
-    return users
-
-
-def _write(campaign: Campaign, screens: list[_Screen], users: dict) -> None:
-    segments = dict(Segment.objects.filter(campaign=campaign).values_list("line", "id"))
-    first, first_position = next_screen_number(campaign), next_slot_position(campaign)
-    rows = Screen.objects.bulk_create(
-        (Screen(campaign=campaign, segment_id=segments[s.line], number=first + i) for i, s in enumerate(screens)),
-        batch_size=5000,
-    )
-    ScreenCandidate.objects.bulk_create(
-        (
-            ScreenCandidate(screen=row, candidate_id=candidate, position=position)
-            for row, screen in zip(rows, screens)
-            for position, candidate in enumerate(screen.candidates)
-        ),
-        batch_size=10000,
-    )
-    assignments = Assignment.objects.bulk_create(
-        (
-            Assignment(screen=row, judge=users[screen.rater], position=first_position + i,
-                       status=Assignment.Status.SUBMITTED)
-            for i, (row, screen) in enumerate(zip(rows, screens))
-        ),
-        batch_size=5000,
-    )
-    judgments = Judgment.objects.bulk_create((Judgment(assignment=a) for a in assignments), batch_size=5000)
-    CandidateJudgment.objects.bulk_create(
-        (
-            CandidateJudgment(
-                judgment=judgment, candidate_id=candidate, position=position, score=rating.score,
-                meaning_changed=rating.meaning_changed,
-            )
-            for judgment, screen in zip(judgments, screens)
-            for position, (candidate, rating) in enumerate(screen.candidates.items())
-        ),
-        batch_size=10000,
+def _judged(screen: _Screen) -> JudgedScreen:
+    """A rater's scores of one line as a judged screen, the candidates in the order of the file."""
+    return JudgedScreen(
+        line=screen.line,
+        judge=screen.rater,
+        candidates=[
+            JudgedCandidate(candidate, score=rating.score, meaning_changed=rating.meaning_changed)
+            for candidate, rating in screen.candidates.items()
+        ],
     )
