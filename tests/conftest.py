@@ -6,6 +6,7 @@ them.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))
 CONLL14 = SHARED_DATA / "conll14"
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 GMEG = SHARED_DATA / "gmeg"
 
 
@@ -30,3 +34,23 @@ def gmeg_dir() -> Path:
     if not (GMEG / "dev" / "fce-segment-scores.csv").is_file():
         pytest.skip(f"GMEG data not found at {GMEG} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
     return GMEG
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The folder for screenshots and logs of the tests (git-ignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium (Playwright, the system's browser) for the session; skips where it is not installed."""
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -37,7 +37,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
-from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen
+from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
 
 #: The client stops counting active time after this many seconds without a key press, click, scroll or pointer
 #: move, and while the page is hidden or unfocused (static/js/judge.js reads it from the page).

@@ -11,7 +11,6 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, TrainingAnswer
 from annotation.services import queue

@@ -1,5 +1,5 @@
 """Browser tests: real headless Chromium (the system's /usr/bin/chromium) driven by Playwright's sync API against
-pytest-django's live server on PostgreSQL. Screenshots go to ``test-artifacts/`` at the repository root.
+pytest-django's live server on PostgreSQL. The ``chromium`` and ``artifacts`` fixtures live in tests/conftest.py.
 
 Playwright's sync API runs an event loop in the test's thread, so Django's guard against ORM calls from async
 code is switched off for these tests (the ORM calls are in plain synchronous test code).
@@ -7,31 +7,13 @@ code is switched off for these tests (the ORM calls are in plain synchronous tes
 from __future__ import annotations
 
 import os
-import shutil
-from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 DESKTOP = {"width": 1280, "height": 800}
 TABLET = {"width": 768, "height": 1024}
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """One headless Chromium for the session; the tests skip where it is not installed."""
-    if shutil.which(CHROMIUM) is None:
-        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -51,10 +33,3 @@ def new_page(chromium):
     yield make
     for context in contexts:
         context.close()
-
-
-@pytest.fixture(scope="session")
-def artifacts() -> Path:
-    """The folder for screenshots (git-ignored)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS

@@ -14,7 +14,6 @@ from django.db import connection
 from gecappraise.celery import app as celery_app
 
 REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
 
 
 class Worker:
@@ -39,10 +38,9 @@ class Worker:
 
 
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker):
+def celery_worker(django_db_setup, django_db_blocker, artifacts):
     """A real Celery worker (prefork, 2 processes) against Redis and the test database, for the session."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "celery-worker.log"
+    log = artifacts / "celery-worker.log"
     db = settings.DATABASES["default"]
     env = {
         **os.environ,

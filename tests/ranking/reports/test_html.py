@@ -9,7 +9,6 @@ import pytest
 
 from ranking.reports.html import render_html
 from ranking.reports.plots import cluster_colour, rank_ranges_plot
-from tests.browser.conftest import artifacts, chromium  # noqa: F401 (fixtures shared with the browser tests)
 
 SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", flags=re.S)
 
