@@ -1,5 +1,5 @@
 """Page URLs: organizer pages here, judge pages in judge_urls."""
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from .views import organizer, organizer_judging
 
@@ -10,6 +10,8 @@ urlpatterns = [
     path("campaigns/<int:pk>/screens/", organizer.campaign_screens, name="campaign-screens"),
     path("campaigns/<int:pk>/appraise/import/", organizer.campaign_appraise_import, name="campaign-appraise-import"),
     path("campaigns/<int:pk>/appraise/judgments.xml", organizer.campaign_appraise_export, name="campaign-appraise-export"),
+    re_path(r"^campaigns/(?P<pk>[0-9]+)/judgments\.(?P<extension>csv|json)$", organizer.campaign_judgments_export,
+            name="campaign-judgments-export"),
     path("campaigns/<int:pk>/invites/", organizer_judging.invite_create, name="campaign-invite"),
     path(
         "campaigns/<int:pk>/invites/<int:invite_id>/revoke/",

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
-from annotation.models import CandidateJudgment, Judgment, Output, System
+from annotation.models import CandidateJudgment, Judgment, System
+from annotation.services.outputs import candidate_systems
 
 from .core.prws import ScoredCandidate, Scores
 from .core.rankings import Rankings
@@ -52,24 +53,28 @@ def contestant_names(campaign) -> list[str]:
     )
 
 
+def selected_judgments(campaign, up_to: int | None = None, judge: str | None = None) -> QuerySet[Judgment]:
+    """The campaign's judgments with an id up to ``up_to`` (a snapshot's ``last_judgment_id``), of ``judge`` if given."""
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    if up_to is not None:
+        judgments = judgments.filter(id__lte=up_to)
+    if judge is not None:
+        judgments = judgments.filter(assignment__judge__username=judge)
+    return judgments
+
+
 def load_rankings(campaign, up_to: int | None = None, judge: str | None = None) -> Rankings:
     """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
 
     ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
     one analysis sees the same data; ``judge`` keeps one judge's judgments.
     """
-    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
-    if up_to is not None:
-        judgments = judgments.filter(id__lte=up_to)
-    if judge is not None:
-        judgments = judgments.filter(assignment__judge__username=judge)
+    judgments = selected_judgments(campaign, up_to, judge)
     contestants = set(contestant_names(campaign))
-    systems: dict[int, list[str]] = defaultdict(list)
-    for candidate_id, name in Output.objects.filter(segment__campaign=campaign).values_list(
-        "candidate_id", "system__name"
-    ):
-        if name in contestants:
-            systems[candidate_id].append(name)
+    systems = {
+        candidate: [name for name in names if name in contestants]
+        for candidate, names in candidate_systems(campaign).items()
+    }
     shown: dict[int, list[tuple[tuple[str, ...], int]]] = defaultdict(list)
     for judgment_id, candidate_id, rank in (
         CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
@@ -95,17 +100,9 @@ def load_scores(campaign, up_to: int | None = None, judge: str | None = None) ->
     A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
     Flagged screens are screens without ratings. ``up_to`` and ``judge`` select judgments as in ``load_rankings``.
     """
-    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
-    if up_to is not None:
-        judgments = judgments.filter(id__lte=up_to)
-    if judge is not None:
-        judgments = judgments.filter(assignment__judge__username=judge)
+    judgments = selected_judgments(campaign, up_to, judge)
     kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
-    systems: dict[int, list[str]] = defaultdict(list)
-    for candidate_id, name in Output.objects.filter(segment__campaign=campaign).values_list(
-        "candidate_id", "system__name"
-    ):
-        systems[candidate_id].append(name)
+    systems = candidate_systems(campaign)
     shown: dict[int, list[ScoredCandidate]] = defaultdict(list)
     for judgment_id, candidate_id, score, meaning_changed, text, source in (
         CandidateJudgment.objects.filter(judgment__in=judgments, score__isnull=False)

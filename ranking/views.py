@@ -6,11 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
 
 from annotation.permissions import managed_campaigns
 
 from .forms import AnalysisForm
+from .loading import load_rankings
 from .models import AnalysisRun
+from .reports.pairs_tsv import expanded_tsv, unexpanded_tsv
 from .reports.formats import BY_EXTENSION, render_report, report_filename
 from .runs import create_run
 from .tasks import enqueue, resend_waiting
@@ -42,4 +45,14 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
     response = HttpResponse(text, content_type=report.content_type)
     name = report_filename(campaign.name, run.pk, run.seed, report.extension)
     response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers."""
+    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    render = unexpanded_tsv if kind == "unexpanded" else expanded_tsv
+    response = HttpResponse(render(load_rankings(campaign)), content_type="text/tab-separated-values; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(campaign.name) or "campaign"}-{kind}-pairs.tsv"'
     return response

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from ..models import Campaign, CandidateJudgment, Judgment, Output
+from ..models import Campaign, Candidate, CandidateJudgment, Judgment
 from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
 from .collapsing import candidate_name
 from .judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from .outputs import candidate_systems
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -32,16 +33,10 @@ class AppraiseImportSummary:
 
 def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]:
     """For every segment line, the candidate id of each set of systems that produced one output."""
-    systems: dict[int, set[str]] = defaultdict(set)
-    lines: dict[int, int] = {}
-    for candidate_id, system, line in Output.objects.filter(segment__campaign=campaign).values_list(
-        "candidate_id", "system__name", "segment__line"
-    ):
-        systems[candidate_id].add(system)
-        lines[candidate_id] = line
+    systems = candidate_systems(campaign)
     lookup: dict[int, dict[frozenset[str], int]] = defaultdict(dict)
-    for candidate_id, names in systems.items():
-        lookup[lines[candidate_id]][frozenset(names)] = candidate_id
+    for candidate_id, line in Candidate.objects.filter(segment__campaign=campaign).values_list("id", "segment__line"):
+        lookup[line][frozenset(systems[candidate_id])] = candidate_id
     return lookup
 
 
@@ -107,11 +102,7 @@ def campaign_rankings(campaign: Campaign) -> AppraiseResults:
     Imported judgments keep their Appraise ids; judgments made here are numbered by their database id, with the
     document name and line as doc-id and the campaign name as result group.
     """
-    names: dict[int, list[str]] = defaultdict(list)
-    for candidate_id, system in Output.objects.filter(segment__campaign=campaign).values_list(
-        "candidate_id", "system__name"
-    ):
-        names[candidate_id].append(system)
+    names = candidate_systems(campaign)
     ranks: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for judgment_id, candidate_id, rank in (
         CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign, rank__isnull=False)

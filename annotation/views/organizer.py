@@ -16,7 +16,14 @@ from ..models import Assignment, Campaign, Judgment
 from ..permissions import is_organizer, managed_campaigns
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
+from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screens import create_screens
+
+
+JUDGMENT_EXPORTS = {
+    "csv": (judgments_csv, "text/csv; charset=utf-8"),
+    "json": (judgments_json, "application/json"),
+}
 
 
 def managed_campaign_or_404(request: HttpRequest, pk: int) -> Campaign:
@@ -134,5 +141,16 @@ def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     response = HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
     filename = f"{slugify(campaign.name) or 'campaign'}-judgments.xml"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+def campaign_judgments_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
+    """The campaign's judgments as CSV (one row per judged candidate) or JSON."""
+    campaign = managed_campaign_or_404(request, pk)
+    render, content_type = JUDGMENT_EXPORTS[extension]
+    response = HttpResponse(render(campaign), content_type=content_type)
+    filename = f"{slugify(campaign.name) or 'campaign'}-judgments.{extension}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
