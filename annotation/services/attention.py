@@ -4,7 +4,8 @@ The control is the source sentence with 1-2 errors inserted by the product's cor
 ``corrupter.corrupt``), produced by a System of kind ``control``. It is put on a random share of the screens no
 judge has been served yet: at a random position when the screen has room, otherwise in place of a random
 candidate (a screen never shows more than M). A judge who reads the screens ranks it last; the dashboard shows
-each judge's rate.
+each judge's rate. In a PRWS campaign the rater check compares the control with the source (N19 section 4.3), so
+the source's candidate (the output of the ``input`` system) goes on the screen too.
 
 "Ranked last" means: the control's rank is worse than or equal to every other rank on the screen and strictly
 worse than at least one (a screen with everything tied catches nothing). Flagged screens do not count.
@@ -58,6 +59,15 @@ def _control_candidate(segment: Segment, control: System, rng: np.random.Generat
     return None
 
 
+def _place(shown: list[int], pk: int, keep: list[int], limit: int, rng: np.random.Generator) -> None:
+    """Put ``pk`` on the screen at a random position, or in place of a random candidate not in ``keep`` when full."""
+    if len(shown) < limit:
+        shown.insert(int(rng.integers(len(shown) + 1)), pk)
+        return
+    replaceable = [i for i, candidate in enumerate(shown) if candidate not in keep]
+    shown[replaceable[int(rng.integers(len(replaceable)))]] = pk
+
+
 def add_attention_checks(
     campaign: Campaign, share: float, rng: np.random.Generator, system_name: str = CONTROL_SYSTEM
 ) -> int:
@@ -90,10 +100,13 @@ def add_attention_checks(
             if candidate is None:
                 continue
             shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
-            if len(shown) >= campaign.max_candidates:
-                shown[int(rng.integers(len(shown)))] = candidate.pk
-            else:
-                shown.insert(int(rng.integers(len(shown) + 1)), candidate.pk)
+            required = [candidate.pk]
+            if campaign.mode == Campaign.Mode.PRWS:
+                source = Output.objects.filter(segment=screen.segment, system__kind=System.Kind.INPUT).first()
+                if source is not None and source.candidate_id not in shown:
+                    required.append(source.candidate_id)
+            for pk in required:
+                _place(shown, pk, keep=required, limit=campaign.max_candidates, rng=rng)
             screen.slots.all().delete()
             ScreenCandidate.objects.bulk_create(
                 ScreenCandidate(screen=screen, candidate_id=pk, position=i) for i, pk in enumerate(shown)

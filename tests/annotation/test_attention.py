@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.models import Output, ScreenCandidate, System
+from annotation.models import Candidate, Output, ScreenCandidate, System
 from annotation.services import queue
 from annotation.services.attention import CONTROL_SYSTEM, add_attention_checks, attention_check_rates
 
@@ -91,3 +91,23 @@ def test_rate_of_ranking_the_control_last_per_judge():
     assert (rates["ann"].checks, rates["ann"].ranked_last) == (3, 2), "the flagged screen does not count"
     assert rates["ann"].rate == pytest.approx(2 / 3)
     assert (rates["bob"].checks, rates["bob"].ranked_last) == (4, 3), "an all-tied screen catches nothing"
+
+
+def test_prws_checks_put_the_source_beside_the_control():
+    """N19's rater check compares Source+error with Source, so both go on the screen, whatever else it shows."""
+    campaign = small_campaign("prws", mode="prws", max_candidates=2)
+    screens = []
+    for line in range(6):
+        others = [c for c in Candidate.objects.filter(segment__campaign=campaign, segment__line=line).order_by("id")
+                  if not c.outputs.filter(system__kind=System.Kind.INPUT).exists()]
+        if others:
+            screens.append(add_screen(campaign, line, others[:2]))
+    assert add_attention_checks(campaign, 1.0, np.random.default_rng(5)) == len(screens)
+    for screen in screens:
+        kinds = sorted(
+            kind
+            for candidate in screen.candidates.all()
+            for kind in candidate.outputs.values_list("system__kind", flat=True)
+        )
+        assert System.Kind.CONTROL in kinds and System.Kind.INPUT in kinds, kinds
+        assert screen.slots.count() == 2
