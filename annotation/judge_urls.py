@@ -19,4 +19,5 @@ urlpatterns = [
     path("judge/campaigns/<int:campaign_id>/undo/", judge.undo, name="judge-undo"),
     path("judge/screens/<uuid:token>/", judge.screen, name="judge-screen"),
     path("judge/screens/<uuid:token>/flag/", judge.flag, name="judge-flag"),
+    path("judge/screens/<uuid:token>/lease/", judge.lease, name="judge-lease"),
 ]

@@ -8,7 +8,8 @@ Contract:
   the campaign, so one judge's tabs never claim two screens at once.
 - A judge has at most one served screen per campaign; coming back (reload, new tab, next login) gives the same
   one. Assignments given to a judge directly (``judge`` set, status pending) come before pool slots.
-- Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``). A non-repeat screen whose lease has run out
+- Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``), renewed while the judge works on the page (the page
+  calls ``renew_lease`` through the ``judge-lease`` view every quarter lease while its judge is active). A non-repeat screen whose lease has run out
   returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
   refused as stale. Until someone claims it, the first judge may still finish it.
 - Ranking campaigns take ranks (``submit_ranking``), PRWS campaigns scores (``submit_scores``); either may be flagged.
@@ -207,8 +208,9 @@ def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
 def renew_lease(assignment: Assignment, now: datetime | None = None) -> bool:
     """Extend the lease of a served assignment (the judge is looking at it) once half of it has passed.
 
-    Renewing only past half the lease saves a write (and a commit) on most page views; the lease then never
-    has less than half its length left while the judge keeps the page open. Returns whether it was renewed.
+    Renewing only past half the lease saves a write (and a commit) on most page views and heartbeats; with the
+    page's heartbeat every quarter lease, the lease never has less than a quarter of its length left while the
+    judge is active. Returns whether it was renewed.
     """
     now = now or timezone.now()
     if assignment.lease_expires_at is not None and assignment.lease_expires_at - now > lease_length() / 2:

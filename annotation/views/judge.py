@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -323,6 +323,10 @@ def _render_screen(
     scoring = isinstance(form, ScoreForm)
     context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
     undo_token = _offered_undo(request, found)
+    context["config"].update(
+        leaseUrl=reverse("judge-lease", args=[assignment.token]),
+        heartbeatSeconds=queue.lease_length().total_seconds() / 4,
+    )
     context.update(
         {
             "assignment": assignment,
@@ -391,3 +395,20 @@ def password(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Your password is set. Log in with your username and this password next time.")
         return redirect(reverse("home"))
     return render(request, "judge/password.html", {"form": form}, status=400 if form.is_bound else 200)
+
+
+@login_required
+@require_POST
+def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+    """Keep the lease of the screen served as ``token`` while its judge is active on the page (screen.js calls it).
+
+    204 when the screen is still the judge's; 409 with a message when it was undone or given to another judge;
+    403 for another judge's screen.
+    """
+    try:
+        assignment = queue.assignment_for(token, request.user)
+    except queue.QueueError as error:
+        return JsonResponse({"error": str(error)}, status=403 if isinstance(error, queue.ForeignScreen) else 409)
+    if assignment.status == Assignment.Status.SERVED:
+        queue.renew_lease(assignment)
+    return HttpResponse(status=204)

@@ -8,6 +8,8 @@
 // - Active time: milliseconds while the page is visible and focused and the judge has pressed a key, clicked,
 //   scrolled or moved the pointer within the idle cap (config.idleCapSeconds); kept in sessionStorage per page
 //   address so a reload keeps counting, and sent in the hidden field active_ms.
+// - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
+//   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
 
 export const config = JSON.parse(document.getElementById("judge-config").textContent);
 export const form = document.getElementById("ranking-form");
@@ -51,6 +53,17 @@ function tick() {
     activeMs += elapsed;
     sessionStorage.setItem(timerKey, String(Math.round(activeMs)));
   }
+}
+
+function keepLease() {
+  if (Date.now() - lastActivity > config.heartbeatSeconds * 1000 || form.dataset.submitting === "true") return;
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  fetch(config.leaseUrl, { method: "POST", headers: { "X-CSRFToken": csrf }, credentials: "same-origin" })
+    .then((response) => (response.status === 409 ? response.json() : null))
+    .then((refused) => {
+      if (refused) status.textContent = refused.error;
+    })
+    .catch(() => {});
 }
 
 function markActivity() {
@@ -126,6 +139,7 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
     lastTick = Date.now();
   });
   setInterval(tick, TICK_MS / 4);
+  setInterval(keepLease, config.heartbeatSeconds * 1000);
 
   document.getElementById("help-open").addEventListener("click", () => openDialog(helpDialog));
   if (flagDialog) {

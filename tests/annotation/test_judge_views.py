@@ -329,7 +329,7 @@ def test_no_judge_response_names_a_system(campaign, ann):
     responses.append(client.post(url, ranks_data(4), follow=True))
     responses.append(client.get(reverse("judge-screen", args=[uuid.uuid4()])))
     config = re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode())
-    assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds"}
+    assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds"}
     for response in responses:
         assert_no_system_names(response)
 
@@ -343,3 +343,33 @@ def test_a_prws_campaign_is_served_with_sliders_not_ranks(campaign, ann):
     response = client.get(client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"])
     assert response.status_code == 200
     assert b'type="range"' in response.content and b'name="rank_' not in response.content
+
+
+def test_the_page_keeps_its_lease_while_the_judge_works(campaign, ann, settings):
+    settings.JUDGE_LEASE_MINUTES = 10
+    add_screen(campaign, 0)
+    client = acknowledged(login(ann), campaign)
+    token = token_in(client.get(reverse("judge-campaign", args=[campaign.pk])))
+    page = client.get(reverse("judge-screen", args=[token])).content.decode()
+    config = json.loads(re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', page).group(1))
+    assert config["leaseUrl"] == reverse("judge-lease", args=[token]) and config["heartbeatSeconds"] == 150
+    assignment = Assignment.objects.get(token=token)
+    Assignment.objects.filter(pk=assignment.pk).update(lease_expires_at=assignment.served_at + timedelta(minutes=1))
+    assert client.post(config["leaseUrl"]).status_code == 204
+    assignment.refresh_from_db()
+    assert assignment.lease_expires_at - assignment.served_at > timedelta(minutes=9)
+    other = judge("bob", campaign)
+    assert login(other).post(config["leaseUrl"]).status_code == 403
+    assert login(ann).get(config["leaseUrl"]).status_code == 405
+    csrf = Client(enforce_csrf_checks=True)
+    csrf.force_login(ann)
+    assert csrf.post(config["leaseUrl"]).status_code == 403
+
+
+def test_the_lease_of_an_undone_or_reclaimed_screen_is_refused(campaign, ann):
+    add_screen(campaign, 0)
+    client = acknowledged(login(ann), campaign)
+    token = token_in(client.get(reverse("judge-campaign", args=[campaign.pk])))
+    Assignment.objects.filter(token=token).update(token=uuid.uuid4())  # given to another judge since
+    refused = client.post(reverse("judge-lease", args=[token]))
+    assert refused.status_code == 409 and refused.json()["error"] == queue.STALE_MESSAGE

@@ -4,10 +4,12 @@ and at tablet width. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, Flag, Judgment, TrainingAnswer
@@ -238,3 +240,25 @@ def test_training_screen_and_its_feedback(live_server, new_page, artifacts, camp
     page.get_by_role("link", name="Continue").click()
     on_screen(page, 1, 1)
     assert TrainingAnswer.objects.get().ranks == [1, 2, 3] and not Judgment.objects.exists()
+
+
+def test_an_active_judge_keeps_the_screen_past_its_lease(live_server, new_page, campaign, settings):
+    """screen.js renews the lease while the judge works, so a long screen is not given to someone else."""
+    settings.JUDGE_LEASE_MINUTES = 0.05  # a 3 s lease, renewed every 0.75 s of activity
+    add_screen(campaign, 0)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "slow")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 1)
+    assignment = Assignment.objects.get(judge__username="slow", status=Assignment.Status.SERVED)
+    first_lease = assignment.lease_expires_at
+    for step in range(25):  # 5 s of a judge reading and moving the pointer
+        page.mouse.move(100 + 10 * step, 300)
+        page.wait_for_timeout(200)
+    assignment.refresh_from_db()
+    assert assignment.lease_expires_at > first_lease + timedelta(seconds=1)
+    assert assignment.lease_expires_at > timezone.now()
+    rank_by_clicks(page, [1, 2, 3])
+    page.get_by_role("button", name="Submit").click()
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
