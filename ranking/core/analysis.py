@@ -16,7 +16,7 @@ many workers gives the same numbers.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -135,10 +135,24 @@ def metric_correlations(human: np.ndarray, systems: tuple[str, ...], metrics: Me
                 {"beta": float(b), "spearman": float(s), "pearson": float(p)}
                 for b, s, p in zip(sweep.betas, sweep.spearman, sweep.pearson)
             ]
-    result = {"metrics": correlations, "beta_sweeps": sweeps}
+    result = {"metrics": correlations, "beta_sweeps": sweeps, "metric_significance": metric_significance(
+        human, systems, metrics)}
     if "m2" in sweeps:
         result["beta_sweep"] = sweeps["m2"]
     return result
+
+
+def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: MetricScores) -> dict:
+    """The Williams test between every two metrics' Pearson correlations with the human scores (METHODS 12, N19 §6),
+    over ``systems``; a note instead when there are too few systems or a score vector is constant."""
+    names = sorted(metrics)
+    if len(systems) <= 3:
+        return {"systems": list(systems), "skipped": "the Williams test needs more than 3 systems with metric scores"}
+    values = np.vstack([score_column(metrics[name], systems) for name in names])
+    try:
+        return {"systems": list(systems), **williams_matrix(human, values, names).as_dict()}
+    except ValueError as exc:
+        return {"systems": list(systems), "skipped": str(exc)}
 
 
 def analyze(
@@ -205,13 +219,8 @@ def prws_metric_significance(systems: list[dict], metrics: MetricScores) -> dict
     """Pearson's r of each metric with the PRWS mean scores and the Williams test between every two metrics
     (N19 §6, Figure 3; METHODS 12), over the rated systems that are not controls and that every metric scores."""
     rows = [row for row in systems if not row["control"] and all(row["system"] in m for m in metrics.values())]
-    names = [row["system"] for row in rows]
-    if len(names) <= 3:
-        return {"systems": names, "skipped": "the Williams test needs more than 3 systems with metric scores"}
     human = np.array([row["mean"] for row in rows])
-    metric_names = sorted(metrics)
-    values = np.vstack([score_column(metrics[name], names) for name in metric_names])
-    return {"systems": names, **williams_matrix(human, values, metric_names).as_dict()}
+    return metric_significance(human, [row["system"] for row in rows], metrics)
 
 
 def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> dict:

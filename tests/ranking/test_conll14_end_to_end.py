@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pytest
+from scipy import stats
 from django.core.management import call_command
 
 from ranking.core.significance import significance_mark
@@ -32,7 +34,7 @@ def analysis(conll14_dir, tmp_path) -> dict:
     return json.loads(out.read_text())
 
 
-def test_conll14_tables_through_the_product(analysis):
+def test_conll14_tables_through_the_product(analysis, conll14_dir):
     pairs = analysis["pairs"]
     keys = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
     assert tuple(pairs[k] for k in keys) == TABLE_1_TOTAL
@@ -79,6 +81,18 @@ def test_conll14_tables_through_the_product(analysis):
     for metric, (rho, r) in TABLE_5_OTHER.items():
         got = analysis["metrics"][metric]
         assert (round(got["spearman"], 3), round(got["pearson"], 3)) == (rho, r)
+
+    williams = analysis["metric_significance"]  # METHODS 12: is M2's correlation above BLEU's?
+    assert williams["df"] == 13 - 3
+    r12, r13 = williams["correlations"]["m2"], williams["correlations"]["bleu"]
+    assert r12 == pytest.approx(analysis["metrics"]["m2"]["pearson"])
+    m2 = [float(line.split()[1]) for line in sorted((conll14_dir / "metrics" / "scores.m2").read_text().splitlines())]
+    bleu = [float(line.split()[1]) for line in sorted((conll14_dir / "metrics" / "scores.bleu").read_text().splitlines())]
+    r23 = float(np.corrcoef(m2, bleu)[0, 1])
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * np.sqrt(12 * (1 + r23)) / np.sqrt(2 * k * 12 / 10 + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    assert williams["p_values"]["m2"]["bleu"] == pytest.approx(stats.t.sf(t, 10))
+    assert williams["p_values"]["m2"]["bleu"] + williams["p_values"]["bleu"]["m2"] == pytest.approx(1)
 
     per_judge = analysis["per_judge"]
     for judge in JUDGES:
