@@ -271,41 +271,43 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     count = assignment.screen.slots.count() if posted else len(shown.candidates)
     form = RankingForm(request.POST if posted else None, count=count, max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
-        try:
-            result = queue.submit_ranking(token, request.user, form.ranks(), form.active_time())
-        except queue.InvalidRanking as error:
-            form.add_error(None, str(error))
-        except queue.QueueError as error:
-            return _refused_by_queue(request, error, found)
-        else:
-            if not result.created:
-                return _submitted_already(request, assignment)
-            _offer_undo(request, found, token)
-            return _next_screen(request, found)
+        done = _submitted(request, assignment, token, form,
+                          lambda: queue.submit_ranking(token, request.user, form.ranks(), form.active_time()))
+        if done is not None:
+            return done
     if not posted:
         queue.renew_lease(assignment)
     shown = shown or display(assignment.screen.segment, assignment.screen.slots)
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
+def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, form, submit) -> HttpResponse | None:
+    """Run ``submit()`` (the queue's submit of ranks or scores): the next page once stored (or already stored), the
+    refusal page for a stale or foreign screen, or None with the error on ``form`` when the values do not fit."""
+    found = assignment.screen.campaign
+    try:
+        result = submit()
+    except (queue.InvalidRanking, queue.InvalidScores) as error:
+        form.add_error(None, str(error))
+        return None
+    except queue.QueueError as error:
+        return _refused_by_queue(request, error, found)
+    if not result.created:
+        return _submitted_already(request, assignment)
+    _offer_undo(request, found, token)
+    return _next_screen(request, found)
+
+
 def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """The PRWS screen: a slider and a "Meaning changed" box per candidate; POST submits the scores once."""
-    found = assignment.screen.campaign
     posted = request.method == "POST"
     shown = display(assignment.screen.segment, assignment.screen.slots)
     form = ScoreForm(request.POST if posted else None, count=len(shown.candidates))
     if form.is_bound and form.is_valid():
-        try:
-            result = queue.submit_scores(token, request.user, form.scores(), form.meaning_changed(), form.active_time())
-        except queue.InvalidScores as error:
-            form.add_error(None, str(error))
-        except queue.QueueError as error:
-            return _refused_by_queue(request, error, found)
-        else:
-            if not result.created:
-                return _submitted_already(request, assignment)
-            _offer_undo(request, found, token)
-            return _next_screen(request, found)
+        done = _submitted(request, assignment, token, form, lambda: queue.submit_scores(
+            token, request.user, form.scores(), form.meaning_changed(), form.active_time()))
+        if done is not None:
+            return done
     if not posted:
         queue.renew_lease(assignment)
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)

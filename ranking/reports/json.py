@@ -17,7 +17,7 @@ FIELD_ORDER = (
     "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
     "pairs", "agreement", "expected_wins", "trueskill", "head_to_head", "per_judge",
     "ratings", "threshold", "raters", "excluded_raters", "quality", "reliability",
-    "metrics", "beta_sweeps", "beta_sweep", "accuracy", "prws",
+    "metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws",
     "total_order", "clusters", "n_folds", "n_boot",
     "bootstrap", "confidence", "seed", "judge_confidence", "chunk_size", "accuracy_folds", "accuracy_bootstrap",
     "judge", "training",
