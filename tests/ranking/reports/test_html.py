@@ -68,35 +68,33 @@ def test_summary_tables_and_sections(full_analysis):
     assert f'<td class="num">{first["score"]:.3f}</td>' in page
 
 
-@pytest.mark.browser
-def test_the_page_renders_in_chromium_without_requests(chromium, artifacts, full_analysis, tmp_path):  # noqa: F811
+def open_report(chromium, analysis, tmp_path):
+    """The report as a local file in a 1280x800 page; asserts it loads nothing but itself."""
     path = tmp_path / "report.html"
-    path.write_text(render_html(full_analysis), encoding="utf-8")
+    path.write_text(render_html(analysis), encoding="utf-8")
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto(path.as_uri())
     assert requests == [path.as_uri()]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    return context, page
+
+
+@pytest.mark.browser
+def test_the_page_renders_in_chromium_without_requests(chromium, artifacts, full_analysis, tmp_path):
+    context, page = open_report(chromium, full_analysis, tmp_path)
     widths = page.eval_on_selector_all("svg.plot", "plots => plots.map(p => p.getBoundingClientRect().width)")
     assert len(widths) == 4 and min(widths) > 300
-    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.screenshot(path=str(artifacts / "report-synthetic-1280.png"), full_page=True)
     context.close()
 
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_the_conll14_report_in_chromium(chromium, artifacts, conll14_analysis, tmp_path):  # noqa: F811
-    path = tmp_path / "report.html"
-    path.write_text(render_html(conll14_analysis), encoding="utf-8")
-    context = chromium.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(path.as_uri())
-    assert requests == [path.as_uri()]
-    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+def test_the_conll14_report_in_chromium(chromium, artifacts, conll14_analysis, tmp_path):
+    context, page = open_report(chromium, conll14_analysis, tmp_path)
     first_rows = page.eval_on_selector_all(
         "table.ranking", "tables => tables.map(t => t.querySelector('tbody td.system').textContent)")
     assert first_rows == ["AMU", "AMU"]
