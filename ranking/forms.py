@@ -1,7 +1,7 @@
 """The form that starts an analysis."""
 from django import forms
 
-from .core.analysis import AnalysisParameters
+from .core.parameters import AnalysisParameters
 
 
 class AnalysisForm(forms.Form):

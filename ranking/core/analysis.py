@@ -15,18 +15,18 @@ many workers gives the same numbers.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from .accuracy import SCORERS, cross_validated_accuracy
 from .agreement import annotator_agreement
-from .bootstrap import bootstrap_ranking, trimmed_count
+from .bootstrap import bootstrap_ranking
 from .correlation import BETA_GRID, beta_sweep, correlate
 from .expected_wins import expected_wins
 from .metric_scores import score_column
 from .pairs import ExpandedPairs, expanded_pairs, pair_statistics, unexpanded_pairs, win_matrix
+from .parameters import METHODS, AnalysisParameters, chunk_sizes
 from .per_judge import judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
 from .prws import Scores, prws_report
 from .rankings import Rankings
@@ -34,8 +34,6 @@ from .significance import head_to_head
 from .trueskill import trueskill_scores
 from .williams import williams_matrix
 
-METHODS = ("expected_wins", "trueskill")
-"""Ranking methods, in the order of their index in chunk seeds."""
 PRWS_STREAM = 8
 """The split-half reliability draws from ``default_rng([seed, PRWS_STREAM])`` (2 is per-judge, 7 accuracy)."""
 
@@ -44,41 +42,6 @@ Progress = Callable[[float, str], None]
 
 MetricScores = Mapping[str, Mapping[str, tuple[float, ...]]]
 """``{metric: {system: values}}``; a metric with three values per system is an M2 file (F0.5, precision, recall)."""
-
-
-@dataclass(frozen=True)
-class AnalysisParameters:
-    """The parameters of an analysis; stored with its result so that it can be recomputed exactly."""
-
-    bootstrap: int = 1000
-    confidence: float = 0.95
-    seed: int = 1
-    judge_confidence: float = 0.90
-    chunk_size: int = 100
-    accuracy_folds: int = 0
-    accuracy_bootstrap: int = 100
-
-    def __post_init__(self) -> None:
-        if self.bootstrap < 2:
-            raise ValueError(f"bootstrap must be at least 2, got {self.bootstrap}")
-        for name in ("confidence", "judge_confidence"):
-            if not 0 < getattr(self, name) < 1:
-                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
-        if self.chunk_size < 1:
-            raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
-        if self.accuracy_folds == 1 or self.accuracy_folds < 0:
-            raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
-        trimmed_count(self.bootstrap, self.confidence)
-        trimmed_count(self.bootstrap, self.judge_confidence)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-def chunk_sizes(n_samples: int, chunk_size: int) -> list[int]:
-    """Sizes of the bootstrap chunks: ``chunk_size`` each, the last one the remainder."""
-    full, rest = divmod(n_samples, chunk_size)
-    return [chunk_size] * full + ([rest] if rest else [])
 
 
 def bootstrap_chunk(

@@ -11,7 +11,6 @@ resamples Expected Wins without materializing resamples, since win counts are su
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -20,6 +19,7 @@ from scipy.stats import rankdata
 
 from ranking.core.expected_wins import Opponents, expected_wins
 from ranking.core.pairs import ExpandedPairs, outcome_counts
+from ranking.core.parameters import trimmed_count
 
 
 @dataclass(frozen=True)
@@ -60,17 +60,6 @@ class RankingResult:
 def sample_ranks(score_samples: np.ndarray) -> np.ndarray:
     """Rank each sample's systems, 1 = highest score; shape (B, S) -> (B, S). Tied systems share the best rank."""
     return rankdata(-np.asarray(score_samples, dtype=np.float64), method="min", axis=-1).astype(np.int64)
-
-
-def trimmed_count(n_samples: int, confidence: float) -> int:
-    """Number of ranks dropped at each end: ceil((B - confidence * B) / 2) (G15 §5.2: 25 of 1,000 at 0.95)."""
-    if not 0.0 < confidence <= 1.0:
-        raise ValueError(f"confidence must be in (0, 1], got {confidence}")
-    # Rounding first keeps float noise (e.g. 1000 - 0.9 * 1000 = 99.99999999999999) from changing the ceiling.
-    drop = math.ceil(round((n_samples - confidence * n_samples) / 2.0, 9))
-    if 2 * drop >= n_samples:
-        raise ValueError(f"{n_samples} samples are too few for a {confidence} rank range")
-    return drop
 
 
 def rank_ranges(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

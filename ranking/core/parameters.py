@@ -1,0 +1,55 @@
+"""The parameters of an analysis and how its bootstrap is cut into chunks: plain Python, no NumPy or SciPy, so that
+forms, views and task dispatch can validate and store parameters without importing the numeric stack."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+METHODS = ("expected_wins", "trueskill")
+"""Ranking methods, in the order of their index in chunk seeds."""
+
+
+def trimmed_count(n_samples: int, confidence: float) -> int:
+    """Number of ranks dropped at each end: ceil((B - confidence * B) / 2) (G15 §5.2: 25 of 1,000 at 0.95)."""
+    if not 0.0 < confidence <= 1.0:
+        raise ValueError(f"confidence must be in (0, 1], got {confidence}")
+    # Rounding first keeps float noise (e.g. 1000 - 0.9 * 1000 = 99.99999999999999) from changing the ceiling.
+    drop = math.ceil(round((n_samples - confidence * n_samples) / 2.0, 9))
+    if 2 * drop >= n_samples:
+        raise ValueError(f"{n_samples} samples are too few for a {confidence} rank range")
+    return drop
+
+
+@dataclass(frozen=True)
+class AnalysisParameters:
+    """The parameters of an analysis; stored with its result so that it can be recomputed exactly."""
+
+    bootstrap: int = 1000
+    confidence: float = 0.95
+    seed: int = 1
+    judge_confidence: float = 0.90
+    chunk_size: int = 100
+    accuracy_folds: int = 0
+    accuracy_bootstrap: int = 100
+
+    def __post_init__(self) -> None:
+        if self.bootstrap < 2:
+            raise ValueError(f"bootstrap must be at least 2, got {self.bootstrap}")
+        for name in ("confidence", "judge_confidence"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
+        if self.accuracy_folds == 1 or self.accuracy_folds < 0:
+            raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
+        trimmed_count(self.bootstrap, self.confidence)
+        trimmed_count(self.bootstrap, self.judge_confidence)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def chunk_sizes(n_samples: int, chunk_size: int) -> list[int]:
+    """Sizes of the bootstrap chunks: ``chunk_size`` each, the last one the remainder."""
+    full, rest = divmod(n_samples, chunk_size)
+    return [chunk_size] * full + ([rest] if rest else [])
