@@ -6,10 +6,11 @@ Rows follow the order in which judgments were stored, candidates their order on 
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections import defaultdict
+
+from gecappraise.safe_csv import SafeDictWriter
 
 from ..models import Campaign, CandidateJudgment, Judgment
 from .collapsing import candidate_name
@@ -67,9 +68,10 @@ def judgments_json(campaign: Campaign) -> str:
 
 
 def judgments_csv(campaign: Campaign) -> str:
-    """One row per judged candidate (a flagged screen: one row with empty candidate columns)."""
+    """One row per judged candidate (a flagged screen: one row with empty candidate columns); formula-like cells
+    neutralised (``gecappraise.safe_csv``)."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=JUDGMENT_FIELDS + CANDIDATE_FIELDS, lineterminator="\n")
+    writer = SafeDictWriter(out, JUDGMENT_FIELDS + CANDIDATE_FIELDS)
     writer.writeheader()
     for record in judgment_records(campaign):
         judgment = {field: record[field] for field in JUDGMENT_FIELDS}

@@ -19,13 +19,15 @@ Sections, in file order, and the columns each fills (the others stay empty):
   excluded; ``prws_reliability``: key (sentence, system), value (candidates or systems compared), spearman, pearson;
   ``prws_metric``: metric, pearson (with the mean scores); ``prws_williams``: metric, other_metric, p_value
 
-Numbers are written in full precision (Python's ``repr``); missing values are empty cells.
+Numbers are written in full precision (Python's ``repr``); missing values are empty cells; text that a spreadsheet
+would take for a formula gets a leading ``'`` (``gecappraise.safe_csv``).
 """
 from __future__ import annotations
 
-import csv
 import io
 from typing import Iterator, Mapping
+
+from gecappraise.safe_csv import SafeDictWriter
 
 from .formatting import is_missing
 from .provenance import METHOD_NAMES, provenance
@@ -49,7 +51,7 @@ Row = dict[str, object]
 def render_csv(analysis: Mapping) -> str:
     """The analysis as one CSV table with a ``section`` column (see the module docstring)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, restval="", lineterminator="\n")
+    writer = SafeDictWriter(buffer, COLUMNS)
     writer.writeheader()
     for row in csv_rows(analysis):
         writer.writerow({name: _cell(value) for name, value in row.items()})

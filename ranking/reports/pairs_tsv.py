@@ -1,9 +1,13 @@
 """Pairwise judgments as TSV (G15 section 4.3): unexpanded (one row per two shown candidates) and expanded (one row
 per two systems). Columns: judge, segment (unexpanded only), first, second, relation, where ``<`` means the first is
-ranked better, ``=`` a tie and ``>`` the second better; names in lexicographic order, as METHODS 3 keys them."""
+ranked better, ``=`` a tie and ``>`` the second better; names in lexicographic order, as METHODS 3 keys them.
+Cells are written by ``gecappraise.safe_csv`` (quoted when they hold a tab, quote or line break; formula-like names
+get a leading ``'``)."""
 from __future__ import annotations
 
 import io
+
+from gecappraise.safe_csv import SafeWriter
 
 from ..core.pairs import expanded_pairs, unexpanded_pairs
 from ..core.rankings import Rankings
@@ -13,9 +17,9 @@ RELATION = {-1: "<", 0: "=", 1: ">"}
 
 def _tsv(header: tuple[str, ...], rows) -> str:
     out = io.StringIO()
-    out.write("\t".join(header) + "\n")
-    for row in rows:
-        out.write("\t".join(str(value) for value in row) + "\n")
+    writer = SafeWriter(out, delimiter="\t")
+    writer.writerow(header)
+    writer.writerows(rows)
     return out.getvalue()
 
 
