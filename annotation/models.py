@@ -168,6 +168,9 @@ class Screen(models.Model):
     number = models.PositiveIntegerField(help_text="0-based sampling order within the campaign.")
     candidates = models.ManyToManyField(Candidate, through="ScreenCandidate", related_name="screens")
     created_at = models.DateTimeField(auto_now_add=True)
+    excluded = models.BooleanField(
+        default=False, help_text="Left out of every analysis: the organizer excluded it (e.g. after a flag)."
+    )
 
     class Meta:
         ordering = ["campaign", "number"]
@@ -197,9 +200,10 @@ class ScreenCandidate(models.Model):
 class Assignment(models.Model):
     """A screen to be judged by one judge.
 
-    Pool slots have no judge yet; a judge claims one (see ``services.assignment``). ``repeat_of`` marks a second
+    Pool slots have no judge yet; a judge claims one (see ``services.queue``). ``repeat_of`` marks a second
     showing of a screen to the same judge, for intra-annotator agreement; it becomes due once the judge has
-    submitted ``due_after`` screens of the campaign.
+    submitted ``due_after`` screens of the campaign. A judge has at most one original (non-repeat) assignment
+    of a screen.
     """
 
     class Status(models.TextChoices):
@@ -231,6 +235,9 @@ class Assignment(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(repeat_of__isnull=True) | Q(judge__isnull=False), name="assignment_repeat_has_judge"
+            ),
+            models.UniqueConstraint(
+                fields=["screen", "judge"], condition=Q(repeat_of__isnull=True), name="assignment_one_original_per_judge"
             ),
         ]
 
