@@ -140,9 +140,22 @@ def resample_win_matrices(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng
     """
     if len(pairs) == 0:
         raise ValueError("no expanded pairs to resample")
-    counts = outcome_counts(pairs, n_systems).reshape(-1)
+    return resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng)
+
+
+def resample_outcome_counts(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Win matrices (B, S, S) of B resamples of the P expanded pairs whose ``outcome_counts`` (S, S, 3) are ``counts``.
+
+    The same draws as :func:`resample_win_matrices` on those pairs (which calls this), for callers that keep only the
+    counts, e.g. of a growing set of judgments.
+    """
+    n_systems = counts.shape[0]
+    n_pairs = int(counts.sum())
+    if n_pairs == 0:
+        raise ValueError("no expanded pairs to resample")
+    counts = counts.reshape(-1)
     cells = np.flatnonzero(counts)
-    draws = rng.multinomial(len(pairs), counts[cells] / len(pairs), size=n_boot)
+    draws = rng.multinomial(n_pairs, counts[cells] / n_pairs, size=n_boot)
     pair_cell, outcome = np.divmod(cells, 3)
     first, second = np.divmod(pair_cell, n_systems)
     wins = np.zeros((n_boot, n_systems * n_systems), dtype=np.int64)

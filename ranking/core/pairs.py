@@ -124,6 +124,13 @@ def outcome_counts(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
     return np.bincount(cell, minlength=n_systems * n_systems * 3).reshape(n_systems, n_systems, 3)
 
 
+def counts_win_matrix(counts: np.ndarray) -> np.ndarray:
+    """Win matrices (..., S, S) from outcome counts (..., S, S, 3): ``win_matrix(pairs, S)`` is
+    ``counts_win_matrix(outcome_counts(pairs, S))``, since cell (i, j, 0) counts i beating j and (i, j, 2) j beating i."""
+    counts = np.asarray(counts)
+    return counts[..., 0] + np.swapaxes(counts[..., 2], -1, -2)
+
+
 @dataclass(frozen=True)
 class PairStatistics:
     """G15 Table 1 per judge (arrays of shape (J,), in ``judges`` order); totals via :meth:`total`."""
