@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db.models import Max, QuerySet
 
 from annotation.models import CandidateJudgment, Judgment, System
 from annotation.services.outputs import candidate_systems
 
-from .core.prws import ScoredCandidate, Scores
 from .core.rankings import Rankings
+
+if TYPE_CHECKING:
+    from .core.prws import Scores
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ def load_scores(campaign, up_to: int | None = None, judge: str | None = None) ->
     A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
     Flagged screens are screens without ratings. ``up_to`` and ``judge`` select judgments as in ``load_rankings``.
     """
+    from .core.prws import ScoredCandidate, Scores  # SciPy: imported only where PRWS scores are analysed
+
     judgments = selected_judgments(campaign, up_to, judge)
     kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
     systems = candidate_systems(campaign)
