@@ -1,5 +1,8 @@
 """Analysis runs: creating them, computing their parts, and storing their results.
 
+The numeric core (NumPy, SciPy, numba) is imported inside the functions that compute, so that creating and
+recording runs (the web's request path) never loads it.
+
 Both ways of running an analysis use these functions: Celery tasks (``ranking.tasks``: the bootstrap chunks of a
 run spread over workers as a chord) and ``manage.py analyze`` (everything in one process). A run's result is
 written once, with status ``done``, in one UPDATE; a run that fails is marked ``failed`` with the error, and a
@@ -8,21 +11,24 @@ retried run simply computes again (every part is a pure function of the stored p
 from __future__ import annotations
 
 import time
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import numpy as np
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from annotation.models import Campaign
 
-from .core.analysis import AnalysisParameters, Progress, analyze, bootstrap_chunk
-from .core.pairs import expanded_pairs
-from .core.prws import Scores, qualified_rankings
-from .core.rankings import Rankings
+from .core.parameters import AnalysisParameters
 from .loading import campaign_snapshot, load_rankings, load_scores
 from .models import AnalysisRun
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .core.analysis import Progress
+    from .core.prws import Scores
+    from .core.rankings import Rankings
 
 
 def create_run(
@@ -57,6 +63,8 @@ def run_rankings(run: AnalysisRun) -> Rankings:
     (METHODS 11)."""
     scores = run_scores(run)
     if scores is not None:
+        from .core.prws import qualified_rankings
+
         return qualified_rankings(scores)
     return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
 
@@ -94,6 +102,9 @@ def add_progress(run_id: int, percent: float, stage: str) -> None:
 
 def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[float]]:
     """Bootstrap score samples of one chunk of a run, as nested lists (for a task result)."""
+    from .core.analysis import bootstrap_chunk
+    from .core.pairs import expanded_pairs
+
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     rankings = run_rankings(run)
     samples = bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
@@ -102,6 +113,9 @@ def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[
 
 def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None) -> AnalysisRun:
     """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
+    from .core.analysis import analyze
+    from .core.prws import qualified_rankings
+
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     if run.status == AnalysisRun.Status.DONE:
         return run
