@@ -3,7 +3,8 @@
 Judgments are read in the order they were stored. Systems of kind ``control`` (attention checks, METHODS 11)
 are quality-control outputs, not contestants: they are dropped from every candidate, and a candidate produced by
 control systems only is dropped from its ranking. Flagged screens become skipped rankings (no candidates), as
-``skipped="true"`` items are in Appraise XML. Training answers are not Judgments and never reach here.
+``skipped="true"`` items are in Appraise XML. Screens the organizer excluded (``Screen.excluded``) are left out
+with all their judgments. Training answers are not Judgments and never reach here.
 
 PRWS campaigns (METHODS 11) are read by ``load_scores``: every scored candidate with all its systems, the systems
 of kind ``input`` as *Source* and those of kind ``control`` as *Source+error* for the raters' quality check.
@@ -56,23 +57,31 @@ def contestant_names(campaign) -> list[str]:
     )
 
 
-def selected_judgments(campaign, up_to: int | None = None, judge: str | None = None) -> QuerySet[Judgment]:
-    """The campaign's judgments with an id up to ``up_to`` (a snapshot's ``last_judgment_id``), of ``judge`` if given."""
-    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+def selected_judgments(
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+) -> QuerySet[Judgment]:
+    """The campaign's judgments with an id up to ``up_to`` (a snapshot's ``last_judgment_id``) and above ``after``,
+    of ``judge`` if given; never those of screens the organizer excluded (``Screen.excluded``)."""
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign, assignment__screen__excluded=False)
     if up_to is not None:
         judgments = judgments.filter(id__lte=up_to)
+    if after is not None:
+        judgments = judgments.filter(id__gt=after)
     if judge is not None:
         judgments = judgments.filter(assignment__judge__username=judge)
     return judgments
 
 
-def load_rankings(campaign, up_to: int | None = None, judge: str | None = None) -> Rankings:
+def load_rankings(
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+) -> Rankings:
     """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
 
     ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
-    one analysis sees the same data; ``judge`` keeps one judge's judgments.
+    one analysis sees the same data; ``judge`` keeps one judge's judgments; ``after`` keeps the judgments with a
+    higher id (the new ones, for a leaderboard that adds them to what it has). Excluded screens are left out.
     """
-    judgments = selected_judgments(campaign, up_to, judge)
+    judgments = selected_judgments(campaign, up_to, judge, after)
     contestants = set(contestant_names(campaign))
     systems = {
         candidate: [name for name in names if name in contestants]
@@ -97,15 +106,18 @@ def load_rankings(campaign, up_to: int | None = None, judge: str | None = None) 
     return Rankings.from_items(items, system_names=sorted(contestants))
 
 
-def load_scores(campaign, up_to: int | None = None, judge: str | None = None) -> Scores:
+def load_scores(
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+) -> Scores:
     """The campaign's PRWS ratings as core ``Scores`` (METHODS 11), one item per judgment in stored order.
 
     A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
-    Flagged screens are screens without ratings. ``up_to`` and ``judge`` select judgments as in ``load_rankings``.
+    Flagged screens are screens without ratings. ``up_to``, ``judge`` and ``after`` select judgments as in
+    ``load_rankings``.
     """
     from .core.prws import ScoredCandidate, Scores  # SciPy: imported only where PRWS scores are analysed
 
-    judgments = selected_judgments(campaign, up_to, judge)
+    judgments = selected_judgments(campaign, up_to, judge, after)
     kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
     systems = candidate_systems(campaign)
     shown: dict[int, list[ScoredCandidate]] = defaultdict(list)
