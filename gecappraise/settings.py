@@ -5,6 +5,11 @@ Environment variables:
                       (default: SQLite in db.sqlite3 beside manage.py, the embedded mode)
   CELERY_BROKER_URL   Celery broker, e.g. redis://127.0.0.1:6379/0; REDIS_URL is used when it is unset.
                       With neither, tasks run in-process (eager), the embedded mode.
+  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "thread"
+                      (a background thread of the web process; the default without one) or "inline" (in the
+                      request, after it commits; for tests). See ranking/dispatch.py.
+  ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
+                      (default 2)
   SECRET_KEY          required when DEBUG is off
   DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
@@ -68,6 +73,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "gecappraise.dropped_connections.RetryReadOnlyOnDroppedConnection",
 ]
 
 ROOT_URLCONF = "gecappraise.urls"
@@ -89,7 +95,9 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "gecappraise.wsgi.application"
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Connections live for a minute between requests and are checked before a request uses them; a GET or HEAD whose
+# connection drops midway is answered again (gecappraise/dropped_connections.py).
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -138,6 +146,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
 }
 
+ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")
+if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
+ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
+
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
@@ -151,6 +166,14 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Requests only record analyses; beat (`celery -A gecappraise beat`) sends them to the workers (ranking/tasks.py).
+CELERY_BEAT_SCHEDULE = {
+    "send-waiting-analyses": {
+        "task": "ranking.tasks.send_waiting_analyses",
+        "schedule": ANALYSIS_DISPATCH_SECONDS,
+        "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
+    },
+}
 
 LOGGING = {
     "version": 1,
