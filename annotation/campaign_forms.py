@@ -5,11 +5,13 @@ The web pages and the REST API validate uploads with these same forms, then call
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from .models import Campaign
 from .services.importing import import_outputs, read_test_set, split_archive, create_campaign
-from .services.textfiles import InputFileError, NamedFile
+from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
+from .services.textfiles import InputFileError, NamedFile, check_size
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -31,8 +33,11 @@ class MultipleFileField(forms.FileField):
 
 
 def named_file(upload) -> NamedFile:
-    """An uploaded file as a NamedFile (its base name and bytes)."""
-    return NamedFile(upload.name.rsplit("/", 1)[-1], upload.read())
+    """An uploaded file as a NamedFile (its base name and bytes); a file over the upload limit is refused
+    before it is read (Django has streamed it to a temporary file)."""
+    name = upload.name.rsplit("/", 1)[-1]
+    check_size(name, upload.size, settings.MAX_UPLOAD_BYTES)
+    return NamedFile(name, upload.read())
 
 
 class CampaignImportForm(forms.ModelForm):
@@ -104,6 +109,26 @@ class ScreensForm(forms.Form):
 
 
 class AppraiseUploadForm(forms.Form):
-    """An Appraise XML file of ranking judgments to add to a campaign."""
+    """An Appraise XML file of ranking judgments to add to a campaign, and which accounts its users are.
 
-    file = forms.FileField(help_text="Appraise XML, in the schema of CoNLL-14's judgments.xml.")
+    ``map_users`` (USER_MAP_SYNTAX) gives users of the file explicitly to existing accounts; unmapped users are
+    accounts of this campaign only (``services.judge_accounts``). ``cleaned_data["map_users"]`` is a dict.
+    """
+
+    file = forms.FileField(
+        help_text="Appraise XML, in the schema of CoNLL-14's judgments.xml.",
+        error_messages={"required": "Choose an Appraise XML file to upload."},
+    )
+    map_users = forms.CharField(
+        required=False,
+        max_length=100_000,
+        label="User map",
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "annotator01=alice annotator02=bob"}),
+        help_text=f"Optional: {USER_MAP_SYNTAX}. A user of the file is otherwise an account of this campaign only.",
+    )
+
+    def clean_map_users(self) -> dict[str, str]:
+        try:
+            return parse_user_map(self.cleaned_data["map_users"])
+        except ValueError as error:
+            raise ValidationError(str(error)) from None

@@ -16,6 +16,7 @@ from django.db import transaction
 from ..models import Campaign, Candidate, Document, Output, Segment, System
 from .bulk_rows import insert_rows, reserve_ids
 from .collapsing import collapse_outputs
+from .field_rules import check_campaign_name, check_system_name, document_id_problem
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
 
 #: Names an archive's source file and document index may have (the first present wins).
@@ -61,6 +62,8 @@ def read_test_set(
     if not systems and not source_is_system:
         raise InputFileError("no system output files were given")
     names = [file.name for file in systems]
+    for name in [*names, *([source.name] if source_is_system else [])]:
+        check_system_name(name)
     repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
         raise InputFileError(f"duplicate system names: {', '.join(repeated)} (systems are named by file name)")
@@ -93,6 +96,8 @@ def _document_ids(documents: NamedFile | None, n: int) -> list[str]:
     for line, doc_id in enumerate(ids):
         if not doc_id:
             raise InputFileError(f"{documents.name}: line {line + 1} has no document id")
+        if doc_id not in seen and (problem := document_id_problem(doc_id)):
+            raise InputFileError(f"{documents.name}: line {line + 1}: {problem}")
         if doc_id in seen and ids[line - 1] != doc_id:
             raise InputFileError(
                 f"{documents.name}: document {doc_id!r} appears again at line {line + 1} after other documents "
@@ -131,6 +136,7 @@ def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
     name = name.strip()
     if not name:
         raise InputFileError("the campaign needs a name")
+    check_campaign_name(name)
     with transaction.atomic():
         if Campaign.objects.filter(name=name).exists():
             raise InputFileError(f"a campaign named {name!r} exists already")

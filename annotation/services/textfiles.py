@@ -6,11 +6,22 @@ is an ``InputFileError`` whose message names the file and, where it helps, the l
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
+import re
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import BinaryIO
+
+#: Control characters (Unicode category Cc) other than tab and line feed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: How much of a zip member is inflated at a time.
+CHUNK = 1024 * 1024
 
 
 class InputFileError(ValueError):
@@ -38,7 +49,9 @@ def check_size(name: str, size: int, limit: int) -> None:
 def decode_lines(file: NamedFile) -> list[str]:
     """Decode a one-sentence-per-line UTF-8 file into its lines, trailing whitespace stripped.
 
-    A final line end does not start another line; every other empty line is kept.
+    A final line end does not start another line; every other empty line is kept. A line may hold no control
+    character other than tab (PostgreSQL cannot store NUL, XML cannot carry the others, and a carriage return
+    inside a line would split it elsewhere); the error names the line, the column and the character.
     """
     if not file.data:
         raise InputFileError(f"{file.name}: the file is empty")
@@ -56,34 +69,104 @@ def decode_lines(file: NamedFile) -> list[str]:
         lines.pop()
     if not lines:
         raise InputFileError(f"{file.name}: the file has no lines")
-    return [line.rstrip() for line in lines]
+    lines = [line.rstrip() for line in lines]
+    if _CONTROL.search(text):
+        _refuse_control_characters(file.name, lines)
+    return lines
 
 
-def _member_name(path: str) -> str | None:
-    """The base name of an archive member worth reading, or None for folders, hidden and metadata files."""
-    parts = PurePosixPath(path.replace("\\", "/")).parts
+def _refuse_control_characters(name: str, lines: list[str]) -> None:
+    for number, line in enumerate(lines, 1):
+        found = _CONTROL.search(line)
+        if found:
+            raise InputFileError(
+                f"{name}: line {number}: the control character U+{ord(found.group()):04X} at column "
+                f"{found.start() + 1} (a line may hold no control characters other than tab)"
+            )
+
+
+def _member_name(archive_name: str, path: str) -> str | None:
+    """The base name of an archive member worth reading, or None for hidden and metadata files.
+
+    Members are named by their base name (an archive of a folder holds ``run/source``); a path that leaves the
+    archive's folder (absolute, or through ``..``) is refused.
+    """
+    posix = path.replace("\\", "/")
+    parts = PurePosixPath(posix).parts
+    if posix.startswith("/") or ".." in parts:
+        raise InputFileError(f"{archive_name}: the member {path!r} leaves the archive's folder")
     if not parts or any(part.startswith(".") or part == "__MACOSX" for part in parts):
         return None
     return parts[-1]
 
 
+class _Budget:
+    """The bytes an archive may unpack to; spending more refuses the archive at once (so a decompression bomb
+    costs at most ``limit`` bytes of inflating, whatever its headers declare)."""
+
+    def __init__(self, archive_name: str, limit: int):
+        self.archive_name = archive_name
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, count: int) -> None:
+        self.spent += count
+        if self.spent > self.limit:
+            raise InputFileError(
+                f"{self.archive_name} (uncompressed): over the upload limit of {_human_size(self.limit)} "
+                "(unpacking stopped there)"
+            )
+
+
+class _BoundedStream:
+    """A binary stream that charges every byte read to a budget (what ``tarfile``'s stream mode reads from)."""
+
+    def __init__(self, stream: BinaryIO, budget: _Budget):
+        self.stream = stream
+        self.budget = budget
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.budget.spend(len(data))
+        return data
+
+
+#: Most entries an archive may list (files, folders, links), as Django's DATA_UPLOAD_MAX_NUMBER_FILES for forms.
+MAX_ARCHIVE_ENTRIES = 1000
+#: Leading bytes of the compressed tar formats, and how to inflate each.
+_TAR_COMPRESSIONS = (
+    (b"\x1f\x8b", lambda buffer: gzip.GzipFile(fileobj=buffer, mode="rb")),
+    (b"BZh", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+)
+#: What inflating and parsing a damaged archive can raise (besides ``InputFileError``): the standard library's
+#: zip, tar, gzip, bz2 and xz readers each have their own.
+_DAMAGED = (
+    zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, NotImplementedError, EOFError, OSError,
+    zlib.error, lzma.LZMAError, UnicodeDecodeError,
+)
+
+
 def read_archive(file: NamedFile, limit: int) -> list[NamedFile]:
     """The regular files of a zip or tar(.gz/.bz2/.xz) archive, by base name, read into memory.
 
-    The uncompressed total may not exceed ``limit`` (checked from the headers before anything is inflated,
-    and again while reading); two members with one base name are an error.
+    The archive may not unpack to more than ``limit`` bytes: zip members' declared sizes are checked before
+    anything is inflated, and every byte inflated (of a tar: its headers, skipped members and padding too) is
+    counted, reading stops at the limit. At most MAX_ARCHIVE_ENTRIES entries; two members with one base name
+    are an error.
     """
     check_size(file.name, len(file.data), limit)
+    budget = _Budget(file.name, limit)
     buffer = io.BytesIO(file.data)
-    if zipfile.is_zipfile(buffer):
-        members = _read_zip(file.name, buffer, limit)
-    else:
-        buffer.seek(0)
-        try:
-            with tarfile.open(fileobj=buffer, mode="r:*") as archive:
-                members = _read_tar(file.name, archive, limit)
-        except tarfile.TarError:
-            raise InputFileError(f"{file.name}: not a zip or tar archive") from None
+    try:
+        if zipfile.is_zipfile(buffer):
+            members = _read_zip(file.name, buffer, budget)
+        else:
+            members = _read_tar(file.name, file.data, budget)
+    except InputFileError:
+        raise
+    except _DAMAGED as exc:
+        raise InputFileError(f"{file.name}: a damaged archive ({exc})") from None
     if not members:
         raise InputFileError(f"{file.name}: the archive holds no files")
     names = [member.name for member in members]
@@ -93,27 +176,57 @@ def read_archive(file: NamedFile, limit: int) -> list[NamedFile]:
     return members
 
 
-def _read_zip(archive_name: str, buffer: io.BytesIO, limit: int) -> list[NamedFile]:
-    try:
-        with zipfile.ZipFile(buffer) as archive:
-            infos = [(info, _member_name(info.filename)) for info in archive.infolist() if not info.is_dir()]
-            infos = [(info, name) for info, name in infos if name]
-            check_size(archive_name + " (uncompressed)", sum(info.file_size for info, _ in infos), limit)
-            return [NamedFile(name, archive.read(info)) for info, name in infos]
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
-        raise InputFileError(f"{archive_name}: a damaged zip archive ({exc})") from None
+def _check_entries(archive_name: str, count: int) -> None:
+    if count > MAX_ARCHIVE_ENTRIES:
+        raise InputFileError(
+            f"{archive_name}: more than {MAX_ARCHIVE_ENTRIES} entries (a test set is a source, its systems and "
+            "a document index)"
+        )
 
 
-def _read_tar(archive_name: str, archive: tarfile.TarFile, limit: int) -> list[NamedFile]:
+def _read_zip(archive_name: str, buffer: io.BytesIO, budget: _Budget) -> list[NamedFile]:
+    with zipfile.ZipFile(buffer) as archive:
+        infos = archive.infolist()
+        _check_entries(archive_name, len(infos))
+        wanted = [(info, _member_name(archive_name, info.filename)) for info in infos if not info.is_dir()]
+        wanted = [(info, name) for info, name in wanted if name]
+        check_size(archive_name + " (uncompressed)", sum(info.file_size for info, _ in wanted), budget.limit)
+        files = []
+        for info, name in wanted:
+            if info.flag_bits & 0x1:
+                raise InputFileError(f"{archive_name}: {info.filename!r} is encrypted")
+            with archive.open(info) as member:
+                files.append(NamedFile(name, _read_bounded(member, budget)))
+        return files
+
+
+def _read_bounded(stream: BinaryIO, budget: _Budget) -> bytes:
+    chunks = []
+    while chunk := stream.read(CHUNK):
+        budget.spend(len(chunk))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_tar(archive_name: str, data: bytes, budget: _Budget) -> list[NamedFile]:
+    buffer = io.BytesIO(data)
+    inflate = next((opener for magic, opener in _TAR_COMPRESSIONS if data.startswith(magic)), None)
+    stream = _BoundedStream(inflate(buffer) if inflate else buffer, budget)
     files: list[NamedFile] = []
-    total = 0
-    for member in archive:
-        name = _member_name(member.name)
-        if not member.isfile() or not name:
-            continue
-        total += member.size
-        check_size(archive_name + " (uncompressed)", total, limit)
-        extracted = archive.extractfile(member)
-        if extracted is not None:
-            files.append(NamedFile(name, extracted.read()))
+    declared = 0
+    try:
+        archive = tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="replace")
+    except tarfile.ReadError:
+        raise InputFileError(f"{archive_name}: not a zip or tar archive") from None
+    with archive:
+        for count, member in enumerate(archive, 1):
+            _check_entries(archive_name, count)
+            name = _member_name(archive_name, member.name)
+            if not member.isfile() or not name:
+                continue
+            declared += member.size
+            check_size(archive_name + " (uncompressed)", declared, budget.limit)
+            extracted = archive.extractfile(member)
+            if extracted is not None:
+                files.append(NamedFile(name, extracted.read()))
     return files

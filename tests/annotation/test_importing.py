@@ -189,3 +189,82 @@ def test_conll14_outputs(conll14_dir):
     assert round(mean, 1) == 5.7 and abs(mean - 5.667) < 0.001
     assert Candidate.objects.filter(segment__campaign=campaign).count() == sum(k * v for k, v in histogram.items())
     assert Output.objects.filter(segment__campaign=campaign).count() == 13 * 1312
+
+
+@pytest.mark.parametrize(
+    ("files", "documents", "message"),
+    [
+        (systems() + [named("s" * 101, SYSTEMS["alpha"])], None,
+         "system name '" + "s" * 101 + "': 101 characters, over the limit of 100"),
+        (systems(), named("docs", b"a\na\n" + b"d" * 201 + b"\n" + b"d" * 201 + b"\n"),
+         "docs: line 3: the document id has 201 characters, over the limit of 200"),
+        (systems(), named("docs", b"a\na\nb\tc\nb\tc\n"),
+         "docs: line 3: the document id holds the non-printable character U+0009"),
+        (systems(beta=b"ok\nbad\x00line\n\nx\n"), None, "beta: line 2: the control character U+0000 at column 4"),
+        (systems(gamma=b"a\nb\nc\x01\nd\n"), None, "gamma: line 3: the control character U+0001 at column 2"),
+        (systems(alpha=b"a\nb\rc\nd\ne\n"), None, "alpha: line 2: the control character U+000D at column 2"),
+        (systems(alpha="a\nb\nc\nd\x85e\n".encode()), None, "alpha: line 4: the control character U+0085"),
+        (systems(alpha=b"a\nb\nc\nd\x7f\n"), None, "alpha: line 4: the control character U+007F"),
+    ],
+)
+def test_over_long_fields_and_control_characters_are_refused_before_the_database(files, documents, message):
+    with pytest.raises(InputFileError) as error:
+        import_outputs("bad", named("source", SOURCE), files, documents)
+    assert message in str(error.value)
+    assert nothing_written()
+
+
+def test_a_nul_byte_in_the_source_is_refused():
+    with pytest.raises(InputFileError, match=r"source: line 1: the control character U\+0000 at column 3"):
+        import_outputs("bad", named("source", b"He\x00 go .\nx\ny\nz\n"), systems())
+    assert nothing_written()
+
+
+def test_tabs_inside_lines_are_text_and_kept():
+    tabbed = b"a\tb\nc\nd\ne\n"
+    campaign = import_outputs("tabs", named("source", tabbed), [named("alpha", tabbed)])
+    assert campaign.segments.get(line=0).source == "a\tb"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["A B", "A\tB", "A\u00a0B", "../x", "a/b", "a\\b", ".hidden", "", "nul\x00", "bell\x07", "zero\u200bwidth",
+     "emoji\U0001f600", "\ufffd"],
+)
+def test_system_names_outside_the_allowed_characters_are_refused(name):
+    with pytest.raises(InputFileError) as error:
+        import_outputs("bad", named("source", SOURCE), systems() + [named(name, SYSTEMS["alpha"])])
+    assert f"system name {name!r}" in str(error.value)
+    assert "letters, digits and ASCII punctuation" in str(error.value)
+    assert nothing_written()
+
+
+def test_the_source_judged_as_a_system_needs_an_allowed_name_too():
+    with pytest.raises(InputFileError, match="system name 'my source'"):
+        import_outputs("bad", named("my source", SOURCE), systems(), source_is_system=True)
+    campaign = import_outputs("ok", named("my source", SOURCE), systems())
+    assert sorted(campaign.systems.values_list("name", flat=True)) == ["alpha", "beta", "gamma"]
+
+
+def test_allowed_system_names_are_kept_as_they_are():
+    names = ["source+error", "lstm-r", "v1.2_x", "Zürich", "A&B_<x>", "CUUI", "x" * 100]
+    campaign = import_outputs("names", named("source", SOURCE), [named(n, SYSTEMS["alpha"]) for n in names])
+    assert sorted(campaign.systems.values_list("name", flat=True)) == sorted(names)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("bad\x00name", "campaign name: the non-printable character U+0000 at column 4"),
+     ("c" * 201, "campaign name: 201 characters, over the limit of 200")],
+)
+def test_campaign_names_are_checked_before_the_database(name, message):
+    with pytest.raises(InputFileError) as error:
+        import_outputs(name, named("source", SOURCE), systems())
+    assert message in str(error.value)
+    assert nothing_written()
+
+
+@pytest.mark.parametrize("member", ["../alpha", "/abs/alpha", "run/../../alpha"])
+def test_archive_member_paths_that_climb_out_are_refused(member):
+    with pytest.raises(InputFileError, match=r"x.zip: the member .* leaves the archive's folder"):
+        split_archive(named("x.zip", _zip({"source": SOURCE, member: SYSTEMS["alpha"]})))
