@@ -1,0 +1,374 @@
+"""The live leaderboard of the organizer's dashboard: Expected Wins over all judgments so far, and its history.
+
+The leaderboard ranks the systems by Expected Wins with bootstrap rank ranges and clusters (G15 §5.1-5.2, METHODS
+5, 7) over every ranking analysed so far, computed on request (a bootstrap of the win counts costs milliseconds,
+``core.win_counts``), never as a queued job. Its history has one checkpoint per ``HISTORY_STEP`` rankings: the
+full-data Expected Wins scores at that point, and the number of system pairs the bootstrap ranges separate, so the
+organizer sees the ranking converge. The stopping hint says whether the clusters stayed the same over the last K
+rankings of the history.
+
+"Rankings analysed" are the judgments the analysis reads (``loading``): a flagged screen counts as a skipped
+ranking (G15 Table 1); judgments of excluded screens do not count. A PRWS campaign is ranked on the relative
+judgments of its scores, from the raters who pass the quality check (``core.prws.qualified_rankings``), as its
+analysis is.
+
+Cost: a campaign's outcome counts (``LiveCounts``) stay in Django's cache. A request loads only the judgments
+stored since (``loading.load_rankings(after=...)``) and adds their counts; when judgments were deleted (a judge's
+undo), a screen was excluded or put back, or the cache is cold, the counts are rebuilt from all judgments. The
+leaderboard itself is cached by the data's version (last judgment id, number of judgments, excluded screens), so
+polling an unchanged campaign costs two small queries. A checkpoint's bootstrap is computed once; the history
+request computes the missing ones for at most ``HISTORY_BUDGET_SECONDS`` (most useful first: the newest, which
+the stopping hint needs, then the whole curve coarse to fine) and says how many are still missing.
+
+Undefined values are ``None`` with a ``reason`` beside them (no pairwise judgment yet, fewer than two systems).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from annotation.models import Campaign, Judgment, Screen
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .core.bootstrap import RankingResult
+    from .core.rankings import Rankings
+
+LEADERBOARD_BOOTSTRAP = 1000
+"""Bootstrap samples of the live leaderboard (as the analysis's default)."""
+HISTORY_BOOTSTRAP = 200
+"""Bootstrap samples of each history checkpoint (fewer than the leaderboard's: there can be a thousand checkpoints)."""
+CONFIDENCE = 0.95
+HISTORY_STEP = 100
+"""One history checkpoint per this many rankings analysed."""
+STOPPING_K = 200
+"""Default K of the stopping hint: clusters unchanged over the last K rankings."""
+HISTORY_BUDGET_SECONDS = 0.25
+"""Most time one history request spends on checkpoints' bootstraps; the rest are computed by the next requests."""
+STATE_SECONDS = 24 * 3600
+"""How long a campaign's counts stay cached without a request."""
+LIVE_STREAM = 0x11FE
+"""Second entry of the leaderboard's seed after the campaign's seed; checkpoints add their number of rankings."""
+NO_PAIRS = "no pairwise judgment yet"
+TOO_FEW_SYSTEMS = "fewer than two systems to rank"
+
+
+@dataclass(frozen=True)
+class DataVersion:
+    """What the leaderboard depends on: the campaign's last judgment id and number of judgments (of every screen),
+    and a digest of its excluded screens. Judgment ids only grow, so a deletion or a late commit changes these."""
+
+    last_id: int | None
+    judgments: int
+    excluded: str
+    excluded_screens: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.last_id}-{self.judgments}-{self.excluded}"
+
+
+@dataclass(frozen=True)
+class CheckpointRanking:
+    """The bootstrap at a checkpoint: how many system pairs its rank ranges separate, and its clusters."""
+
+    separated: int
+    partition: tuple[int, ...]
+
+
+@dataclass
+class Checkpoint:
+    """The first ``rankings`` rankings: full-data Expected Wins (None without pairs) and, once computed, the
+    bootstrap ranking. ``counts`` (outcome counts, S x S x 3) are kept until then; ``digest`` names them."""
+
+    rankings: int
+    digest: str
+    scores: list[float] | None
+    counts: np.ndarray | None
+    ranking: CheckpointRanking | None = None
+
+
+@dataclass
+class LiveCounts:
+    """A campaign's outcome counts up to judgment ``last_id`` (``judgments`` judgments of any screen up to it, of
+    which ``rankings`` analysed), with its history checkpoints."""
+
+    names: tuple[str, ...]
+    excluded: str
+    last_id: int | None = None
+    judgments: int = 0
+    rankings: int = 0
+    counts: np.ndarray | None = None
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+
+
+def data_version(campaign: Campaign) -> DataVersion:
+    """The campaign's data version (two queries)."""
+    latest = Judgment.objects.filter(assignment__screen__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
+    excluded = list(
+        Screen.objects.filter(campaign=campaign, excluded=True).order_by("id").values_list("id", flat=True)
+    )
+    digest = hashlib.sha256(",".join(map(str, excluded)).encode()).hexdigest()[:16]
+    return DataVersion(latest["last"], latest["n"], digest, len(excluded))
+
+
+def _cache_key(campaign: Campaign, what: str) -> str:
+    return f"live-ranking:{what}:{campaign.pk}:{campaign.created_at.timestamp()}"
+
+
+def _digest(counts: np.ndarray) -> str:
+    return hashlib.sha1(counts.astype("<i8").tobytes()).hexdigest()
+
+
+def _rankings(campaign: Campaign, after: int | None, up_to: int | None) -> Rankings:
+    """The rankings analysed among the judgments with ids in (after, up_to]; a PRWS campaign's always from the
+    start (the raters' quality check looks at all their scores)."""
+    from .core.prws import qualified_rankings
+    from .loading import load_rankings, load_scores
+
+    if campaign.mode == Campaign.Mode.PRWS:
+        return qualified_rankings(load_scores(campaign, up_to=up_to))
+    return load_rankings(campaign, up_to=up_to, after=after)
+
+
+def _extend(state: LiveCounts, rankings: Rankings, campaign: Campaign, last_id: int | None, judgments: int,
+            previous: dict[tuple[int, str], CheckpointRanking]) -> None:
+    """Add ``rankings`` (the next ones after ``state``'s) to ``state``, with a checkpoint per ``HISTORY_STEP``."""
+    import numpy as np
+
+    from .core.win_counts import checkpoint_counts, full_data_expected_wins
+
+    start = state.rankings
+    first = (start // HISTORY_STEP + 1) * HISTORY_STEP
+    ends = list(range(first - start, rankings.n_rankings + 1, HISTORY_STEP))
+    counts = checkpoint_counts(rankings, [*ends, rankings.n_rankings])
+    if state.counts is not None:
+        counts = counts + state.counts
+    for end, at in zip(ends, counts):
+        n = start + end
+        digest = _digest(at)
+        scores = None
+        if len(state.names) >= 2 and at.sum() > 0:
+            scores = [float(x) for x in full_data_expected_wins(at)]
+        ranking = previous.get((n, digest))
+        keep = at if scores is not None and ranking is None else None
+        state.checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
+    state.counts = np.asarray(counts[-1])
+    state.rankings = start + rankings.n_rankings
+    state.last_id, state.judgments = last_id, judgments
+
+
+def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
+    """The campaign's counts at ``version``: the cached ones, extended by the new judgments, or rebuilt."""
+    from .loading import contestant_names
+
+    key = _cache_key(campaign, "counts")
+    state: LiveCounts | None = cache.get(key)
+    if state is not None and state.last_id == version.last_id and state.judgments == version.judgments \
+            and state.excluded == version.excluded:
+        return state
+    names = tuple(contestant_names(campaign))
+    incremental = (
+        state is not None and state.excluded == version.excluded and state.names == names
+        and campaign.mode != Campaign.Mode.PRWS and state.last_id is not None
+        and Judgment.objects.filter(assignment__screen__campaign=campaign, id__lte=state.last_id).count()
+        == state.judgments
+    )
+    if not incremental:
+        previous = {(c.rankings, c.digest): c.ranking for c in state.checkpoints if c.ranking} if state else {}
+        state = LiveCounts(names=names, excluded=version.excluded)
+        after = None
+    else:
+        previous, after = {}, state.last_id
+    _extend(state, _rankings(campaign, after, version.last_id), campaign, version.last_id, version.judgments, previous)
+    cache.set(key, state, STATE_SECONDS)
+    return state
+
+
+def _number(value: float) -> float | None:
+    """A finite float, or None (the caller gives the reason)."""
+    import math
+
+    return float(value) if math.isfinite(value) else None
+
+
+def _rng(campaign: Campaign, *extra: int):
+    import numpy as np
+
+    return np.random.default_rng([campaign.seed % 2**63, LIVE_STREAM, *extra])
+
+
+def _reason(state: LiveCounts) -> str | None:
+    if len(state.names) < 2:
+        return TOO_FEW_SYSTEMS
+    if state.counts is None or state.counts.sum() == 0:
+        return NO_PAIRS
+    return None
+
+
+def _snapshot(state: LiveCounts, version: DataVersion) -> dict:
+    return {
+        "judgments": version.judgments,
+        "rankings": state.rankings,
+        "last_judgment_id": version.last_id,
+        "excluded_screens": version.excluded_screens,
+    }
+
+
+def _ranked_rows(state: LiveCounts, result: RankingResult) -> tuple[list[dict], list[list[str]]]:
+    """The leaderboard's rows in rank order and the unresolved pairs."""
+    from .core.win_counts import unresolved_pairs
+
+    unresolved = unresolved_pairs(result)
+    overlapping: dict[str, list[str]] = {name: [] for name in state.names}
+    for a, b in unresolved:
+        overlapping[a].append(b)
+        overlapping[b].append(a)
+    compared = _pairs_per_system(state)
+    rows = [
+        {
+            "system": row.system,
+            "score": _number(row.score),
+            "full_data_score": _number(row.full_data_score),
+            "range": list(row.range),
+            "cluster": row.cluster,
+            "pairs": compared[row.system],
+            "unresolved_with": overlapping[row.system],
+        }
+        for row in result.systems
+    ]
+    return rows, [list(pair) for pair in unresolved]
+
+
+def _pairs_per_system(state: LiveCounts) -> dict[str, int]:
+    """How many expanded pairs (ties included) each system is in."""
+    per_pair = state.counts.sum(axis=-1)
+    return {name: int(per_pair[i].sum() + per_pair[:, i].sum()) for i, name in enumerate(state.names)}
+
+
+def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVersion) -> dict:
+    """The leaderboard JSON of ``state`` (see the module docstring)."""
+    from .core.win_counts import expected_wins_ranking
+
+    n_pairs = len(state.names) * (len(state.names) - 1) // 2
+    result = {
+        "snapshot": _snapshot(state, version),
+        "parameters": {"method": "expected_wins", "bootstrap": LEADERBOARD_BOOTSTRAP, "confidence": CONFIDENCE,
+                       "seed": campaign.seed},
+        "reason": _reason(state),
+    }
+    if result["reason"] is not None:
+        empty = {"score": None, "full_data_score": None, "range": None, "cluster": None, "unresolved_with": []}
+        pairs = _pairs_per_system(state) if state.counts is not None else {}
+        result["systems"] = [{"system": name, **empty, "pairs": pairs.get(name, 0)} for name in state.names]
+        result["system_pairs"] = {"total": n_pairs, "separated": None, "unresolved": [], "reason": result["reason"]}
+        return result
+    ranking = expected_wins_ranking(state.counts, state.names, LEADERBOARD_BOOTSTRAP, CONFIDENCE, _rng(campaign))
+    rows, unresolved = _ranked_rows(state, ranking)
+    result["systems"] = rows
+    result["system_pairs"] = {"total": n_pairs, "separated": n_pairs - len(unresolved), "unresolved": unresolved}
+    return result
+
+
+def leaderboard(campaign: Campaign) -> dict:
+    """The campaign's live leaderboard, from the cache while its data are unchanged."""
+    version = data_version(campaign)
+    key = _cache_key(campaign, f"leaderboard:{version.key}")
+    result = cache.get(key)
+    if result is None:
+        result = compute_leaderboard(campaign, live_counts(campaign, version), version)
+        cache.set(key, result, STATE_SECONDS)
+    return result
+
+
+def fill_order(n: int, recent: int) -> list[int]:
+    """Checkpoint indices 0..n-1, most useful first: the last ``recent`` (newest first), then the rest coarse to
+    fine (every 2^k-th checkpoint, halving k), so that a partly computed history already spans the whole range."""
+    order = list(range(n - 1, max(n - recent, 0) - 1, -1))
+    seen = set(order)
+    stride = 1 << max(n.bit_length() - 1, 0)
+    while stride >= 1:
+        for index in range(stride - 1, n, stride):
+            if index not in seen:
+                order.append(index)
+                seen.add(index)
+        stride //= 2
+    return order
+
+
+def _compute_checkpoints(campaign: Campaign, state: LiveCounts, k: int, budget: float) -> bool:
+    """Bootstrap the missing checkpoints in ``fill_order`` until ``budget`` seconds have passed (at least one);
+    return whether any was computed."""
+    from .core.win_counts import cluster_partition, expected_wins_ranking, unresolved_pairs
+
+    deadline = time.perf_counter() + budget
+    n_pairs = len(state.names) * (len(state.names) - 1) // 2
+    changed = False
+    for index in fill_order(len(state.checkpoints), k // HISTORY_STEP + 1):
+        point = state.checkpoints[index]
+        if point.ranking is not None or point.scores is None:
+            continue
+        if changed and time.perf_counter() > deadline:
+            break
+        result = expected_wins_ranking(point.counts, state.names, HISTORY_BOOTSTRAP, CONFIDENCE,
+                                       _rng(campaign, point.rankings))
+        point.ranking = CheckpointRanking(n_pairs - len(unresolved_pairs(result)), cluster_partition(result, state.names))
+        point.counts = None
+        changed = True
+    return changed
+
+
+def stopping_hint(state: LiveCounts, k: int) -> dict:
+    """Whether the clusters stayed the same over the last ``k`` rankings of the history (its newest checkpoints)."""
+    from .core.win_counts import stable_since
+
+    hint = {"k": k, "met": False, "stable_since": None, "stable_for": None, "reason": None}
+    trailing = []
+    for point in reversed(state.checkpoints):
+        if point.ranking is None:
+            break
+        trailing.append(point)
+    trailing.reverse()
+    if not state.checkpoints or state.checkpoints[-1].scores is None:
+        hint["reason"] = f"no clusters yet: the history starts at {HISTORY_STEP} rankings with pairwise judgments"
+    elif not trailing:
+        hint["reason"] = "the newest checkpoint is still being computed"
+    else:
+        since = stable_since([p.rankings for p in trailing], [p.ranking.partition for p in trailing])
+        hint.update(stable_since=since, stable_for=trailing[-1].rankings - since)
+        hint["met"] = hint["stable_for"] >= k
+    return hint
+
+
+def history(campaign: Campaign, k: int = STOPPING_K, budget: float = HISTORY_BUDGET_SECONDS) -> dict:
+    """The campaign's history (one checkpoint per ``HISTORY_STEP`` rankings) and stopping hint for ``k``."""
+    version = data_version(campaign)
+    state = live_counts(campaign, version)
+    if _compute_checkpoints(campaign, state, k, budget):
+        cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
+    points = [
+        {
+            "rankings": point.rankings,
+            "scores": point.scores,
+            "separated_pairs": point.ranking.separated if point.ranking else None,
+            **({"reason": NO_PAIRS} if point.scores is None else {}),
+        }
+        for point in state.checkpoints
+    ]
+    pending = sum(1 for point in state.checkpoints if point.ranking is None and point.scores is not None)
+    return {
+        "snapshot": _snapshot(state, version),
+        "parameters": {"step": HISTORY_STEP, "bootstrap": HISTORY_BOOTSTRAP, "confidence": CONFIDENCE,
+                       "seed": campaign.seed},
+        "systems": list(state.names),
+        "system_pairs": len(state.names) * (len(state.names) - 1) // 2,
+        "points": points,
+        "pending": pending,
+        "stopping": stopping_hint(state, k),
+    }

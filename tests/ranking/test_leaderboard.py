@@ -1,0 +1,279 @@
+"""The dashboard's live leaderboard and history endpoints on PostgreSQL: the analysis's numbers, kept up to date
+incrementally, on any data (none, one judge, ties only, systems never compared, flags only), for organizers only."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Judgment, Screen
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from ranking import leaderboard as live
+from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
+from ranking.core.expected_wins import expected_wins
+from ranking.core.pairs import expanded_pairs, win_matrix
+from ranking.core.rankings import Rankings
+from ranking.loading import load_rankings
+from tests.annotation.factories import candidate_of, small_campaign
+
+from .factories import synthetic_campaign
+
+pytestmark = pytest.mark.django_db
+
+SMALL = ("INPUT", "MARMOTFIX", "QUOKKAGEC", "ZEPHYRSYS")
+
+
+def strict(response) -> dict:
+    """The response's JSON, refusing NaN and Infinity."""
+    def refuse(constant):
+        raise ValueError(f"non-finite number {constant} in the JSON")
+
+    return json.loads(response.content, parse_constant=refuse)
+
+
+def organizer_client(campaign, username: str = "orga") -> Client:
+    user = get_user_model().objects.create_user(username)
+    campaign.organizers.add(user)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def get_leaderboard(client: Client, campaign) -> dict:
+    response = client.get(reverse("campaign-leaderboard", args=[campaign.pk]))
+    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
+    return strict(response)
+
+
+def get_history(client: Client, campaign, **params) -> dict:
+    response = client.get(reverse("campaign-history", args=[campaign.pk]), params)
+    assert response.status_code == 200
+    return strict(response)
+
+
+def analysis_ranking(campaign, seed: int):
+    """The ranking the analysis computes from all pairs, with the leaderboard's random stream."""
+    rankings = load_rankings(campaign)
+    pairs = expanded_pairs(rankings)
+    rng = np.random.default_rng([seed, live.LIVE_STREAM])
+    samples = bootstrap_expected_wins(pairs, rankings.n_systems, live.LEADERBOARD_BOOTSTRAP, rng)
+    full = expected_wins(win_matrix(pairs, rankings.n_systems))
+    return bootstrap_ranking(samples, full, rankings.system_names, live.CONFIDENCE)
+
+
+def judged(campaign, line: int, judge: str, ranks: dict[str, int] | None, flag: str | None = None) -> JudgedScreen:
+    """A screen of ``line`` ranked by ``judge``: ``ranks`` by system (systems of one candidate share a rank)."""
+    candidates = {}
+    for system, rank in (ranks or {}).items():
+        candidates[candidate_of(campaign, line, system).pk] = rank
+    return JudgedScreen(
+        line=line, judge=judge, duration=timedelta(seconds=20), flag_reason=flag,
+        candidates=[JudgedCandidate(candidate=pk, rank=rank) for pk, rank in candidates.items()],
+    )
+
+
+def test_the_leaderboard_is_the_analysis_expected_wins_ranking_and_follows_new_judgments():
+    campaign = synthetic_campaign("live", np.random.default_rng(11), n_rankings=150)
+    client = organizer_client(campaign)
+    board = get_leaderboard(client, campaign)
+    expected = analysis_ranking(campaign, campaign.seed)
+    assert [row["system"] for row in board["systems"]] == [row.system for row in expected.systems]
+    for got, want in zip(board["systems"], expected.systems):
+        assert got["score"] == pytest.approx(want.score, abs=1e-12)
+        assert got["full_data_score"] == pytest.approx(want.full_data_score, abs=1e-12)
+        assert (tuple(got["range"]), got["cluster"]) == (want.range, want.cluster)
+    unresolved = [pair for pair in board["system_pairs"]["unresolved"]]
+    for a, b in unresolved:
+        ra = next(r for r in board["systems"] if r["system"] == a)["range"]
+        rb = next(r for r in board["systems"] if r["system"] == b)["range"]
+        assert ra[0] <= rb[1] and rb[0] <= ra[1]
+    assert board["system_pairs"]["separated"] == 15 - len(unresolved)
+    rankings_before = board["snapshot"]["rankings"]
+    assert rankings_before == load_rankings(campaign).n_rankings
+
+    write_judged_screens(campaign, random_judgments(campaign, np.random.default_rng(12), 40))
+    updated = get_leaderboard(client, campaign)
+    assert updated["snapshot"]["rankings"] == load_rankings(campaign).n_rankings == rankings_before + 40
+    expected = analysis_ranking(campaign, campaign.seed)
+    assert [(r["system"], r["score"]) for r in updated["systems"]] == [(r.system, r.score) for r in expected.systems]
+    cache.clear()
+    assert get_leaderboard(client, campaign) == updated, "the incremental counts equal a rebuild from scratch"
+
+
+def random_judgments(campaign, rng: np.random.Generator, n: int) -> list[JudgedScreen]:
+    """``n`` screens of random sentences with two or more candidates, ranked at random by two judges."""
+    segments = [s for s in campaign.segments.all() if s.candidates.count() >= 2]
+    screens = []
+    for i in range(n):
+        segment = segments[int(rng.integers(len(segments)))]
+        shown = list(segment.candidates.values_list("id", flat=True))[:5]
+        screens.append(JudgedScreen(
+            line=segment.line, judge=("ann", "bob")[i % 2], duration=timedelta(seconds=10),
+            candidates=[JudgedCandidate(candidate=pk, rank=int(rng.integers(1, 6))) for pk in shown],
+        ))
+    return screens
+
+
+def test_an_unchanged_campaign_answers_from_the_cache(django_assert_max_num_queries):
+    campaign = synthetic_campaign("cached", np.random.default_rng(2), n_rankings=60)
+    client = organizer_client(campaign)
+    first = get_leaderboard(client, campaign)
+    with django_assert_max_num_queries(6):
+        assert get_leaderboard(client, campaign) == first
+
+
+def test_degenerate_data_give_nulls_with_reasons_never_nan():
+    campaign = small_campaign()
+    client = organizer_client(campaign)
+    empty = get_leaderboard(client, campaign)
+    assert empty["reason"] == live.NO_PAIRS and empty["snapshot"]["rankings"] == 0
+    assert [row["system"] for row in empty["systems"]] == list(SMALL)
+    assert all(row["score"] is None and row["range"] is None and row["pairs"] == 0 for row in empty["systems"])
+    assert empty["system_pairs"] == {"total": 6, "separated": None, "unresolved": [], "reason": live.NO_PAIRS}
+    history = get_history(client, campaign)
+    assert history["points"] == [] and history["stopping"]["met"] is False and history["stopping"]["reason"]
+
+    write_judged_screens(campaign, [judged(campaign, 4, "flagger", None, flag="Garbled source sentence")])
+    flagged = get_leaderboard(client, campaign)
+    assert flagged["reason"] == live.NO_PAIRS and flagged["snapshot"]["rankings"] == 1
+
+    ties = {"INPUT": 1, "ZEPHYRSYS": 1, "QUOKKAGEC": 1}
+    write_judged_screens(campaign, [judged(campaign, 4, "solo", ties)])
+    tied = get_leaderboard(client, campaign)
+    assert tied["reason"] is None
+    rows = {row["system"]: row for row in tied["systems"]}
+    assert all(row["score"] == 0.0 and row["range"] == [1, 1] and row["cluster"] == 1 for row in rows.values())
+    assert rows["MARMOTFIX"]["pairs"] == 0 and rows["INPUT"]["pairs"] == 2, "MARMOTFIX was never compared"
+    assert tied["system_pairs"]["separated"] == 0 and len(tied["system_pairs"]["unresolved"]) == 6
+
+
+def test_history_has_a_checkpoint_per_100_rankings_and_a_stopping_hint():
+    campaign = synthetic_campaign("history", np.random.default_rng(7), n_rankings=520, n_systems=4)
+    client = organizer_client(campaign)
+    rankings = load_rankings(campaign)
+    data = get_history(client, campaign, k=200)
+    assert data["pending"] == 0 and data["systems"] == list(rankings.system_names)
+    assert [p["rankings"] for p in data["points"]] == list(range(100, rankings.n_rankings + 1, 100))
+    for point in data["points"]:
+        prefix = prefix_rankings(campaign, point["rankings"])
+        pairs = expanded_pairs(prefix)
+        np.testing.assert_allclose(point["scores"], expected_wins(win_matrix(pairs, prefix.n_systems)))
+        assert 0 <= point["separated_pairs"] <= data["system_pairs"] == 6
+    hint = data["stopping"]
+    assert hint["k"] == 200 and hint["stable_for"] == data["points"][-1]["rankings"] - hint["stable_since"]
+    assert hint["met"] == (hint["stable_for"] >= 200)
+    strict_hint = get_history(client, campaign, k=10_000)["stopping"]
+    assert strict_hint["met"] is False and strict_hint["stable_since"] == hint["stable_since"]
+    loose = get_history(client, campaign, k=1)["stopping"]
+    assert loose["met"] == (hint["stable_for"] >= 1)
+
+
+def prefix_rankings(campaign, n: int) -> Rankings:
+    """The first ``n`` rankings analysed, loaded up to the id of the n-th judgment."""
+    ids = list(Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id").values_list("id", flat=True))
+    rankings = load_rankings(campaign, up_to=ids[n - 1])
+    assert rankings.n_rankings == n
+    return rankings
+
+
+def test_history_is_computed_within_a_budget_and_completed_by_later_requests():
+    campaign = synthetic_campaign("budget", np.random.default_rng(8), n_rankings=420, n_systems=4)
+    first = live.history(campaign, budget=0.0)
+    assert first["pending"] == len(first["points"]) - 1 >= 3
+    newest = first["points"][-1]
+    assert newest["separated_pairs"] is not None, "the newest checkpoint, for the stopping hint, comes first"
+    assert first["stopping"]["stable_since"] == newest["rankings"]
+    second = live.history(campaign, budget=0.0)
+    assert second["pending"] == first["pending"] - 1
+    done = live.history(campaign, budget=5.0)
+    assert done["pending"] == 0
+    cache.clear()
+    assert live.history(campaign)["points"] == done["points"], "checkpoints are a function of the data"
+
+
+def test_fill_order_is_newest_first_then_coarse_to_fine():
+    assert live.fill_order(0, 3) == []
+    assert live.fill_order(10, 3) == [9, 8, 7, 3, 1, 5, 0, 2, 4, 6]
+    assert sorted(live.fill_order(37, 3)) == list(range(37))
+
+
+def test_an_undo_and_an_exclusion_rebuild_the_counts():
+    campaign = synthetic_campaign("undo", np.random.default_rng(6), n_rankings=120)
+    client = organizer_client(campaign)
+    before = get_leaderboard(client, campaign)
+    Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[5].delete()
+    after_undo = get_leaderboard(client, campaign)
+    assert after_undo["snapshot"]["rankings"] == before["snapshot"]["rankings"] - 1
+    assert after_undo["systems"] == to_rows(analysis_ranking(campaign, campaign.seed), after_undo)
+
+    screen = Screen.objects.filter(campaign=campaign, assignments__judgment__isnull=False).order_by("number").first()
+    screen.excluded = True
+    screen.save(update_fields=["excluded"])
+    excluded = get_leaderboard(client, campaign)
+    assert excluded["snapshot"]["excluded_screens"] == 1
+    assert excluded["snapshot"]["rankings"] == after_undo["snapshot"]["rankings"] - 1
+    assert excluded["systems"] == to_rows(analysis_ranking(campaign, campaign.seed), excluded)
+    screen.excluded = False
+    screen.save(update_fields=["excluded"])
+    assert get_leaderboard(client, campaign) == after_undo
+
+
+def to_rows(ranking, board: dict) -> list[dict]:
+    """The analysis's ranking in the leaderboard's row shape (pairs and overlaps taken from the board)."""
+    extra = {row["system"]: (row["pairs"], row["unresolved_with"]) for row in board["systems"]}
+    return [
+        {"system": r.system, "score": r.score, "full_data_score": r.full_data_score, "range": list(r.range),
+         "cluster": r.cluster, "pairs": extra[r.system][0], "unresolved_with": extra[r.system][1]}
+        for r in ranking.systems
+    ]
+
+
+def test_only_the_campaign_organizers_and_admins_get_the_endpoints():
+    campaign = small_campaign()
+    User = get_user_model()
+    judge_user = User.objects.create_user("judy")
+    campaign.judges.add(judge_user)
+    other = User.objects.create_user("other-orga")
+    admin = User.objects.create_superuser("boss")
+    for name in ("campaign-leaderboard", "campaign-history"):
+        url = reverse(name, args=[campaign.pk])
+        assert Client().get(url).status_code == 302
+        for user in (judge_user, other):
+            client = Client()
+            client.force_login(user)
+            assert client.get(url).status_code == 404
+        client = Client()
+        client.force_login(admin)
+        assert client.get(url).status_code == 200
+        assert client.post(url).status_code == 405
+
+
+@pytest.mark.parametrize("k", ["0", "-5", "abc", "1e3", "99999999999", ""])
+def test_a_bad_k_is_refused_with_a_message(k):
+    campaign = small_campaign()
+    response = organizer_client(campaign).get(reverse("campaign-history", args=[campaign.pk]), {"k": k})
+    assert response.status_code == 400
+    assert "k must be a whole number of rankings" in strict(response)["error"]
+
+
+def test_the_stopping_hint_is_met_once_the_clusters_held_for_k_rankings():
+    campaign = small_campaign()
+    client = organizer_client(campaign)
+    order = {"ZEPHYRSYS": 1, "QUOKKAGEC": 2, "MARMOTFIX": 3, "INPUT": 4}
+    write_judged_screens(campaign, [judged(campaign, 4, ("ann", "bob")[i % 2], order) for i in range(250)])
+    hint = get_history(client, campaign, k=200)["stopping"]
+    assert (hint["stable_since"], hint["stable_for"], hint["met"]) == (100, 100, False)
+    write_judged_screens(campaign, [judged(campaign, 4, "ann", order) for i in range(60)])
+    data = get_history(client, campaign, k=200)
+    assert [p["separated_pairs"] for p in data["points"]] == [6, 6, 6]
+    assert (data["stopping"]["stable_since"], data["stopping"]["stable_for"], data["stopping"]["met"]) == (100, 200, True)
+    board = get_leaderboard(client, campaign)
+    assert [(r["system"], r["range"], r["cluster"]) for r in board["systems"]] == [
+        ("ZEPHYRSYS", [1, 1], 1), ("QUOKKAGEC", [2, 2], 2), ("MARMOTFIX", [3, 3], 3), ("INPUT", [4, 4], 4)]
+    assert board["system_pairs"]["unresolved"] == [] and board["system_pairs"]["separated"] == 6
