@@ -10,6 +10,11 @@ Environment variables:
                       request, after it commits; for tests). See ranking/dispatch.py.
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
                       (default 2)
+  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "thread"
+                      (a background thread of the web process; the default without one) or "inline" (in the
+                      request, after it commits; for tests). See ranking/dispatch.py.
+  ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
+                      (default 2)
   SECRET_KEY          required when DEBUG is off
   DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
@@ -153,6 +158,13 @@ if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
     raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
 ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
 
+ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")
+if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
+ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
+
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
@@ -166,6 +178,14 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Requests only record analyses; beat (`celery -A gecappraise beat`) sends them to the workers (ranking/tasks.py).
+CELERY_BEAT_SCHEDULE = {
+    "send-waiting-analyses": {
+        "task": "ranking.tasks.send_waiting_analyses",
+        "schedule": ANALYSIS_DISPATCH_SECONDS,
+        "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
+    },
+}
 # Requests only record analyses; beat (`celery -A gecappraise beat`) sends them to the workers (ranking/tasks.py).
 CELERY_BEAT_SCHEDULE = {
     "send-waiting-analyses": {

@@ -100,6 +100,12 @@ def add_progress(run_id: int, percent: float, stage: str) -> None:
     )
 
 
+def progress_recorder(run_id: int) -> Progress:
+    """A core ``progress(fraction, stage)`` callback that writes the running run's progress to its row (what the
+    analyses page shows)."""
+    return lambda fraction, stage: set_progress(run_id, 100.0 * fraction, stage)
+
+
 def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[float]]:
     """Bootstrap score samples of one chunk of a run, as nested lists (for a task result)."""
     from .core.analysis import bootstrap_chunk

@@ -1,65 +1,87 @@
-"""Celery tasks of analyses: thin wrappers around ``ranking.runs``.
+"""Celery tasks of analyses (thin wrappers around ``ranking.runs``), and sending waiting runs to them.
 
-``enqueue`` sends one task per bootstrap chunk (both methods) as the header of a chord whose body combines the
-samples and computes the rest; the chunks run on as many workers as there are. Tasks acknowledge late and are
-rejected back to the queue when their worker dies, so a killed worker's task runs again elsewhere; every task is
-idempotent (a chunk is a pure function of the run; the body writes the result once). Transient database errors
-are retried with backoff. In the embedded mode (no broker) the same chord runs in-process.
+A web request never talks to the task queue: it only records a queued run (``ranking.dispatch``). ``send_waiting``
+sends the runs nobody has sent yet; the periodic task ``send_waiting_analyses`` (Celery beat, every
+``ANALYSIS_DISPATCH_SECONDS``) and ``manage.py requeue_analyses`` call it. A run goes out as a chord: one task per
+bootstrap chunk (both methods) as the header, and a body that combines the samples and computes the rest; the chunks
+run on as many workers as there are. Tasks acknowledge late and are rejected back to the queue when their worker
+dies, so a killed worker's task runs again elsewhere; every task is idempotent (a chunk is a pure function of the
+run; the body writes the result once). Transient database errors are retried with backoff.
 
-When the broker is unreachable (a Redis outage) a new run stays queued, marked as waiting, and nothing else fails:
-``resend_waiting`` (called by the analyses page and ``manage.py requeue_analyses``) sends it once the broker is back.
+When the broker or the result backend is unreachable (a Redis outage), ``send_waiting`` leaves the runs queued and
+marked as waiting, and sends them on a later call. This module imports no NumPy, SciPy or numba at import time
+(web processes load it when they send any task); the tasks import the numeric core when they run.
 """
 from __future__ import annotations
 
 import logging
 
 import kombu.exceptions
-import numpy as np
 import redis.exceptions
-from celery import chord, shared_task
-from django.db import OperationalError, transaction
+from celery import chord, shared_task, uuid
+from django.db import OperationalError
 
-from .core.analysis import METHODS, chunk_sizes
+from .core.parameters import METHODS, chunk_sizes
 from .models import AnalysisRun
-from .runs import add_progress, compute_chunk, finish, mark_failed, mark_running, run_parameters
+from .runs import add_progress, compute_chunk, finish, mark_failed, mark_running, progress_recorder, run_parameters
 
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 3}
 BOOTSTRAP_SHARE = 80.0
 """Percent of a run's progress that its bootstrap chunks account for."""
-BROKER_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.ConnectionError, ConnectionError)
+QUEUE_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, ConnectionError, RuntimeError)
+"""What sending raises when the broker or the result backend is down: the Redis result backend gives up on
+reconnecting with a bare ``RuntimeError``."""
 WAITING = "waiting for the task queue"
 
 logger = logging.getLogger(__name__)
 
 
-def enqueue(run: AnalysisRun) -> None:
-    """Queue the run's tasks once the transaction that created it commits."""
-    transaction.on_commit(lambda: _send(run.pk, run_parameters(run)))
+def send_waiting() -> int:
+    """Send the queued runs that have not been sent, oldest first; returns how many this call sent.
+
+    A run is claimed (its ``task_id`` set) before it is sent, so two concurrent callers never send it twice. When
+    the task queue cannot be reached the run is released, it and the runs after it are marked waiting, and the call
+    stops there (one timeout, not one per run)."""
+    sent = 0
+    for run_id in AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED, task_id="").order_by("id").values_list(
+        "pk", flat=True
+    ):
+        try:
+            sent += _send(run_id)
+        except QUEUE_ERRORS as exc:
+            logger.warning("analyses are waiting: the task queue is unreachable (%s: %s)", type(exc).__name__, exc)
+            AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED, task_id="").update(stage=WAITING)
+            break
+    return sent
 
 
-def resend_waiting() -> int:
-    """Send the queued runs that the broker did not take when they were created; returns how many were sent."""
-    waiting = AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED, task_id="")
-    return sum(_send(run.pk, run_parameters(run)) for run in waiting)
-
-
-def _send(run_id: int, parameters) -> bool:
-    """Send the run's chord; False (and the run marked waiting) when the broker cannot be reached."""
-    sizes = chunk_sizes(parameters.bootstrap, parameters.chunk_size)
+def _send(run_id: int) -> bool:
+    """Claim the run and send its chord; False if another caller claimed it first. On a queue error the claim is
+    released and the error raised."""
+    task_id = uuid()
+    if not AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED, task_id="").update(
+        task_id=task_id, stage=""
+    ):
+        return False
+    parameters = run_parameters(AnalysisRun.objects.get(pk=run_id))
     header = [
         bootstrap_chunk_task.si(run_id, method, chunk, size)
         for method in METHODS
-        for chunk, size in enumerate(sizes)
+        for chunk, size in enumerate(chunk_sizes(parameters.bootstrap, parameters.chunk_size))
     ]
     body = finish_analysis_task.s(run_id).on_error(analysis_failed_task.s(run_id))
     try:
-        result = chord(header)(body)
-    except BROKER_ERRORS as exc:
-        logger.warning("analysis %s is waiting: the task queue is unreachable (%s)", run_id, exc)
-        AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED).update(stage=WAITING)
-        return False
-    AnalysisRun.objects.filter(pk=run_id, task_id="").update(task_id=result.id or "eager")
+        chord(header)(body, task_id=task_id)
+    except QUEUE_ERRORS:
+        AnalysisRun.objects.filter(pk=run_id, task_id=task_id, status=AnalysisRun.Status.QUEUED).update(task_id="")
+        raise
     return True
+
+
+@shared_task(ignore_result=True)
+def send_waiting_analyses() -> int:
+    """Periodic (Celery beat): send the analyses that requests recorded since the last call."""
+    return send_waiting()
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
@@ -76,6 +98,8 @@ def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
 def finish_analysis_task(self, chunks: list[dict], run_id: int) -> int:
     """Combine the chunks in order and store the whole analysis."""
+    import numpy as np
+
     samples = {
         method: np.concatenate([
             np.asarray(part["samples"], dtype=np.float64)
@@ -84,7 +108,7 @@ def finish_analysis_task(self, chunks: list[dict], run_id: int) -> int:
         for method in METHODS
     }
     mark_running(run_id)
-    finish(run_id, samples=samples)
+    finish(run_id, samples=samples, progress=progress_recorder(run_id))
     return run_id
 
 

@@ -1,43 +1,57 @@
-"""Analysis pages: start an analysis of a campaign, follow its progress, download its JSON and reports."""
+"""Analysis pages: start an analysis of a campaign, follow its progress, download its JSON and reports.
+
+Starting an analysis only records it (``ranking.dispatch``) and the page and its status endpoint read the runs'
+rows: no request waits for the task queue. Reports and the pairs TSV import the numeric core when they are asked
+for, so loading the URLs imports no NumPy, SciPy, matplotlib or numba.
+"""
 from __future__ import annotations
 
-
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
 
 from annotation.permissions import managed_campaigns
 
+from .dispatch import start_analysis
 from .forms import AnalysisForm
-from .loading import load_rankings
 from .models import AnalysisRun
-from .reports.pairs_tsv import expanded_tsv, unexpanded_tsv
-from .reports.formats import BY_EXTENSION, render_report, report_filename
-from .runs import create_run
-from .tasks import enqueue, resend_waiting
+from .run_status import run_status
 
 
 @login_required
 def analyses(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's analyses; a POST starts one and comes back here with ``?started=RUN``."""
     campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
     form = AnalysisForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        run = create_run(campaign, form.parameters(), requested_by=request.user)
-        enqueue(run)
-        messages.success(request, f"Analysis {run.pk} is queued.")
-        return redirect("campaign-analyses", pk=campaign.pk)
-    resend_waiting()
-    runs = AnalysisRun.objects.filter(campaign=campaign).defer("result")
-    busy = runs.filter(status__in=[AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING]).exists()
-    return render(request, "ranking/analyses.html", {"campaign": campaign, "form": form, "runs": runs, "busy": busy},
-                  status=400 if form.errors else 200)
+        run = start_analysis(campaign, form.parameters(), requested_by=request.user)
+        return redirect(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}")
+    runs = list(AnalysisRun.objects.filter(campaign=campaign).defer("result"))
+    started = request.GET.get("started", "")
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "runs": runs,
+        "started": next((run for run in runs if started.isdecimal() and run.pk == int(started)), None),
+    }
+    return render(request, "ranking/analyses.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+def analyses_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """``{"runs": [run_status...]}`` of the campaign's runs, newest first: what the page polls for progress."""
+    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    runs = AnalysisRun.objects.filter(campaign=campaign).defer("result", "parameters", "snapshot", "timings")
+    return JsonResponse({"runs": [run_status(run) for run in runs]})
 
 
 @login_required
 def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) -> HttpResponse:
     """A done run's report as JSON, HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers."""
+    from .reports.formats import BY_EXTENSION, render_report, report_filename
+
     campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
     run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
     report = BY_EXTENSION[extension]
@@ -51,6 +65,9 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
 @login_required
 def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers."""
+    from .loading import load_rankings
+    from .reports.pairs_tsv import expanded_tsv, unexpanded_tsv
+
     campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
     render = unexpanded_tsv if kind == "unexpanded" else expanded_tsv
     response = HttpResponse(render(load_rankings(campaign)), content_type="text/tab-separated-values; charset=utf-8")

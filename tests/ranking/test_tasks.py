@@ -1,4 +1,5 @@
-"""Analyses as Celery tasks on a real worker (Redis, PostgreSQL), in-process, and from the command line."""
+"""Analyses as Celery tasks on a real worker (Redis, PostgreSQL), in-process, and from the command line; sending
+the runs that requests recorded (``send_waiting``), also through a broker outage."""
 from __future__ import annotations
 
 import io
@@ -14,7 +15,7 @@ from annotation.models import Judgment
 from ranking.core.analysis import AnalysisParameters, chunk_sizes
 from ranking.models import AnalysisRun
 from ranking.runs import create_run, execute_in_process
-from ranking.tasks import enqueue
+from ranking.tasks import WAITING, send_waiting
 
 from .factories import synthetic_campaign
 
@@ -54,12 +55,11 @@ def test_in_process_run_stores_the_analysis_json():
 
 
 @pytest.mark.django_db
-def test_eager_chord_gives_the_same_result_as_the_in_process_run(django_capture_on_commit_callbacks):
+def test_eager_chord_gives_the_same_result_as_the_in_process_run():
     campaign = synthetic_campaign("eager", np.random.default_rng(2))
     direct = execute_in_process(create_run(campaign, FAST)).result
     run = create_run(campaign, FAST)
-    with django_capture_on_commit_callbacks(execute=True):
-        enqueue(run)
+    assert send_waiting() == 1
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.DONE
     assert json.dumps(run.result["expected_wins"], sort_keys=True) == json.dumps(direct["expected_wins"], sort_keys=True)
@@ -84,7 +84,7 @@ def test_worker_runs_an_analysis_queued_running_done(celery_worker):
     expected = execute_in_process(create_run(campaign, FAST)).result
     run = create_run(campaign, FAST)
     assert run.status == AnalysisRun.Status.QUEUED
-    enqueue(run)
+    assert send_waiting() == 1
     seen = wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED})
     assert run.status == AnalysisRun.Status.DONE, run.error
     assert any(status == "running" and 0 < progress < 100 for status, progress in seen), seen
@@ -102,7 +102,7 @@ def test_a_worker_process_killed_mid_run_leads_to_a_retried_complete_run(celery_
     expected = execute_in_process(create_run(campaign, parameters)).result
     run = create_run(campaign, parameters)
     lost_before = celery_worker.lost_tasks()
-    enqueue(run)
+    send_waiting()
     deadline = time.monotonic() + 60
     while celery_worker.lost_tasks() == lost_before:  # kill until a task dies with its process
         run.refresh_from_db()
@@ -165,18 +165,36 @@ def unreachable_broker():
 
 
 @pytest.mark.django_db
-def test_a_broker_outage_leaves_runs_waiting_until_it_returns(unreachable_broker, django_capture_on_commit_callbacks):
+def test_a_broker_outage_leaves_runs_waiting_until_it_returns(unreachable_broker):
     from gecappraise.celery import app
-    from ranking.tasks import WAITING, resend_waiting
 
     campaign = synthetic_campaign("outage", np.random.default_rng(8))
-    run = create_run(campaign, FAST)
-    with django_capture_on_commit_callbacks(execute=True):
-        enqueue(run)  # does not raise: the organizer's request succeeds
-    run.refresh_from_db()
-    assert (run.status, run.stage, run.task_id) == (AnalysisRun.Status.QUEUED, WAITING, "")
-    assert resend_waiting() == 0  # still down
+    first, second = create_run(campaign, FAST), create_run(campaign, FAST)
+    assert send_waiting() == 0  # does not raise: the periodic task just tries again later
+    for run in (first, second):
+        run.refresh_from_db()
+        assert (run.status, run.stage, run.task_id) == (AnalysisRun.Status.QUEUED, WAITING, "")
     app.conf.task_always_eager = True  # back (eager: the tasks run here)
-    assert resend_waiting() == 1
+    assert send_waiting() == 2
+    for run in (first, second):
+        run.refresh_from_db()
+        assert run.status == AnalysisRun.Status.DONE and run.task_id
+
+
+@pytest.mark.django_db
+def test_a_run_is_sent_once_whoever_sends_it():
+    campaign = synthetic_campaign("claimed", np.random.default_rng(10))
+    run = create_run(campaign, FAST)
+    AnalysisRun.objects.filter(pk=run.pk).update(task_id="sent-by-another-dispatcher")
+    assert send_waiting() == 0
     run.refresh_from_db()
-    assert run.status == AnalysisRun.Status.DONE and run.task_id
+    assert (run.status, run.task_id) == (AnalysisRun.Status.QUEUED, "sent-by-another-dispatcher")
+
+
+def test_beat_sends_waiting_analyses_on_a_short_schedule():
+    from gecappraise.celery import app
+
+    entry = app.conf.beat_schedule["send-waiting-analyses"]
+    assert entry["task"] == "ranking.tasks.send_waiting_analyses"
+    assert entry["task"] in app.tasks
+    assert 0 < entry["schedule"] <= 10 and entry["options"]["expires"] <= entry["schedule"]
