@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import tarfile
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -268,3 +269,19 @@ def test_campaign_names_are_checked_before_the_database(name, message):
 def test_archive_member_paths_that_climb_out_are_refused(member):
     with pytest.raises(InputFileError, match=r"x.zip: the member .* leaves the archive's folder"):
         split_archive(named("x.zip", _zip({"source": SOURCE, member: SYSTEMS["alpha"]})))
+
+
+@override_settings(MAX_UPLOAD_BYTES=100)
+def test_import_outputs_command_refuses_bad_names_and_big_files_with_a_message(tmp_path, monkeypatch):
+    for name, data in {"source": SOURCE, "alpha": SYSTEMS["alpha"], "A B": SYSTEMS["beta"],
+                       "big": b"x\n" * 60}.items():
+        (tmp_path / name).write_bytes(data)
+    with pytest.raises(CommandError, match="system name 'A B'"):
+        call_command("import_outputs", "--campaign", "cli", "--source", str(tmp_path / "source"),
+                     str(tmp_path / "alpha"), str(tmp_path / "A B"))
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("big was read") if self.name == "big" else read(self))
+    with pytest.raises(CommandError, match="big: 120 bytes is over the upload limit of 100 bytes"):
+        call_command("import_outputs", "--campaign", "cli", "--source", str(tmp_path / "source"),
+                     str(tmp_path / "big"))
+    assert nothing_written()

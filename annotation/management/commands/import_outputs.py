@@ -1,20 +1,26 @@
 """manage.py import_outputs: create a campaign from a source file and aligned system output files."""
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
 from annotation.services.importing import import_outputs
-from annotation.services.textfiles import InputFileError, NamedFile
+from annotation.services.textfiles import InputFileError, NamedFile, check_size
 
 
 def read_named(path: str) -> NamedFile:
-    """A file from disk, named by its base name; a clear CommandError when it cannot be read."""
+    """A file from disk, named by its base name; a clear CommandError when it cannot be read or is over the
+    upload limit (checked before it is read)."""
+    file = Path(path)
     try:
-        return NamedFile(Path(path).name, Path(path).read_bytes())
+        check_size(file.name, file.stat().st_size, settings.MAX_UPLOAD_BYTES)
+        return NamedFile(file.name, file.read_bytes())
     except OSError as exc:
         raise CommandError(f"{path}: cannot read ({exc.strerror})") from None
+    except InputFileError as exc:
+        raise CommandError(str(exc)) from None
 
 
 class Command(BaseCommand):
