@@ -29,8 +29,10 @@ Deviations from the reference scripts:
   judgment against ``a``, and a system without any judgment never plays (its score stays mu = 0).
 * the reference's ``trueskill`` package evaluates the normal cdf with a 1e-7 approximation of erfc; here the exact
   ``math.erfc`` is used (the update agrees with the package's SciPy backend to 1e-12).
-* the opponent is drawn by rejection sampling and the random numbers come from xoshiro256**, not Python's
-  ``random``: the same distribution, a different stream.
+* the opponent is drawn by rejection sampling, bounded (exact weights after ``MAX_PROPOSALS`` rejections), and the
+  random numbers come from xoshiro256**, not Python's ``random``: the same distribution, a different stream.
+* where the package's update divides by zero (a draw between ratings ~30 c apart) or degenerates (an upset that
+  far: v = -x, w = 0), the update is computed from the ratio Phi / N instead and stays exact.
 """
 from __future__ import annotations
 
@@ -47,6 +49,11 @@ BETA_DIVISOR = 40.0
 
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+TAIL = -30.0
+"""Below this, the update's normal cdf and pdf are replaced by their ratio (:func:`_cdf_over_pdf`): Phi underflows
+to 0 near -37.5, and 0/0 is where the reference package raises FloatingPointError."""
+MAX_PROPOSALS = 64
+"""Rejected opponent proposals before the opponent is drawn exactly (:func:`_opponent`)."""
 
 
 def beta_for(n_iterations: int | np.ndarray, sigma: float = SIGMA) -> float | np.ndarray:
@@ -72,6 +79,19 @@ def _cdf(x: float) -> float:
 
 
 @njit(cache=True)
+def _cdf_over_pdf(x: float) -> float:
+    """Phi(x) / N(x) without underflow: directly above ``TAIL``; below it (x < -30) Laplace's continued fraction of
+    the Mills ratio, 1 / (z + 1/(z + 2/(z + 3/(z + ...)))) with z = -x, whose 40 terms are exact to rounding there."""
+    if x > TAIL:
+        return _cdf(x) / _pdf(x)
+    z = -x
+    fraction = z
+    for k in range(40, 0, -1):
+        fraction = z + k / fraction
+    return 1.0 / fraction
+
+
+@njit(cache=True)
 def _rate_variances(
     mu_w: float, var_w: float, mu_l: float, var_l: float, drawn: bool, beta: float, margin: float
 ) -> tuple[float, float, float, float]:
@@ -85,17 +105,23 @@ def _rate_variances(
         a = e - abs_t
         b = -e - abs_t
         denom = _cdf(a) - _cdf(b)
-        pdf_a = _pdf(a)
-        pdf_b = _pdf(b)
-        inv_denom = 1.0 / denom
-        v = (pdf_b - pdf_a) * inv_denom if denom != 0.0 else a
-        w = v * v + (a * pdf_a - b * pdf_b) * inv_denom
+        if a > TAIL and denom > 0.0:
+            pdf_a = _pdf(a)
+            pdf_b = _pdf(b)
+            inv_denom = 1.0 / denom
+            v = (pdf_b - pdf_a) * inv_denom
+            w = v * v + (a * pdf_a - b * pdf_b) * inv_denom
+        else:
+            # Far apart (or a vanishing draw margin): everything divided by N(a), with N(b) / N(a) = exp(-2 e |t|).
+            ratio = math.exp(-2.0 * e * abs_t)
+            scaled = _cdf_over_pdf(a) - ratio * _cdf_over_pdf(b)
+            v = (ratio - 1.0) / scaled
+            w = v * v + (a - b * ratio) / scaled
         if t < 0.0:
             v = -v
     else:
         x = t - e
-        denom = _cdf(x)
-        v = _pdf(x) / denom if denom != 0.0 else -x
+        v = _pdf(x) / _cdf(x) if x > TAIL else 1.0 / _cdf_over_pdf(x)
         w = v * (v + x)
     return (
         mu_w + var_w * inv_c * v,
@@ -116,7 +142,9 @@ def rate_1vs1(
     Draw: v = sign(t) (N(-e - |t|) - N(e - |t|)) / (Phi(e - |t|) - Phi(-e - |t|)),
           w = v^2 + ((e - |t|) N(e - |t|) + (e + |t|) N(e + |t|)) / (Phi(e - |t|) - Phi(-e - |t|)).
     mu_w += sigma_w^2 / c * v,  mu_l -= sigma_l^2 / c * v,  sigma^2 *= 1 - sigma^2 / c^2 * w.
-    For a draw the two players are interchangeable. Zero denominators fall back as in the ``trueskill`` package.
+    For a draw the two players are interchangeable. Where Phi underflows (an upset or a draw between ratings more
+    than ~30 c apart), the ratios are computed from Phi / N (:func:`_cdf_over_pdf`) instead, so the update stays
+    finite and exact where the ``trueskill`` package divides by zero (or falls back to v = -x, w = 0).
     """
     mu_w, var_w, mu_l, var_l = _rate_variances(
         mu_winner, sigma_winner * sigma_winner, mu_loser, sigma_loser * sigma_loser, drawn, beta, margin
@@ -220,6 +248,43 @@ def _uniform(state: np.ndarray) -> float:
 
 
 @njit(cache=True)
+def _opponent(a: int, mu: np.ndarray, total: np.ndarray, state: np.ndarray) -> int:
+    """An opponent b != a with ``total[a, b] > 0``, drawn with probability proportional to exp(-|mu_a - mu_b|)
+    (METHODS 6); ``a`` must have one.
+
+    By rejection: propose b uniformly among the other systems and accept it with probability exp(-|mu_a - mu_b|)
+    (<= 1) if the pair has a judgment, ~1.2 proposals per step instead of S weights per step. After
+    ``MAX_PROPOSALS`` rejections (ratings far apart, where acceptance is rare) the opponent is drawn exactly from
+    the weights exp(-(|mu_a - mu_b| - d)), d the nearest opponent's distance (so the largest weight is 1 and none
+    underflows unnoticed). Either way the opponent has exactly the reference's distribution.
+    """
+    n = mu.shape[0]
+    for _ in range(MAX_PROPOSALS):
+        b = int(_uniform(state) * (n - 1))
+        if b >= a:
+            b += 1
+        if total[a, b] > 0 and _uniform(state) < math.exp(-abs(mu[a] - mu[b])):
+            return b
+    nearest = math.inf
+    for b in range(n):
+        if b != a and total[a, b] > 0:
+            nearest = min(nearest, abs(mu[a] - mu[b]))
+    weights = np.zeros(n)
+    for b in range(n):
+        if b != a and total[a, b] > 0:
+            weights[b] = math.exp(nearest - abs(mu[a] - mu[b]))
+    r = _uniform(state) * weights.sum()
+    chosen = a
+    for b in range(n):
+        if weights[b] > 0.0:
+            chosen = b
+            r -= weights[b]
+            if r < 0.0:
+                break
+    return chosen
+
+
+@njit(cache=True)
 def _run_chain(
     cells: np.ndarray,
     n_iterations: int,
@@ -232,11 +297,8 @@ def _run_chain(
 ) -> None:
     """One TrueSkill run (METHODS 6) on the outcome counts ``cells`` (S, S, 3); writes the final mu to ``mu_out``.
 
-    The opponent of ``a`` is drawn by rejection: propose b uniformly among the other systems and accept it with
-    probability exp(-|mu_a - mu_b|) (<= 1) if the pair has a judgment. Accepted opponents have exactly the
-    reference's distribution (proportional to exp(-|mu_a - mu_b|) over the systems with a judgment against ``a``)
-    at ~1.2 proposals per step instead of S weights per step. Ratings are kept as mu and sigma^2.
-    Uniforms come from the xoshiro256** ``state`` of this chain.
+    The opponent of ``a`` is drawn by :func:`_opponent`. Ratings are kept as mu and sigma^2. Uniforms come from
+    the xoshiro256** ``state`` of this chain.
     """
     n = cells.shape[0]
     better = np.zeros((n, n))
@@ -262,12 +324,7 @@ def _run_chain(
             if key[s] >= largest:
                 largest = key[s]
                 a = s
-        while True:
-            b = int(_uniform(state) * (n - 1))
-            if b >= a:
-                b += 1
-            if total[a, b] > 0 and _uniform(state) < math.exp(-abs(mu[a] - mu[b])):
-                break
+        b = _opponent(a, mu, total, state)
         r = _uniform(state) * total[a, b]
         if r < better[a, b]:
             winner, loser, drawn = a, b, False

@@ -18,6 +18,8 @@ from ranking.core.bootstrap import bootstrap_ranking
 from ranking.core.pairs import ExpandedPairs, expanded_pairs, outcome_counts
 from ranking.core.rankings import Rankings
 from ranking.core.trueskill import (
+    MAX_PROPOSALS,
+    _opponent,
     _uniform,
     beta_for,
     bootstrap_trueskill,
@@ -97,6 +99,81 @@ def test_update_directions():
     assert sigma_w < 0.5 and sigma_l < 0.5
     mu_a, _, mu_b, _ = rate_1vs1(0.3, 0.5, -0.3, 0.5, True, beta, margin)
     assert 0.3 > mu_a > mu_b > -0.3  # a draw pulls the two ratings together
+
+
+def tail_reference(mu_w, sigma_w, mu_l, sigma_l, drawn, beta, margin):
+    """The update of ``rate_1vs1``'s docstring with v and w from the moments of the truncated normal, integrated
+    numerically in the frame of its upper end: v = E[X] (draw, X in [b, a]) or -E[X] (win, X < x), w = 1 - Var X.
+    With X = end - u the density is proportional to exp(-|end| u - u^2 / 2) on u >= 0 (end < 0), of order 1 however
+    far the tail: the reference for ratings far apart."""
+    from scipy.integrate import quad
+
+    c2 = 2 * beta**2 + sigma_w**2 + sigma_l**2
+    c = math.sqrt(c2)
+    t, e = (mu_w - mu_l) / c, margin / c
+    end, width = (e - abs(t), 2 * e) if drawn else (t - e, math.inf)
+    assert end < 0
+    density = lambda u: math.exp(end * u - u * u / 2)
+    mass = quad(density, 0, width, epsabs=0, epsrel=1e-13)[0]
+    mean_u = quad(lambda u: u * density(u), 0, width, epsabs=0, epsrel=1e-13)[0] / mass
+    var_u = quad(lambda u: (u - mean_u) ** 2 * density(u), 0, width, epsabs=0, epsrel=1e-13)[0] / mass
+    v = end - mean_u if drawn else mean_u - end
+    v = -v if drawn and t < 0 else v
+    w = 1 - var_u
+    return (mu_w + sigma_w**2 / c * v, sigma_w * math.sqrt(1 - sigma_w**2 / c2 * w),
+            mu_l - sigma_l**2 / c * v, sigma_l * math.sqrt(1 - sigma_l**2 / c2 * w))
+
+
+@pytest.mark.parametrize("drawn", [True, False])
+@pytest.mark.parametrize("gap", [2.0, 9.0, 12.0, 60.0])
+def test_update_of_ratings_far_apart_is_finite_and_exact(drawn, gap):
+    """A draw (or an upset) between ratings many c apart: Phi underflows to 0 near -37.5, where the update divided
+    by zero (ZeroDivisionError in the kernel; the package raises FloatingPointError)."""
+    beta = beta_for(6)
+    margin = draw_margin(beta)
+    for mu_w, mu_l in ((gap, -gap), (-gap, gap)):
+        if not drawn and mu_w > mu_l:
+            continue  # a win of the stronger one is no tail case
+        got = rate_1vs1(mu_w, 0.05, mu_l, 0.08, drawn, beta, margin)
+        assert all(math.isfinite(x) for x in got)
+        assert got == pytest.approx(tail_reference(mu_w, 0.05, mu_l, 0.08, drawn, beta, margin), rel=1e-9)
+        assert 0 < got[1] < 0.05 and 0 < got[3] < 0.08
+        if drawn:
+            assert min(mu_w, mu_l) < got[0 if mu_w < mu_l else 2] and abs(got[0] - got[2]) < abs(mu_w - mu_l)
+
+
+def test_opponents_of_a_rating_far_from_all_others_are_drawn_exactly():
+    """Rejection alone would need ~e^40 proposals here; the draw stays bounded and has the reference's
+    distribution, proportional to exp(-|mu_a - mu_b|) over the opponents with a judgment."""
+    mu = np.array([0.0, 40.0, 41.0, 42.0, 45.0])
+    total = np.ones((5, 5))
+    total[0, 4] = total[4, 0] = 0.0  # no judgment of the pair (0, 4): never its opponent
+    state = np.array([1, 2, 3, 4], dtype=np.uint64)
+    draws = np.array([_opponent(0, mu, total, state) for _ in range(20000)])
+    weights = np.exp(-np.abs(mu[1:4]))
+    expected = weights / weights.sum()
+    counts = np.bincount(draws, minlength=5)
+    assert counts[0] == counts[4] == 0
+    assert counts[1:4] / draws.size == pytest.approx(expected, abs=0.015)
+    assert MAX_PROPOSALS <= 64
+
+
+def test_opponents_by_rejection_keep_the_reference_distribution():
+    mu = np.array([0.0, 0.3, -0.5, 1.0])
+    total = np.ones((4, 4))
+    state = np.array([5, 6, 7, 8], dtype=np.uint64)
+    draws = np.array([_opponent(0, mu, total, state) for _ in range(20000)])
+    weights = np.exp(-np.abs(mu[1:]))
+    assert np.bincount(draws, minlength=4)[1:] / draws.size == pytest.approx(weights / weights.sum(), abs=0.015)
+
+
+def test_a_chain_whose_leader_outclasses_everyone_finishes():
+    """One system beats the others in every judgment: its rating runs away; each step stays bounded."""
+    cells = np.zeros((3, 3, 3), dtype=np.int64)
+    cells[0, 1, 0] = cells[0, 2, 0] = 20000
+    cells[1, 2, 1] = 5
+    scores = run_trueskill_chains(cells[None], np.random.default_rng(0))
+    assert np.all(np.isfinite(scores)) and scores[0, 0] > scores[0, 1]
 
 
 def xoshiro256starstar(state: list[int]):
