@@ -10,22 +10,40 @@ Environment variables:
                       request, after it commits; for tests). See ranking/dispatch.py.
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
                       (default 2)
-  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "thread"
-                      (a background thread of the web process; the default without one) or "inline" (in the
-                      request, after it commits; for tests). See ranking/dispatch.py.
-  ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
-                      (default 2)
   SECRET_KEY          required when DEBUG is off
   DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
   MAX_UPLOAD_MB       largest accepted upload, per file and per archive (default 50)
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
                       (default 30)
+
+Behind HTTPS (production; each off/0 by default so that plain-HTTP development keeps working):
+  SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE   "1" to send the cookies over HTTPS only
+  SECURE_SSL_REDIRECT "1" to redirect plain HTTP to HTTPS
+  SECURE_HSTS_SECONDS Strict-Transport-Security max-age (e.g. 31536000); SECURE_HSTS_INCLUDE_SUBDOMAINS and
+                      SECURE_HSTS_PRELOAD "1" to add those directives
+  SECURE_PROXY_SSL_HEADER  the header by which a TLS-terminating proxy says the request came over HTTPS,
+                      "NAME=VALUE", e.g. "X-Forwarded-Proto=https" (set it only behind a proxy that sets that header)
+  CSRF_TRUSTED_ORIGINS comma-separated origins (https://host) allowed to POST forms, when they differ from the host
+Logins:
+  LOGIN_FAILURE_LIMIT failed logins of one username from one address before it is locked out (default 10)
+  LOGIN_LOCKOUT_MINUTES how long that lock-out lasts (default 15); django-axes counts the failures in the database
+E-mail (password reset by e-mail exists only when one of these is set; without, its link and pages are hidden):
+  EMAIL_HOST          SMTP server; with EMAIL_PORT (25), EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS or
+                      EMAIL_USE_SSL ("1"), EMAIL_TIMEOUT (seconds, default 10)
+  EMAIL_BACKEND       another Django e-mail backend, e.g. django.core.mail.backends.console.EmailBackend
+  DEFAULT_FROM_EMAIL  the sender of the product's e-mails (default webmaster@localhost)
+Logs:
+  LOG_LEVEL           WARNING by default
+  LOG_FORMAT          "json" (one JSON object per line: time, level, logger, message; the default when DEBUG is
+                      off) or "text"
 """
+from datetime import timedelta
 from pathlib import Path
 import os
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -37,6 +55,28 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
+
+
+def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """``"X-Forwarded-Proto=https"`` as Django's ``("HTTP_X_FORWARDED_PROTO", "https")``; empty: None."""
+    if not value.strip():
+        return None
+    name, separator, expected = value.partition("=")
+    if not separator or not name.strip() or not expected.strip():
+        raise ImproperlyConfigured(f"SECURE_PROXY_SSL_HEADER must be NAME=VALUE, e.g. X-Forwarded-Proto=https, "
+                                   f"not {value!r}.")
+    meta = name.strip().upper().replace("-", "_")
+    return (meta if meta.startswith("HTTP_") else f"HTTP_{meta}"), expected.strip()
+
+
 DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or ""
 EMBEDDED = DATABASE_URL.startswith("sqlite") and not CELERY_BROKER_URL
@@ -45,8 +85,6 @@ DEBUG = _env_bool("DEBUG", EMBEDDED)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        from django.core.exceptions import ImproperlyConfigured
-
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     SECRET_KEY = "insecure-development-key-only-for-the-embedded-mode"
 
@@ -54,6 +92,13 @@ ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1
 if DEBUG:
     ALLOWED_HOSTS.append("*")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = _env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(os.environ.get("SECURE_PROXY_SSL_HEADER", ""))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -65,6 +110,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "axes",
     "annotation",
     "ranking",
 ]
@@ -79,6 +125,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "gecappraise.dropped_connections.RetryReadOnlyOnDroppedConnection",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "gecappraise.urls"
@@ -105,6 +152,28 @@ WSGI_APPLICATION = "gecappraise.wsgi.application"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# django-axes first: it refuses a locked-out username and address before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = _env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=_env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = _env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = _env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = _env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.dummy.EmailBackend"
+)
+#: Password reset by e-mail is offered only when e-mail can be sent (gecappraise/accounts.py).
+PASSWORD_RESET_ENABLED = bool(os.environ.get("EMAIL_BACKEND") or EMAIL_HOST)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -158,13 +227,6 @@ if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
     raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
 ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
 
-ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")
-if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
-    from django.core.exceptions import ImproperlyConfigured
-
-    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
-ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
-
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
@@ -186,18 +248,21 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
     },
 }
-# Requests only record analyses; beat (`celery -A gecappraise beat`) sends them to the workers (ranking/tasks.py).
-CELERY_BEAT_SCHEDULE = {
-    "send-waiting-analyses": {
-        "task": "ranking.tasks.send_waiting_analyses",
-        "schedule": ANALYSIS_DISPATCH_SECONDS,
-        "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
-    },
-}
 
+LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("text" if DEBUG else "json")
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

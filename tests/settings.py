@@ -10,6 +10,9 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 
 from gecappraise.settings import *  # noqa: E402,F401,F403
 
+# Django's test client logs in without a request, which django-axes refuses; the login throttling tests turn it on.
+AXES_ENABLED = False
+
 # Tests read static files from the source folders; the production manifest needs collectstatic.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 

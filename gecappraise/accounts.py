@@ -1,0 +1,43 @@
+"""Account pages: log in and out (failures throttled by django-axes, see settings), and password reset by e-mail,
+which exists only when the deployment can send e-mail (``PASSWORD_RESET_ENABLED``, from ``EMAIL_HOST`` or
+``EMAIL_BACKEND``): without it the reset pages answer 404 and the login page offers no "Forgot your password?" link,
+so no one waits for a message that is never sent."""
+from __future__ import annotations
+
+from typing import Callable
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import path
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page, told whether to link to the password reset."""
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "password_reset_enabled": settings.PASSWORD_RESET_ENABLED}
+
+
+def if_email_configured(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """``view``, or 404 while the deployment cannot send e-mail."""
+
+    def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not settings.PASSWORD_RESET_ENABLED:
+            raise Http404("Password reset by e-mail is not available here: ask an organizer or admin.")
+        return view(request, *args, **kwargs)
+
+    return guarded
+
+
+urlpatterns = [
+    path("login/", LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password_reset/", if_email_configured(auth_views.PasswordResetView.as_view()), name="password_reset"),
+    path("password_reset/done/", if_email_configured(auth_views.PasswordResetDoneView.as_view()),
+         name="password_reset_done"),
+    path("reset/<uidb64>/<token>/", if_email_configured(auth_views.PasswordResetConfirmView.as_view()),
+         name="password_reset_confirm"),
+    path("reset/done/", if_email_configured(auth_views.PasswordResetCompleteView.as_view()),
+         name="password_reset_complete"),
+]

@@ -1,0 +1,79 @@
+"""Logins are throttled (django-axes), and password reset by e-mail exists only where e-mail can be sent."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.test import Client, override_settings
+
+#: Fast hashing: these tests log in and fail dozens of times.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
+
+
+@pytest.fixture
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+LOGIN = "/accounts/login/"
+
+
+def log_in(client: Client, username: str, password: str):
+    return client.post(LOGIN, {"username": username, "password": password})
+
+
+@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
+def test_a_username_is_locked_out_from_an_address_after_repeated_failures():
+    User.objects.create_user("judge", password="right-password")
+    User.objects.create_user("other", password="other-password")
+    client = Client()
+    for _ in range(2):
+        assert log_in(client, "judge", "wrong").status_code == 200
+    locked = log_in(client, "judge", "wrong")
+    assert locked.status_code == 429 and "Too many failed logins" in locked.content.decode()
+    assert log_in(client, "judge", "right-password").status_code == 429
+    assert "_auth_user_id" not in client.session
+    api = Client().get("/api/campaigns/", HTTP_AUTHORIZATION="Basic anVkZ2U6cmlnaHQtcGFzc3dvcmQ=")  # judge:right-…
+    assert api.status_code in (401, 403, 429)
+    assert log_in(client, "other", "other-password").status_code == 302  # another username is not locked
+    elsewhere = Client(REMOTE_ADDR="192.0.2.7")
+    assert log_in(elsewhere, "judge", "right-password").status_code == 302
+
+
+@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
+def test_a_successful_login_resets_the_count():
+    User.objects.create_user("judge", password="right-password")
+    client = Client()
+    for _ in range(2):
+        log_in(client, "judge", "wrong")
+    assert log_in(client, "judge", "right-password").status_code == 302
+    client.logout()
+    for _ in range(2):
+        assert log_in(client, "judge", "wrong").status_code == 200
+    assert log_in(client, "judge", "right-password").status_code == 302
+
+
+@override_settings(PASSWORD_RESET_ENABLED=False)
+def test_without_email_there_is_no_password_reset():
+    client = Client()
+    assert "password_reset" not in client.get(LOGIN).content.decode()
+    for url in ("/accounts/password_reset/", "/accounts/password_reset/done/", "/accounts/reset/done/",
+                "/accounts/reset/MQ/set-password/"):
+        assert client.get(url).status_code == 404
+    assert client.post("/accounts/password_reset/", {"email": "a@example.org"}).status_code == 404
+
+
+@override_settings(PASSWORD_RESET_ENABLED=True, EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend")
+def test_with_email_the_reset_link_is_sent_and_sets_a_new_password():
+    User.objects.create_user("judge", email="judge@example.org", password="old-password")
+    client = Client()
+    assert 'href="/accounts/password_reset/"' in client.get(LOGIN).content.decode()
+    assert client.post("/accounts/password_reset/", {"email": "judge@example.org"}).status_code == 302
+    (message,) = mail.outbox
+    link = re.search(r"https?://[^/]+(/accounts/reset/\S+/)", message.body).group(1)
+    form = client.get(link, follow=True)
+    assert form.status_code == 200 and "Set a new password" in form.content.decode()
+    done = client.post(form.redirect_chain[-1][0], {"new_password1": "brand-new-pass", "new_password2": "brand-new-pass"})
+    assert done.status_code == 302
+    assert User.objects.get(username="judge").check_password("brand-new-pass")
