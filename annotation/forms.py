@@ -13,6 +13,17 @@ from .services.queue import FLAG_REASON_MAX
 
 #: The longest active time a client may report for one screen (longer values are rejected as malformed).
 ACTIVE_MS_MAX = 24 * 3600 * 1000
+#: The most candidate keys read from a post (a screen shows at most 10 candidates, Campaign.max_candidates).
+KEYS_MAX = 10
+
+
+def posted_keys(data) -> list[str]:
+    """The candidate keys a screen's form posts, in display order: hidden fields ``candidate_0``, ``candidate_1``,
+    ... up to the first one missing (at most ``KEYS_MAX``). The queue checks them against the screen."""
+    keys = []
+    while len(keys) < KEYS_MAX and f"candidate_{len(keys)}" in data:
+        keys.append(data[f"candidate_{len(keys)}"])
+    return keys
 
 
 class RankingForm(forms.Form):

@@ -59,6 +59,7 @@ CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" 
 DEMO = REPO / "annotation" / "demo"
 SCREEN_PATH = re.compile(r"^/judge/screens/([0-9a-f-]{36})/$")
 RANK_FIELD = re.compile(rb'name="rank_(\d+)"')
+KEY_FIELD = re.compile(rb'name="(candidate_\d+)" value="([0-9a-f]+)"')
 CSRF_COOKIE = "csrftoken"
 
 
@@ -174,6 +175,7 @@ def judge_loop(port: int, campaign_id: int, session_key: str, tally: Tally, rng:
             return
         count = len(set(RANK_FIELD.findall(page)))
         form = {f"rank_{i}": str(int(r)) for i, r in enumerate(rng.integers(1, max_rank + 1, size=count))}
+        form.update({name.decode(): key.decode() for name, key in KEY_FIELD.findall(page)})
         form.update(csrfmiddlewaretoken=csrf, active_ms=str(int(think * 1000)))
         time.sleep(rng.exponential(think))
         token = SCREEN_PATH.match(location).group(1)

@@ -1,9 +1,12 @@
 """Attention checks: a degraded control output on some screens, and how often each judge ranks it last.
 
 The control is the source sentence with 1-2 errors inserted by the product's corrupter (METHODS 11,
-``corrupter.corrupt``), produced by a System of kind ``control``. It is put on a random share of the screens no
-judge has been served yet: at a random position when the screen has room, otherwise in place of a random
-candidate (a screen never shows more than M). A judge who reads the screens ranks it last; the dashboard shows
+``corrupter.corrupt``), produced by a System of kind ``control``. It is put on a random share of the unserved
+screens (``unserved_screens``: every assignment still in the pool, pending and without a judge): at a random
+position when the screen has room, otherwise in place of a random candidate (a screen never shows more than M).
+A served screen never changes: ``add_attention_checks`` locks the assignments of the screens it chose (``SELECT
+... FOR UPDATE``, waiting for a serving under way) and drops those that were served meanwhile; the queue claims
+slots with ``SKIP LOCKED``, so judges are served other screens until the checks are written. A judge who reads the screens ranks it last; the dashboard shows
 each judge's rate. In a PRWS campaign the rater check compares the control with the source (N19 section 4.3), so
 the source's candidate (the output of the ``input`` system) goes on the screen too.
 
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from ..models import Assignment, Campaign, Candidate, CandidateJudgment, Output, Screen, ScreenCandidate, Segment, System
 from .corrupter import corrupt
@@ -26,6 +29,8 @@ from .corrupter import corrupt
 CONTROL_SYSTEM = "Source+error"
 #: Corruptions tried per sentence before giving up on it (a corruption may equal a real system's output).
 CORRUPTION_TRIES = 5
+#: Screens whose assignments are locked by one statement.
+LOCK_BATCH = 5_000
 
 
 @dataclass(frozen=True)
@@ -68,34 +73,57 @@ def _place(shown: list[int], pk: int, keep: list[int], limit: int, rng: np.rando
     shown[replaceable[int(rng.integers(len(replaceable)))]] = pk
 
 
+def unserved_screens(campaign: Campaign) -> QuerySet:
+    """The campaign's screens that attention checks may still change: all their assignments pending in the pool."""
+    left_pool = Assignment.objects.filter(screen=OuterRef("pk")).filter(
+        ~Q(status=Assignment.Status.PENDING) | Q(judge__isnull=False)
+    )
+    return Screen.objects.filter(campaign=campaign).exclude(Exists(left_pool))
+
+
+def _lock_unserved(screen_ids: list[int]) -> list[int]:
+    """Lock the assignments of ``screen_ids`` (waiting for servings under way) and return, in order, the screens
+    that are still unserved; until the transaction ends no judge can be served them."""
+    kept = set(screen_ids)
+    for start in range(0, len(screen_ids), LOCK_BATCH):
+        rows = (
+            Assignment.objects.select_for_update()
+            .filter(screen_id__in=screen_ids[start : start + LOCK_BATCH])
+            .order_by("id")
+            .values_list("screen_id", "status", "judge_id")
+        )
+        for screen_id, status, judge_id in rows:
+            if status != Assignment.Status.PENDING or judge_id is not None:
+                kept.discard(screen_id)
+    return [pk for pk in screen_ids if pk in kept]
+
+
 def add_attention_checks(
     campaign: Campaign, share: float, rng: np.random.Generator, system_name: str = CONTROL_SYSTEM
 ) -> int:
     """Put the control output on ``share`` (0 < share <= 1) of the unserved screens without one; return how many.
 
     Screens are drawn uniformly without replacement from ``rng``; so are the control's position and, on a full
-    screen, the candidate it replaces.
+    screen, the candidate it replaces. A drawn screen that a judge is served before its assignments are locked
+    keeps its candidates (and is not counted). Takes the campaign's lock, as screen creation does.
     """
     if not 0 < share <= 1:
         raise ValueError(f"share must be in (0, 1], got {share}")
     with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         control, _ = System.objects.get_or_create(
             campaign=campaign, name=system_name, defaults={"kind": System.Kind.CONTROL}
         )
         if control.kind != System.Kind.CONTROL:
             raise ValueError(f"{system_name!r} is a system of the campaign, not a control")
-        served = Assignment.objects.filter(screen=OuterRef("pk")).exclude(status=Assignment.Status.PENDING)
         has_control = ScreenCandidate.objects.filter(screen=OuterRef("pk"), candidate__outputs__system=control)
         eligible = list(
-            Screen.objects.filter(campaign=campaign)
-            .exclude(Exists(served))
-            .exclude(Exists(has_control))
-            .order_by("number")
-            .values_list("id", flat=True)
+            unserved_screens(campaign).exclude(Exists(has_control)).order_by("number").values_list("id", flat=True)
         )
         chosen = np.sort(rng.choice(eligible, size=round(share * len(eligible)), replace=False))
+        locked = _lock_unserved(chosen.tolist())
         added = 0
-        for screen in Screen.objects.filter(id__in=chosen.tolist()).select_related("segment").order_by("number"):
+        for screen in Screen.objects.filter(id__in=locked).select_related("segment").order_by("number"):
             candidate = _control_candidate(screen.segment, control, rng)
             if candidate is None:
                 continue

@@ -14,7 +14,7 @@ import numpy as np
 from django.db.models import Count, Exists, OuterRef, Q
 
 from ..models import Assignment, Campaign, Judgment, Screen, ScreenCandidate, System
-from .attention import attention_check_rates
+from .attention import attention_check_rates, unserved_screens
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,12 @@ def judge_activity(campaign: Campaign) -> list[JudgeActivity]:
 def attention_coverage(campaign: Campaign) -> AttentionCoverage:
     """How many screens show an output of a control system, and how many unserved screens show none.
 
-    "Unserved" is what ``attention.add_attention_checks`` may still change: no assignment of the screen has
-    left the pending state.
+    "Unserved" is what ``attention.add_attention_checks`` may still change (``attention.unserved_screens``).
     """
-    served = Assignment.objects.filter(screen=OuterRef("pk")).exclude(status=Assignment.Status.PENDING)
     has_check = ScreenCandidate.objects.filter(
         screen=OuterRef("pk"), candidate__outputs__system__kind=System.Kind.CONTROL
     )
-    screens = Screen.objects.filter(campaign=campaign).annotate(served=Exists(served), checked=Exists(has_check))
-    counts = screens.aggregate(
-        total=Count("id"),
-        with_check=Count("id", filter=Q(checked=True)),
-        open=Count("id", filter=Q(served=False, checked=False)),
-    )
-    return AttentionCoverage(screens=counts["total"], with_check=counts["with_check"], open=counts["open"])
+    screens = Screen.objects.filter(campaign=campaign).annotate(checked=Exists(has_check))
+    counts = screens.aggregate(total=Count("id"), with_check=Count("id", filter=Q(checked=True)))
+    open_screens = unserved_screens(campaign).exclude(Exists(has_check)).count()
+    return AttentionCoverage(screens=counts["total"], with_check=counts["with_check"], open=open_screens)

@@ -16,6 +16,11 @@ Contract:
 - ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
   Judgment, a repeated submit of the same token (double click, reload, back button, second tab) stores nothing
   and reports the stored one. Tokens change when a screen is claimed or re-served after an undo.
+- A served screen does not change (``attention`` changes only screens none of whose assignments left the pool,
+  and locks their assignments while it does). A submit also names the candidates it judges, by their keys for
+  the serving (``candidate_keys``, from the page); ranks and scores go to those candidates, and a submit whose
+  keys are not exactly those of the screen's candidates in display order is refused (``ChangedScreen``).
+- Only the judge a screen is served to, under its current token, renews its lease (``renew_lease``).
 - Repeats (intra-annotator agreement, G15 section 4.4): after a judge submits an original screen, with
   probability ``campaign.repeat_rate`` the same screen is scheduled for them again, due once they have
   submitted ``REPEAT_GAP_MIN``..``REPEAT_GAP_MAX`` more screens; when the pool runs dry, pending repeats are
@@ -39,6 +44,7 @@ from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
+from .presentation import candidate_key
 
 #: The client stops counting active time after this many seconds without a key press, click, scroll or pointer
 #: move, and while the page is hidden or unfocused (static/js/judge.js reads it from the page).
@@ -51,6 +57,10 @@ FLAG_REASON_MAX = 500
 STALE_MESSAGE = (
     "This screen is out of date: it was undone, or given to another judge after it was left unanswered. "
     "Nothing was saved from it."
+)
+CHANGED_MESSAGE = (
+    "This screen is not the one you were shown: its corrections changed after it was served. Nothing was saved; "
+    "open the campaign again to judge the screen as it is now."
 )
 
 
@@ -68,6 +78,10 @@ class ForeignScreen(QueueError):
 
 class StaleScreen(QueueError):
     """The token no longer names a served screen (it was undone, or claimed by another judge)."""
+
+
+class ChangedScreen(QueueError):
+    """The submit names other candidates than the screen shows (it changed after it was served)."""
 
 
 class CampaignClosed(QueueError):
@@ -159,7 +173,7 @@ def next_assignment(
         mine = _mine(campaign, judge)
         current = mine.filter(status=Assignment.Status.SERVED).order_by("served_at", "id").first()
         if current is not None:
-            renew_lease(current, now)
+            renew_lease(current, judge, now)
             return current
         if campaign.closed_at is not None:
             return None
@@ -205,8 +219,9 @@ def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
     return assignment
 
 
-def renew_lease(assignment: Assignment, now: datetime | None = None) -> bool:
-    """Extend the lease of a served assignment (the judge is looking at it) once half of it has passed.
+def renew_lease(assignment: Assignment, judge: AbstractBaseUser, now: datetime | None = None) -> bool:
+    """Extend the lease of ``assignment`` once half of it has passed, if it is still served to ``judge`` under the
+    token it was read with (a screen given to another judge since, or undone, keeps its lease).
 
     Renewing only past half the lease saves a write (and a commit) on most page views and heartbeats; with the
     page's heartbeat every quarter lease, the lease never has less than a quarter of its length left while the
@@ -216,12 +231,26 @@ def renew_lease(assignment: Assignment, now: datetime | None = None) -> bool:
     if assignment.lease_expires_at is not None and assignment.lease_expires_at - now > lease_length() / 2:
         return False
     expires = now + lease_length()
-    renewed = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.SERVED).update(
-        lease_expires_at=expires
-    )
+    renewed = Assignment.objects.filter(
+        pk=assignment.pk, token=assignment.token, judge=judge, status=Assignment.Status.SERVED
+    ).update(lease_expires_at=expires)
     if renewed:
         assignment.lease_expires_at = expires
     return bool(renewed)
+
+
+def candidate_keys(assignment: Assignment) -> list[str]:
+    """The keys of the candidates ``assignment``'s screen shows, in display order, for its current serving."""
+    shown = assignment.screen.slots.order_by("position").values_list("candidate_id", flat=True)
+    return [candidate_key(assignment.token, pk) for pk in shown]
+
+
+def _shown_slots(assignment: Assignment, shown: Sequence[str]) -> list[tuple[int, int]]:
+    """The screen's (position, candidate id) slots, if ``shown`` are exactly their keys in order; else ChangedScreen."""
+    slots = list(assignment.screen.slots.order_by("position").values_list("position", "candidate_id"))
+    if list(shown) != [candidate_key(assignment.token, pk) for _, pk in slots]:
+        raise ChangedScreen(CHANGED_MESSAGE)
+    return slots
 
 
 def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelta | None:
@@ -275,11 +304,13 @@ def _finish(
     token: uuid.UUID,
     judge: AbstractBaseUser,
     ranks: Sequence[int] | None,
+    shown: Sequence[str],
     reason: str,
     active_time: timedelta | None,
     now: datetime | None,
 ) -> SubmitResult:
-    """Store ranks (or, with ``ranks`` None, a flag with ``reason``) once per token; see ``submit_ranking``."""
+    """Store ranks of the ``shown`` candidates (or, with ``ranks`` None, a flag with ``reason``) once per token; see
+    ``submit_ranking``."""
     now = now or timezone.now()
     with transaction.atomic():
         assignment = _locked_for_submit(token, judge)
@@ -294,7 +325,7 @@ def _finish(
             judgment = _store(assignment, now, active_time)
             Flag.objects.create(judgment=judgment, reason=reason)
         else:
-            slots = list(assignment.screen.slots.order_by("position").values_list("position", "candidate_id"))
+            slots = _shown_slots(assignment, shown)
             values = _check_ranks(ranks, len(slots), campaign.max_candidates)
             judgment = _store(assignment, now, active_time)
             CandidateJudgment.objects.bulk_create(
@@ -309,15 +340,18 @@ def submit_ranking(
     token: uuid.UUID,
     judge: AbstractBaseUser,
     ranks: Sequence[int],
+    shown: Sequence[str],
     active_time: timedelta | None = None,
     now: datetime | None = None,
 ) -> SubmitResult:
-    """Store ``ranks`` (by display position, 1 = best .. M, ties allowed) for the screen served as ``token``.
+    """Store ``ranks`` (by display position, 1 = best .. M, ties allowed) of the candidates whose keys are ``shown``
+    (``candidate_keys`` of the serving, as the page posts them) for the screen served as ``token``.
 
     Idempotent per token: a repeated submit returns the stored judgment with ``created`` False and ignores the
-    repeated ranks. Raises StaleScreen, ForeignScreen, CampaignClosed or InvalidRanking, storing nothing.
+    repeated ranks. Raises StaleScreen, ForeignScreen, CampaignClosed, ChangedScreen (``shown`` are not the
+    screen's candidates in display order) or InvalidRanking, storing nothing.
     """
-    return _finish(token, judge, ranks, "", active_time, now)
+    return _finish(token, judge, ranks, shown, "", active_time, now)
 
 
 def _check_scores(scores: Sequence[float], meaning_changed: Sequence[bool], slots: int) -> list[float]:
@@ -338,15 +372,16 @@ def submit_scores(
     judge: AbstractBaseUser,
     scores: Sequence[float],
     meaning_changed: Sequence[bool],
+    shown: Sequence[str],
     active_time: timedelta | None = None,
     now: datetime | None = None,
 ) -> SubmitResult:
-    """Store PRWS ``scores`` (0-100) and ``meaning_changed`` boxes, by display position, for the screen served as
-    ``token`` (N19 section 4.2, METHODS 11).
+    """Store PRWS ``scores`` (0-100) and ``meaning_changed`` boxes, by display position, of the candidates whose
+    keys are ``shown`` for the screen served as ``token`` (N19 section 4.2, METHODS 11).
 
     Idempotent per token like ``submit_ranking``: a repeated submit returns the stored judgment with ``created``
-    False. Raises StaleScreen, ForeignScreen, CampaignClosed or InvalidScores (also for a ranking campaign),
-    storing nothing.
+    False. Raises StaleScreen, ForeignScreen, CampaignClosed, ChangedScreen or InvalidScores (also for a ranking
+    campaign), storing nothing.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -358,7 +393,7 @@ def submit_scores(
             raise CampaignClosed("This campaign is closed; it takes no more judgments.")
         if campaign.mode != Campaign.Mode.PRWS:
             raise InvalidScores("This campaign ranks outputs; it takes no scores.")
-        slots = list(assignment.screen.slots.order_by("position").values_list("position", "candidate_id"))
+        slots = _shown_slots(assignment, shown)
         values = _check_scores(scores, meaning_changed, len(slots))
         judgment = _store(assignment, now, active_time)
         CandidateJudgment.objects.bulk_create(
@@ -387,7 +422,7 @@ def flag_screen(
         raise InvalidRanking("Say why you flag this screen.")
     if len(reason) > FLAG_REASON_MAX:
         raise InvalidRanking(f"Keep the reason under {FLAG_REASON_MAX} characters.")
-    return _finish(token, judge, None, reason, active_time, now)
+    return _finish(token, judge, None, (), reason, active_time, now)
 
 
 def _schedule_repeat(assignment: Assignment) -> Assignment | None:

@@ -2,9 +2,11 @@
 4.2, N19 section 4.2).
 
 Each view parses the request, calls a service (queue, invites, guidelines, training) and renders or redirects.
-Screens are shown through ``presentation.display``, which knows candidates only by display position: no page,
-form or embedded JSON of a judge names a system. Refusals (a stale or foreign screen, a used invite) render a
-page with the reason and a way on, and change nothing. Screens are never cached, so the back button asks the
+Screens are shown through ``presentation.display``, which knows candidates only by display position and by keys
+of the serving: no page, form or embedded JSON of a judge names a system (or a candidate's id). A screen's form
+posts its candidates' keys with the ranks or scores; a post whose keys are not the screen's is refused whole.
+Refusals (a stale or foreign screen, a changed screen, a used invite) render a page with the reason and a way on,
+and change nothing. Screens are never cached, so the back button asks the
 server again (and lands on the judge's current screen).
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm
+from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
 from ..permissions import is_organizer, managed_campaigns
 from ..services import guidelines, queue, training
@@ -267,17 +269,19 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     if found.mode == Campaign.Mode.PRWS:
         return _score_screen(request, assignment, token)
     posted = request.method == "POST"
-    shown = None if posted else display(assignment.screen.segment, assignment.screen.slots)
-    count = assignment.screen.slots.count() if posted else len(shown.candidates)
-    form = RankingForm(request.POST if posted else None, count=count, max_rank=found.max_candidates)
+    shown = None if posted else display(assignment.screen.segment, assignment.screen.slots, token)
+    keys = posted_keys(request.POST) if posted else [candidate.key for candidate in shown.candidates]
+    if posted and keys != queue.candidate_keys(assignment):
+        return _refused(request, queue.CHANGED_MESSAGE, 409, found)
+    form = RankingForm(request.POST if posted else None, count=len(keys), max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form,
-                          lambda: queue.submit_ranking(token, request.user, form.ranks(), form.active_time()))
+                          lambda: queue.submit_ranking(token, request.user, form.ranks(), keys, form.active_time()))
         if done is not None:
             return done
     if not posted:
-        queue.renew_lease(assignment)
-    shown = shown or display(assignment.screen.segment, assignment.screen.slots)
+        queue.renew_lease(assignment, request.user)
+    shown = shown or display(assignment.screen.segment, assignment.screen.slots, token)
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
@@ -301,15 +305,18 @@ def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, f
 def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """The PRWS screen: a slider and a "Meaning changed" box per candidate; POST submits the scores once."""
     posted = request.method == "POST"
-    shown = display(assignment.screen.segment, assignment.screen.slots)
-    form = ScoreForm(request.POST if posted else None, count=len(shown.candidates))
+    shown = display(assignment.screen.segment, assignment.screen.slots, token)
+    keys = [candidate.key for candidate in shown.candidates]
+    if posted and posted_keys(request.POST) != keys:
+        return _refused(request, queue.CHANGED_MESSAGE, 409, assignment.screen.campaign)
+    form = ScoreForm(request.POST if posted else None, count=len(keys))
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form, lambda: queue.submit_scores(
-            token, request.user, form.scores(), form.meaning_changed(), form.active_time()))
+            token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time()))
         if done is not None:
             return done
     if not posted:
-        queue.renew_lease(assignment)
+        queue.renew_lease(assignment, request.user)
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
@@ -351,7 +358,7 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     found = assignment.screen.campaign
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():
-        shown = display(assignment.screen.segment, assignment.screen.slots)
+        shown = display(assignment.screen.segment, assignment.screen.slots, token)
         return _render_screen(request, assignment, shown, _empty_form(found, len(shown.candidates)), flag_form, 400)
     try:
         result = queue.flag_screen(token, request.user, flag_form.reason_text(), flag_form.active_time())
@@ -412,5 +419,5 @@ def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     except queue.QueueError as error:
         return JsonResponse({"error": str(error)}, status=403 if isinstance(error, queue.ForeignScreen) else 409)
     if assignment.status == Assignment.Status.SERVED:
-        queue.renew_lease(assignment)
+        queue.renew_lease(assignment, request.user)
     return HttpResponse(status=204)

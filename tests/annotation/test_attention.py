@@ -2,10 +2,14 @@
 them last."""
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
+from django.db import connection, transaction
 
-from annotation.models import Candidate, Output, ScreenCandidate, System
+from annotation.models import Assignment, Candidate, Output, ScreenCandidate, System
 from annotation.services import queue
 from annotation.services.attention import CONTROL_SYSTEM, add_attention_checks, attention_check_rates
 
@@ -86,7 +90,7 @@ def test_rate_of_ranking_the_control_last_per_judge():
                 ranks[control] = 5 if screen_number < 2 else 1
             else:
                 ranks = [3] * n if screen_number == 0 else [5 if i == control else 2 for i in range(n)]
-            queue.submit_ranking(assignment.token, person, ranks)
+            queue.submit_ranking(assignment.token, person, ranks, queue.candidate_keys(assignment))
     rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
     assert (rates["ann"].checks, rates["ann"].ranked_last) == (3, 2), "the flagged screen does not count"
     assert rates["ann"].rate == pytest.approx(2 / 3)
@@ -111,3 +115,84 @@ def test_prws_checks_put_the_source_beside_the_control():
         )
         assert System.Kind.CONTROL in kinds and System.Kind.INPUT in kinds, kinds
         assert screen.slots.count() == 2
+
+
+def shown_ids(screen) -> list[int]:
+    return list(ScreenCandidate.objects.filter(screen=screen).order_by("position").values_list("candidate_id", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_screen_being_served_is_never_changed_by_attention_checks():
+    """Threads with their own connections: a judge's serving holds its slot while attention checks run; the checks
+    must wait for it and then leave the served screen alone, whichever commits first."""
+    campaign = small_campaign("race", max_candidates=5)
+    screen = add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    claimed = threading.Event()
+    seen, added = {}, {}
+
+    def serve():
+        try:
+            with transaction.atomic():
+                served = queue.next_assignment(campaign, ann)
+                seen["screen"], seen["shown"] = served.screen_id, shown_ids(served.screen)
+                claimed.set()
+                time.sleep(1.0)  # the page renders; attention checks start meanwhile
+        finally:
+            claimed.set()
+            connection.close()
+
+    def check():
+        try:
+            claimed.wait(timeout=10)
+            added["n"] = add_attention_checks(campaign, 1.0, np.random.default_rng(1))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=serve), threading.Thread(target=check)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen["screen"] == screen.pk
+    assert shown_ids(screen) == seen["shown"], "the served screen shows what its judge was shown"
+    assert added["n"] == 0 and not control_slots(campaign).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_attention_checks_hold_their_screens_until_they_are_written():
+    """While checks are being added, judges are served other screens (the checks' screens are locked), and a
+    screen changed by the checks is served only afterwards, as changed."""
+    campaign = small_campaign("hold", max_candidates=5)
+    screens = [add_screen(campaign, line) for line in (1, 2)]
+    ann = judge("ann", campaign)
+    locked, served = threading.Event(), {}
+
+    def check():
+        try:
+            with transaction.atomic():
+                add_attention_checks(campaign, 0.5, np.random.default_rng(1))
+                locked.set()
+                time.sleep(1.0)
+        finally:
+            locked.set()
+            connection.close()
+
+    def serve():
+        try:
+            locked.wait(timeout=10)
+            assignment = queue.next_assignment(campaign, ann)
+            served["screen"], served["shown"] = assignment.screen_id, shown_ids(assignment.screen)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=check), threading.Thread(target=serve)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    checked = set(control_slots(campaign).values_list("screen_id", flat=True))
+    assert checked == {screens[0].pk}, "the generator picks the first screen, which a judge would be served first"
+    assert served["screen"] == screens[1].pk
+    assert served["shown"] == shown_ids(Assignment.objects.get(judge=ann).screen)
+    assert {screen.pk for screen in screens} == checked | {served["screen"]}

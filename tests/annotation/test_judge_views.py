@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, TrainingAnswer
+from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, ScreenCandidate, TrainingAnswer
 from annotation.services import queue
 from annotation.services.collapsing import diff_spans
 from annotation.services.invites import create_invite
@@ -51,11 +51,20 @@ def acknowledged(client: Client, campaign) -> Client:
     return client
 
 
-def ranks_data(n: int, ranks=None, active_ms: int | None = 1500) -> dict:
+def keys_of(url: str) -> dict:
+    """The candidate keys the screen page at ``url`` posts: its screen's, for its current serving (none for a token
+    that names no serving)."""
+    assignment = Assignment.objects.filter(token=token_in_url(url)).first()
+    keys = queue.candidate_keys(assignment) if assignment is not None else []
+    return {f"candidate_{i}": key for i, key in enumerate(keys)}
+
+
+def ranks_data(n: int, ranks=None, active_ms: int | None = 1500, url: str | None = None) -> dict:
+    """A post of ``ranks`` (1..n by default), with the candidate keys of the screen at ``url`` when given."""
     data = {f"rank_{i}": str(rank) for i, rank in enumerate(ranks or range(1, n + 1))}
     if active_ms is not None:
         data["active_ms"] = str(active_ms)
-    return data
+    return {**data, **keys_of(url)} if url is not None else data
 
 
 def token_in(response) -> uuid.UUID:
@@ -139,10 +148,12 @@ def test_the_screen_shows_context_of_the_same_document_and_escaped_diff_spans(ca
         assert spans == diff_spans(source, candidate.text)
     assert "Screen 1 of 3" in body
     assert_no_system_names(page)
-    queue.submit_ranking(page.context["assignment"].token, ann, [1, 2, 3, 4])
+    served = page.context["assignment"]
+    queue.submit_ranking(served.token, ann, [1, 2, 3, 4], queue.candidate_keys(served))
     second = client.get(reverse("judge-campaign", args=[campaign.pk]), follow=True).content.decode()
     assert 'id="context-before"' in second and 'id="context-after"' not in second, "line 2 ends essay-1"
-    queue.submit_ranking(queue.next_assignment(campaign, ann).token, ann, [1, 1, 1])
+    served = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(served.token, ann, [1, 1, 1], queue.candidate_keys(served))
     third = client.get(reverse("judge-campaign", args=[campaign.pk]), follow=True).content.decode()
     assert 'id="context-before"' not in third and "It have many problem ." in third, "line 3 starts essay-2"
 
@@ -152,13 +163,13 @@ def test_submit_stores_one_judgment_and_goes_to_the_next_screen(campaign, ann):
     add_screen(campaign, 4)
     client = acknowledged(login(ann), campaign)
     first_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-    posted = client.post(first_url, ranks_data(4, [2, 1, 2, 4]))
+    posted = client.post(first_url, ranks_data(4, [2, 1, 2, 4], url=first_url))
     assert posted.status_code == 302 and posted["Location"].startswith("/judge/screens/")
     assert posted["Location"] != first_url
     judgment = Judgment.objects.get()
     assert list(judgment.items.values_list("rank", flat=True)) == [2, 1, 2, 4]
     assert judgment.active_time == min(timedelta(milliseconds=1500), judgment.duration)
-    repost = client.post(first_url, ranks_data(4, [4, 4, 4, 4]), follow=True)
+    repost = client.post(first_url, ranks_data(4, [4, 4, 4, 4], url=first_url), follow=True)
     assert repost.status_code == 200 and b"saved already; it was not stored twice" in repost.content
     assert Judgment.objects.count() == 1 and CandidateJudgment.objects.filter(rank=4).count() == 1
     back = client.get(first_url, follow=True)
@@ -170,7 +181,7 @@ def test_a_screen_without_every_rank_is_refused_with_a_message(campaign, ann):
     add_screen(campaign, 1)
     client = acknowledged(login(ann), campaign)
     url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-    data = ranks_data(4)
+    data = ranks_data(4, url=url)
     del data["rank_2"]
     response = client.post(url, data)
     assert response.status_code == 400 and b"Correction 3 has no rank yet." in response.content
@@ -222,7 +233,7 @@ def test_csrf_is_enforced_on_judge_forms(campaign, ann):
     assert not Judgment.objects.exists()
     screen = client.get(url).content.decode()
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', screen).group(1)
-    assert client.post(url, {**ranks_data(4), "csrfmiddlewaretoken": csrf}).status_code == 302
+    assert client.post(url, {**ranks_data(4, url=url), "csrfmiddlewaretoken": csrf}).status_code == 302
     assert Judgment.objects.count() == 1
 
 
@@ -254,7 +265,7 @@ def test_undo_is_offered_after_a_submit_and_serves_the_screen_again(campaign, an
     add_screen(campaign, 2)
     client = acknowledged(login(ann), campaign)
     first_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-    second_url = client.post(first_url, ranks_data(4))["Location"]
+    second_url = client.post(first_url, ranks_data(4, url=first_url))["Location"]
     page = client.get(second_url)
     assert b"Undo it" in page.content
     undo_url = reverse("judge-undo", args=[campaign.pk])
@@ -265,7 +276,7 @@ def test_undo_is_offered_after_a_submit_and_serves_the_screen_again(campaign, an
     assert b"Undo it" not in client.get(again).content
     assert client.post(undo_url, {"token": str(token_in_url(first_url))}).status_code == 409
     assert client.post(first_url, ranks_data(4)).status_code == 409, "the undone submit cannot be re-posted"
-    assert client.post(again, ranks_data(4, [3, 3, 1, 1])).status_code == 302
+    assert client.post(again, ranks_data(4, [3, 3, 1, 1], url=again)).status_code == 302
     assert list(Judgment.objects.get().items.values_list("rank", flat=True)) == [3, 3, 1, 1]
 
 
@@ -273,7 +284,7 @@ def test_done_page_when_nothing_is_left(campaign, ann):
     add_screen(campaign, 1)
     client = acknowledged(login(ann), campaign)
     url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-    done = client.post(url, ranks_data(4), follow=True)
+    done = client.post(url, ranks_data(4, url=url), follow=True)
     assert done.request["PATH_INFO"] == reverse("judge-done", args=[campaign.pk])
     assert b"no more screens for you" in done.content and b"Undo it" in done.content
     home = client.get(reverse("home"))
@@ -322,11 +333,11 @@ def test_no_judge_response_names_a_system(campaign, ann):
     acknowledged(client, campaign)
     url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
     responses.append(client.get(url))
-    responses.append(client.post(url, {"rank_0": "1"}))
-    next_url = client.post(url, ranks_data(4))["Location"]
+    responses.append(client.post(url, {"rank_0": "1", **keys_of(url)}))
+    next_url = client.post(url, ranks_data(4, url=url))["Location"]
     responses.append(client.get(next_url))
     responses.append(client.post(reverse("judge-flag", args=[token_in_url(next_url)]), {"reason": "other"}))
-    responses.append(client.post(url, ranks_data(4), follow=True))
+    responses.append(client.post(url, ranks_data(4, url=url), follow=True))
     responses.append(client.get(reverse("judge-screen", args=[uuid.uuid4()])))
     config = re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode())
     assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds"}
@@ -373,3 +384,25 @@ def test_the_lease_of_an_undone_or_reclaimed_screen_is_refused(campaign, ann):
     Assignment.objects.filter(token=token).update(token=uuid.uuid4())  # given to another judge since
     refused = client.post(reverse("judge-lease", args=[token]))
     assert refused.status_code == 409 and refused.json()["error"] == queue.STALE_MESSAGE
+
+
+def test_ranks_for_candidates_the_screen_no_longer_shows_are_refused(campaign, ann):
+    screen = add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    page = client.get(url).content.decode()
+    keys = re.findall(r'<input type="hidden" name="candidate_(\d+)" value="([0-9a-f]{20})">', page)
+    assert [int(position) for position, _ in keys] == [0, 1, 2, 3]
+    shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+    assert not any(str(pk) in key for _, key in keys for pk in shown), "keys do not reveal candidate ids"
+    posted = {**ranks_data(4, [1, 2, 3, 4]), **{f"candidate_{position}": key for position, key in keys}}
+    ScreenCandidate.objects.filter(screen=screen).delete()
+    ScreenCandidate.objects.bulk_create(
+        ScreenCandidate(screen=screen, candidate_id=pk, position=i) for i, pk in enumerate(shown[1:] + shown[:1])
+    )
+    refused = client.post(url, posted)
+    assert refused.status_code == 409 and b"its corrections changed after it was served" in refused.content
+    assert client.post(url, ranks_data(4, [1, 2, 3, 4])).status_code == 409, "a post without keys is refused"
+    assert not Judgment.objects.exists()
+    assert client.post(url, ranks_data(4, [1, 2, 3, 4], url=url)).status_code == 302
+    assert CandidateJudgment.objects.get(rank=1).candidate_id == shown[1]

@@ -374,7 +374,8 @@ def test_the_judges_panel_shows_submits_checks_rate_and_median_time(campaign, or
         control = control_placement_of(assignment)
         ranks = [1] * assignment.screen.slots.count()
         ranks[control] = 4 if last else 1
-        queue.submit_ranking(assignment.token, ann, ranks, now=start + timedelta(seconds=seconds))
+        later = start + timedelta(seconds=seconds)
+        queue.submit_ranking(assignment.token, ann, ranks, queue.candidate_keys(assignment), now=later)
     flagged = queue.next_assignment(campaign, bob, now=start)
     queue.flag_screen(flagged.token, bob, "garbled", now=start + timedelta(seconds=5))
 

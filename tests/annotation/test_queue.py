@@ -6,11 +6,11 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test import override_settings
 from django.utils import timezone
 
-from annotation.models import Assignment, CandidateJudgment, Flag, Judgment
+from annotation.models import Assignment, CandidateJudgment, Flag, Judgment, ScreenCandidate
 from annotation.services import queue
 
 from .factories import add_screen, judge, small_campaign
@@ -35,7 +35,7 @@ def test_claims_follow_slot_positions_and_never_give_two_judges_one_slot(campaig
     assert a1.screen == b1.screen == screens[0]
     assert a1.pk != b1.pk
     assert a1.status == b1.status == Assignment.Status.SERVED
-    queue.submit_ranking(a1.token, ann, ranks_for(a1))
+    queue.submit_ranking(a1.token, ann, ranks_for(a1), queue.candidate_keys(a1))
     a2 = queue.next_assignment(campaign, ann)
     assert a2.screen == screens[1], "a judge never gets a second slot of a screen they had"
 
@@ -48,7 +48,7 @@ def test_redundancy_means_distinct_judges_per_screen(campaign):
         for person in judges:
             assignment = queue.next_assignment(campaign, person)
             if assignment is not None:
-                queue.submit_ranking(assignment.token, person, ranks_for(assignment))
+                queue.submit_ranking(assignment.token, person, ranks_for(assignment), queue.candidate_keys(assignment))
     submitted = Assignment.objects.filter(screen__campaign=campaign, status=Assignment.Status.SUBMITTED)
     assert submitted.count() == 18, "all 6 screens x 3 slots were judged"
     for screen_id in set(submitted.values_list("screen_id", flat=True)):
@@ -93,8 +93,10 @@ def test_submit_stores_ranks_by_position_once(campaign):
     assignment = queue.next_assignment(campaign, ann)
     shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
     ranks = [2, 1, 2, 4][: len(shown)]
-    first = queue.submit_ranking(assignment.token, ann, ranks, active_time=timedelta(seconds=3))
-    second = queue.submit_ranking(assignment.token, ann, [1] * len(shown))
+    first = queue.submit_ranking(
+        assignment.token, ann, ranks, queue.candidate_keys(assignment), active_time=timedelta(seconds=3)
+    )
+    second = queue.submit_ranking(assignment.token, ann, [1] * len(shown), queue.candidate_keys(assignment))
     assert first.created and not second.created
     assert second.judgment.pk == first.judgment.pk
     assert Judgment.objects.count() == 1
@@ -112,7 +114,8 @@ def test_active_time_is_clamped_to_the_time_on_screen(campaign):
     assignment = queue.next_assignment(campaign, ann, now=start)
     n = assignment.screen.slots.count()
     result = queue.submit_ranking(
-        assignment.token, ann, [1] * n, active_time=timedelta(hours=2), now=start + timedelta(seconds=30)
+        assignment.token, ann, [1] * n, queue.candidate_keys(assignment), active_time=timedelta(hours=2),
+        now=start + timedelta(seconds=30),
     )
     assert result.judgment.duration == timedelta(seconds=30)
     assert result.judgment.active_time == timedelta(seconds=30)
@@ -125,7 +128,7 @@ def test_bad_ranks_are_refused_and_change_nothing(campaign, ranks):
     assignment = queue.next_assignment(campaign, ann)
     assert assignment.screen.slots.count() == 4
     with pytest.raises(queue.InvalidRanking):
-        queue.submit_ranking(assignment.token, ann, ranks)
+        queue.submit_ranking(assignment.token, ann, ranks, queue.candidate_keys(assignment))
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SERVED
     assert not Judgment.objects.exists()
@@ -136,11 +139,11 @@ def test_foreign_and_unknown_tokens_are_refused(campaign):
     ann, bob = judge("ann", campaign), judge("bob", campaign)
     assignment = queue.next_assignment(campaign, ann)
     with pytest.raises(queue.ForeignScreen):
-        queue.submit_ranking(assignment.token, bob, ranks_for(assignment))
+        queue.submit_ranking(assignment.token, bob, ranks_for(assignment), queue.candidate_keys(assignment))
     with pytest.raises(queue.ForeignScreen):
         queue.assignment_for(assignment.token, bob)
     with pytest.raises(queue.StaleScreen):
-        queue.submit_ranking(uuid.uuid4(), ann, ranks_for(assignment))
+        queue.submit_ranking(uuid.uuid4(), ann, ranks_for(assignment), queue.candidate_keys(assignment))
     assert not Judgment.objects.exists()
 
 
@@ -153,12 +156,12 @@ def test_an_abandoned_screen_returns_to_the_pool_after_its_lease(campaign):
     abandoned = queue.next_assignment(campaign, ann, now=start)
     early = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=9))
     assert early.screen != screen, "within the lease the screen stays ann's"
-    queue.submit_ranking(early.token, bob, ranks_for(early))
+    queue.submit_ranking(early.token, bob, ranks_for(early), queue.candidate_keys(early))
     taken = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=11))
     assert taken.pk == abandoned.pk and taken.judge == bob
     assert taken.token != abandoned.token
     with pytest.raises(queue.StaleScreen):
-        queue.submit_ranking(abandoned.token, ann, ranks_for(abandoned))
+        queue.submit_ranking(abandoned.token, ann, ranks_for(abandoned), queue.candidate_keys(abandoned))
     assert queue.next_assignment(campaign, ann, now=start + timedelta(minutes=12)) is None
 
 
@@ -168,7 +171,7 @@ def test_an_expired_lease_still_lets_its_judge_finish_until_someone_claims_it(ca
     ann = judge("ann", campaign)
     start = timezone.now()
     assignment = queue.next_assignment(campaign, ann, now=start)
-    result = queue.submit_ranking(assignment.token, ann, ranks_for(assignment), now=start + timedelta(hours=1))
+    result = queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment), now=start + timedelta(hours=1))
     assert result.created
 
 
@@ -190,18 +193,18 @@ def test_undo_serves_the_last_screen_again_under_a_new_token(campaign):
     add_screen(campaign, 1)
     ann = judge("ann", campaign)
     first = queue.next_assignment(campaign, ann)
-    queue.submit_ranking(first.token, ann, ranks_for(first))
+    queue.submit_ranking(first.token, ann, ranks_for(first), queue.candidate_keys(first))
     second = queue.next_assignment(campaign, ann)
     undone = queue.undo_last(campaign, ann, first.token)
     assert undone.pk == first.pk and undone.token != first.token
     assert undone.status == Assignment.Status.SERVED and undone.submitted_at is None
     assert not Judgment.objects.exists()
     with pytest.raises(queue.StaleScreen):
-        queue.submit_ranking(first.token, ann, ranks_for(first))
+        queue.submit_ranking(first.token, ann, ranks_for(first), queue.candidate_keys(first))
     with pytest.raises(queue.StaleScreen):
-        queue.submit_ranking(second.token, ann, ranks_for(second))
+        queue.submit_ranking(second.token, ann, ranks_for(second), queue.candidate_keys(second))
     assert queue.next_assignment(campaign, ann).pk == first.pk
-    queue.submit_ranking(undone.token, ann, ranks_for(undone))
+    queue.submit_ranking(undone.token, ann, ranks_for(undone), queue.candidate_keys(undone))
     after = queue.next_assignment(campaign, ann)
     assert after.pk == second.pk, "the screen served in between comes next"
     assert Judgment.objects.get().assignment.screen == first_screen
@@ -212,9 +215,9 @@ def test_only_the_last_submitted_screen_can_be_undone(campaign):
     add_screen(campaign, 1)
     ann, bob = judge("ann", campaign), judge("bob", campaign)
     first = queue.next_assignment(campaign, ann)
-    queue.submit_ranking(first.token, ann, ranks_for(first))
+    queue.submit_ranking(first.token, ann, ranks_for(first), queue.candidate_keys(first))
     second = queue.next_assignment(campaign, ann)
-    queue.submit_ranking(second.token, ann, ranks_for(second))
+    queue.submit_ranking(second.token, ann, ranks_for(second), queue.candidate_keys(second))
     with pytest.raises(queue.QueueError):
         queue.undo_last(campaign, ann, first.token)
     with pytest.raises(queue.QueueError):
@@ -229,14 +232,14 @@ def test_repeats_are_scheduled_later_and_served_when_due(campaign):
         add_screen(campaign, line)
     ann = judge("ann", campaign)
     first = queue.next_assignment(campaign, ann)
-    queue.submit_ranking(first.token, ann, ranks_for(first))
+    queue.submit_ranking(first.token, ann, ranks_for(first), queue.candidate_keys(first))
     repeat = Assignment.objects.get(repeat_of=first)
     assert repeat.judge == ann and repeat.screen == first.screen
     assert queue.REPEAT_GAP_MIN + 1 <= repeat.due_after <= queue.REPEAT_GAP_MAX + 1
     served = []
     while (assignment := queue.next_assignment(campaign, ann)) is not None:
         served.append(assignment)
-        queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+        queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment))
         if len(served) > 40:
             break
     originals = [a for a in served if a.repeat_of_id is None]
@@ -254,7 +257,7 @@ def test_repeat_scheduling_is_reproducible_from_the_seed():
         for line in range(6):
             add_screen(campaign, line)
         while (assignment := queue.next_assignment(campaign, ann)) is not None and assignment.repeat_of is None:
-            queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+            queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment))
         due.append(
             sorted(
                 (a.repeat_of.screen.number, a.due_after)
@@ -272,7 +275,7 @@ def test_a_closed_campaign_serves_nothing_new_and_takes_no_judgments(campaign):
     campaign.closed_at = timezone.now()
     campaign.save()
     with pytest.raises(queue.CampaignClosed):
-        queue.submit_ranking(served.token, ann, ranks_for(served))
+        queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served))
     assert not Judgment.objects.exists()
 
 
@@ -282,12 +285,12 @@ def test_progress_counts_what_the_judge_can_still_reach(campaign):
     ann, bob = judge("ann", campaign), judge("bob", campaign)
     assert queue.progress(campaign, ann) == queue.Progress(done=0, total=3)
     assignment = queue.next_assignment(campaign, ann)
-    queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+    queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment))
     progress = queue.progress(campaign, ann)
     assert (progress.done, progress.total, progress.current) == (1, 3, 2)
     for _ in range(2):
         other = queue.next_assignment(campaign, bob)
-        queue.submit_ranking(other.token, bob, ranks_for(other))
+        queue.submit_ranking(other.token, bob, ranks_for(other), queue.candidate_keys(other))
     assert queue.progress(campaign, ann) == queue.Progress(done=1, total=3)
 
 
@@ -347,7 +350,9 @@ def test_concurrent_double_submit_stores_one_judgment():
     ann = judge("ann", campaign)
     assignment = queue.next_assignment(campaign, ann)
     ranks = ranks_for(assignment)
-    results = run_together([lambda: queue.submit_ranking(assignment.token, ann, ranks) for _ in range(6)])
+    results = run_together(
+        [lambda: queue.submit_ranking(assignment.token, ann, ranks, queue.candidate_keys(assignment)) for _ in range(6)]
+    )
     assert all(isinstance(result, queue.SubmitResult) for result in results), results
     assert sum(result.created for result in results) == 1
     assert Judgment.objects.count() == 1
@@ -361,5 +366,73 @@ def test_ranks_are_refused_on_a_prws_campaign(campaign):
     campaign.mode = "prws"
     campaign.save()
     with pytest.raises(queue.InvalidRanking, match="PRWS"):
-        queue.submit_ranking(assignment.token, ann, ranks_for(assignment))
+        queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment))
     assert not Judgment.objects.exists()
+
+
+def test_one_judge_has_at_most_one_original_assignment_per_screen(campaign):
+    screen = add_screen(campaign, 0, slots=2)
+    ann = judge("ann", campaign)
+    original = Assignment.objects.create(screen=screen, judge=ann, position=10)
+    Assignment.objects.create(screen=screen, judge=ann, position=11, repeat_of=original)
+    with pytest.raises(IntegrityError, match="assignment_one_original_per_judge"), transaction.atomic():
+        Assignment.objects.create(screen=screen, judge=ann, position=12)
+    assert Assignment.objects.filter(screen=screen, judge__isnull=True).count() == 2, "pool slots have no judge"
+
+
+@override_settings(JUDGE_LEASE_MINUTES=10)
+def test_renewing_a_lease_checks_the_judge_and_the_token(campaign):
+    add_screen(campaign, 0)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    start = timezone.now()
+    anns = queue.next_assignment(campaign, ann, now=start)
+    bobs = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=11))
+    assert bobs.pk == anns.pk and bobs.judge == bob, "ann's lease ran out; bob claimed the screen"
+    assert not queue.renew_lease(anns, ann, now=start + timedelta(minutes=15)), "ann's old page renews nothing"
+    assert not queue.renew_lease(bobs, ann, now=start + timedelta(minutes=15)), "nor can ann renew bob's serving"
+    bobs.refresh_from_db()
+    assert bobs.lease_expires_at == start + timedelta(minutes=21)
+    assert queue.renew_lease(bobs, bob, now=start + timedelta(minutes=17))
+    bobs.refresh_from_db()
+    assert bobs.lease_expires_at == start + timedelta(minutes=27)
+
+
+def reverse_slots(screen) -> None:
+    """Show the screen's candidates in reverse order (as a screen changed after it was served would)."""
+    slots = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+    ScreenCandidate.objects.filter(screen=screen).delete()
+    ScreenCandidate.objects.bulk_create(
+        ScreenCandidate(screen=screen, candidate_id=pk, position=i) for i, pk in enumerate(reversed(slots))
+    )
+
+
+def test_a_submit_for_other_candidates_than_the_screen_shows_is_refused_whole(campaign):
+    screen = add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    assignment = queue.next_assignment(campaign, ann)
+    shown = queue.candidate_keys(assignment)
+    reverse_slots(screen)
+    with pytest.raises(queue.ChangedScreen, match="Nothing was saved"):
+        queue.submit_ranking(assignment.token, ann, [1, 2, 3, 4], shown)
+    with pytest.raises(queue.ChangedScreen):
+        queue.submit_ranking(assignment.token, ann, [1, 2, 3], shown[:3])
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SERVED and not Judgment.objects.exists()
+    now_shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+    queue.submit_ranking(assignment.token, ann, [1, 2, 3, 4], queue.candidate_keys(assignment))
+    stored = list(CandidateJudgment.objects.order_by("rank").values_list("candidate_id", flat=True))
+    assert stored == now_shown, "ranks go to the candidates the keys name"
+
+
+def test_candidate_keys_name_candidates_of_one_serving_without_revealing_them(campaign):
+    first_screen = add_screen(campaign, 1, slots=2)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    anns, bobs = queue.next_assignment(campaign, ann), queue.next_assignment(campaign, bob)
+    assert anns.screen == bobs.screen == first_screen
+    keys = queue.candidate_keys(anns)
+    assert len(set(keys)) == 4 and set(keys).isdisjoint(queue.candidate_keys(bobs)), "another serving, other keys"
+    ids = [str(pk) for pk in first_screen.slots.values_list("candidate_id", flat=True)]
+    assert all(candidate not in key for key in keys for candidate in ids)
+    with pytest.raises(queue.ChangedScreen):
+        queue.submit_ranking(anns.token, ann, [1, 2, 3, 4], queue.candidate_keys(bobs))
+    assert queue.submit_ranking(anns.token, ann, [1, 2, 3, 4], keys).created
