@@ -2,12 +2,16 @@
 
 The Markdown is rendered with Python-Markdown and the HTML is then sanitized with nh3 (an allow-list of tags
 and attributes; no scripts, no event handlers, no ``javascript:`` links), so organizers cannot inject script
-into judges' pages. An acknowledgement stores the SHA-256 of the text acknowledged: when the organizer edits
+into judges' pages. Images load nothing from elsewhere (no tracking pixel can tell a third party who reads the
+guidelines, and when): an image's ``src`` must be a path on this site (``/static/...``, served by the product) or a
+``data:image/png|jpeg|gif|webp;base64,...`` URI; any other image keeps its alt text and loses its ``src``. Links
+may not use ``data:`` URIs. An acknowledgement stores the SHA-256 of the text acknowledged: when the organizer edits
 the guidelines, judges are asked to read them again.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 
 import markdown
@@ -18,14 +22,38 @@ from django.utils.safestring import SafeString, mark_safe
 from ..models import Campaign, GuidelinesAcknowledgement
 
 
+#: An image's ``src``: a base64 image in the page, or a path on this site (not ``//host``, no backslash, space or
+#: control character, which browsers drop or turn into ``/`` and so into another host).
+PRODUCT_IMAGE = re.compile(
+    r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}"
+    r"|/(?![/\\])[^\\\x00-\x20\x7f]*"
+)
+#: What browsers ignore in a URL: tab and line breaks anywhere, control characters and spaces in front.
+_URL_NOISE = re.compile(r"[\t\n\r]")
+_URL_LEADING = "".join(chr(code) for code in range(0x21))
+URL_ATTRIBUTES = frozenset({"href", "cite"})
+
+
+def _allowed_attribute(tag: str, attribute: str, value: str) -> str | None:
+    """nh3's attribute filter: images from this site or ``data:`` only; ``data:`` nowhere else."""
+    if tag == "img" and attribute == "src":
+        return value if PRODUCT_IMAGE.fullmatch(value) else None
+    if attribute in URL_ATTRIBUTES and _URL_NOISE.sub("", value).lstrip(_URL_LEADING).lower().startswith("data:"):
+        return None
+    return value
+
+
 @lru_cache(maxsize=64)
 def render_guidelines(text: str) -> SafeString:
-    """Markdown to sanitized HTML, marked safe for templates (nh3 has removed anything active).
+    """Markdown to sanitized HTML, marked safe for templates (nh3 has removed anything active, and every image
+    that would load from another site).
 
     Cached by text: every screen page carries its campaign's guidelines for the help dialog.
     """
     html = markdown.markdown(text, extensions=["sane_lists"], output_format="html")
-    return mark_safe(nh3.clean(html, link_rel="noopener noreferrer nofollow"))
+    cleaned = nh3.clean(html, link_rel="noopener noreferrer nofollow", url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
+                        attribute_filter=_allowed_attribute)
+    return mark_safe(cleaned)
 
 
 def guidelines_digest(campaign: Campaign) -> str:
