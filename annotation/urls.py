@@ -1,13 +1,17 @@
 """Page URLs: organizer pages here, judge pages in judge_urls."""
 from django.urls import include, path, re_path
 
-from .views import organizer, organizer_judging
+from .views import dashboard, organizer, organizer_judging
 
 urlpatterns = [
     path("campaigns/", organizer.campaign_list, name="campaign-list"),
     path("campaigns/new/", organizer.campaign_create, name="campaign-create"),
     path("campaigns/<int:pk>/", organizer.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:pk>/screens/", organizer.campaign_screens, name="campaign-screens"),
+    path("campaigns/<int:pk>/screens/<int:number>/", dashboard.screen_detail, name="campaign-screen"),
+    path("campaigns/<int:pk>/screens/<int:number>/exclusion/", dashboard.screen_exclusion,
+         name="campaign-screen-exclusion"),
+    path("campaigns/<int:pk>/dashboard.json", dashboard.dashboard_json, name="campaign-dashboard"),
     path("campaigns/<int:pk>/appraise/import/", organizer.campaign_appraise_import, name="campaign-appraise-import"),
     path("campaigns/<int:pk>/appraise/judgments.xml", organizer.campaign_appraise_export, name="campaign-appraise-export"),
     re_path(r"^campaigns/(?P<pk>[0-9]+)/judgments\.(?P<extension>csv|json)$", organizer.campaign_judgments_export,

@@ -1,0 +1,94 @@
+"""The organizer's live dashboard (judging part) and the page of one screen, where a screen is excluded from
+analysis or put back.
+
+The campaign page polls ``dashboard_json`` (progress, time per screen, judges, flags) and the ranking app's
+leaderboard and history endpoints (``static/js/dashboard.js``). Only the campaign's organizers and admins reach
+these views; others get 404, as on the other organizer pages.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Screen
+from ..screen_forms import ScreenExclusionForm
+from ..services.dashboard import dashboard_data, split_flag_reason
+from ..services.exclusion import set_excluded
+from ..services.outputs import candidate_systems
+from ..services.presentation import display
+from .organizer import managed_campaign_or_404
+
+
+@login_required
+@require_GET
+def dashboard_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """Progress against the plan, time per screen, judges and flags (each with the URL of its screen's page)."""
+    campaign = managed_campaign_or_404(request, pk)
+    data = dashboard_data(campaign)
+    for flag in data["flags"]["shown"]:
+        flag["url"] = reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
+    response = JsonResponse(data, json_dumps_params={"allow_nan": False})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _screen_or_404(request: HttpRequest, pk: int, number: int) -> Screen:
+    campaign = managed_campaign_or_404(request, pk)
+    return get_object_or_404(Screen.objects.select_related("campaign", "segment__document"), campaign=campaign,
+                             number=number)
+
+
+@login_required
+@require_GET
+def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """One screen as its judges saw it, with the systems behind each correction, every judgment of it (ranks,
+    scores or the flag's reason), and the form to exclude it from analysis or put it back."""
+    screen = _screen_or_404(request, pk, number)
+    shown = display(screen.segment, screen.slots)
+    slots = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
+    systems = candidate_systems(screen.campaign)
+    judgments = []
+    for judgment in (
+        screen.assignments.filter(judgment__isnull=False).select_related("judge", "judgment__flag")
+        .order_by("judgment__id")
+    ):
+        values = {item.position: item for item in judgment.judgment.items.all()}
+        flag = getattr(judgment.judgment, "flag", None)
+        judgments.append({
+            "judge": judgment.judge.username,
+            "repeat": judgment.repeat_of_id is not None,
+            "submitted_at": judgment.submitted_at or judgment.judgment.created_at,
+            "duration": judgment.judgment.duration,
+            "values": [values.get(position) for position in range(len(slots))],
+            "flag": split_flag_reason(flag.reason) if flag is not None else None,
+        })
+    context = {
+        "campaign": screen.campaign,
+        "screen": screen,
+        "display": shown,
+        "candidates": [(c, sorted(systems.get(pk, []))) for c, pk in zip(shown.candidates, slots)],
+        "judgments": judgments,
+        "form": ScreenExclusionForm(initial={"action": "include" if screen.excluded else "exclude"}),
+    }
+    return render(request, "organizer/screen_detail.html", context)
+
+
+@login_required
+@require_POST
+def screen_exclusion(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Exclude the screen from analysis, or put it back; back to the screen's page with a message."""
+    screen = _screen_or_404(request, pk, number)
+    form = ScreenExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose to exclude the screen or to put it back. Nothing was changed.")
+    elif not set_excluded(screen, form.excluded()):
+        messages.info(request, f"Screen {number} was already {'excluded' if screen.excluded else 'included'}.")
+    elif screen.excluded:
+        messages.success(request, f"Screen {number} is excluded from analysis: its judgments no longer count.")
+    else:
+        messages.success(request, f"Screen {number} is back in the analysis.")
+    return redirect("campaign-screen", pk=pk, number=number)

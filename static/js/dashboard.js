@@ -1,0 +1,238 @@
+// The organizer's live dashboard on the campaign page (templates/organizer/_dashboard.html). Every poll fetches the
+// judging data (dashboard.json) and the leaderboard (leaderboard.json); the history (history.json) is fetched again
+// when the data changed, while checkpoints are still being computed, or when K changes. Polling pauses while the
+// page is hidden. Text from the server (system, judge and flag texts) only ever goes into textContent.
+const root = document.getElementById("dashboard");
+const SVG = "http://www.w3.org/2000/svg";
+const COLORS = ["#1f5fbf", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b", "#e84393",
+  "#6d4c41", "#00838f", "#7cb342", "#5e35b1", "#f4511e", "#546e7a", "#ad1457", "#2e7d32", "#283593", "#ef6c00",
+  "#00695c"];
+const state = { historyKey: null, k: null, timer: null };
+
+const $ = (id) => document.getElementById(id);
+const seconds = (value) => (value === null ? "–" : `${value.toFixed(1)} s`);
+const score = (value) => (value === null ? "–" : value.toFixed(3));
+const count = (value) => (value === null ? "–" : value.toLocaleString("en"));
+
+function cell(row, text, className = "", title = "") {
+  const td = row.insertCell();
+  td.textContent = text;
+  if (className) td.className = className;
+  if (title) td.title = title;
+  return td;
+}
+
+function fillTable(id, items, render, emptyText, columns) {
+  const body = $(id).tBodies[0];
+  body.replaceChildren();
+  for (const item of items) render(body.insertRow(), item);
+  if (!items.length) cell(body.insertRow(), emptyText).colSpan = columns;
+}
+
+function renderPlan({ plan, times, snapshot }) {
+  $("plan-bar").max = Math.max(plan.slots, 1);
+  $("plan-bar").value = plan.submitted;
+  $("plan-slots").textContent = `${count(plan.submitted)} of ${count(plan.slots)} submitted` +
+    ` (${count(plan.claimed)} claimed); ${count(snapshot.judgments)} judgments in all`;
+  $("plan-screens").textContent = `${count(plan.screens)} screens: ${count(plan.screens_complete)} complete, ` +
+    `${count(plan.screens_started)} started, ${count(plan.excluded_screens)} excluded from analysis`;
+  $("plan-redundancy").textContent = `${plan.redundancy} judge${plan.redundancy === 1 ? "" : "s"} per screen`;
+  $("plan-repeats").textContent = `${count(plan.repeats_submitted)} done, ${count(plan.repeats_due)} due now, ` +
+    `${count(plan.repeats_later)} scheduled later`;
+  $("plan-flags").textContent = count(plan.flags);
+  $("times-median").textContent = times.median === null ? `– (${times.reason})` : seconds(times.median);
+  $("times-trimmed").textContent = seconds(times.trimmed_mean);
+  $("times-count").textContent = count(times.screens);
+}
+
+function renderJudges(judges) {
+  fillTable("judge-progress", judges, (row, judge) => {
+    row.dataset.judge = judge.judge;
+    cell(row, judge.judge);
+    for (const key of ["submitted", "repeats_submitted", "repeats_due", "flags", "checks"]) {
+      cell(row, count(judge[key]), "number");
+    }
+    const rate = judge.attention_rate === null ? "–" : `${Math.round(100 * judge.attention_rate)}%`;
+    cell(row, rate, "number rate", judge.attention_rate === null ? "no attention check ranked yet" : "");
+    cell(row, seconds(judge.times.median), "number", judge.times.reason || "");
+    cell(row, seconds(judge.times.trimmed_mean), "number", judge.times.reason || "");
+  }, "No judges yet.", 9);
+}
+
+function renderFlags(flags) {
+  $("flags-summary").textContent = flags.total > flags.shown.length
+    ? `The newest ${flags.shown.length} of ${count(flags.total)} flags.` : `${count(flags.total)} flagged screens.`;
+  fillTable("flags", flags.shown, (row, flag) => {
+    row.dataset.screen = flag.screen;
+    const link = document.createElement("a");
+    link.href = flag.url;
+    link.textContent = `Screen ${flag.screen} (line ${flag.line})`;
+    row.insertCell().append(link);
+    cell(row, flag.judge);
+    cell(row, flag.reason, "reason");
+    cell(row, flag.details || "–", "details");
+    cell(row, flag.flagged_at ? new Date(flag.flagged_at).toLocaleString() : "–");
+    cell(row, flag.excluded ? "Excluded" : "Counted", flag.excluded ? "excluded" : "");
+  }, "No screen has been flagged.", 6);
+}
+
+function renderLeaderboard(board) {
+  const reason = $("leaderboard-reason");
+  reason.hidden = board.reason === null;
+  reason.textContent = board.reason === null ? "" : `No ranking yet: ${board.reason}.`;
+  fillTable("leaderboard", board.systems, (row, system) => {
+    row.dataset.system = system.system;
+    cell(row, system.range === null ? "–" : system.range.join("–"), "number range");
+    cell(row, system.system);
+    cell(row, score(system.score), "number score", system.score === null ? board.reason : "");
+    cell(row, score(system.full_data_score), "number");
+    cell(row, system.cluster === null ? "–" : String(system.cluster), "number cluster");
+    cell(row, count(system.pairs), "number", system.pairs === 0 ? "never compared yet" : "");
+    cell(row, system.unresolved_with.join(", ") || "–", "unresolved");
+  }, "No systems.", 7);
+  const pairs = board.system_pairs;
+  $("separated-pairs").textContent = pairs.separated === null
+    ? `Separated system pairs: – (${pairs.reason}).`
+    : `${pairs.separated} of ${pairs.total} system pairs separated; ${pairs.unresolved.length} still unresolved ` +
+      "(overlapping rank ranges).";
+}
+
+function renderStopping(hint) {
+  const box = $("stopping-hint");
+  box.classList.toggle("met", hint.met);
+  if (hint.reason) {
+    box.textContent = `Stopping hint: not yet (${hint.reason}).`;
+  } else if (hint.met) {
+    box.textContent = `Clusters unchanged over the last ${count(hint.k)} judgments (the same since ` +
+      `${count(hint.stable_since)}): more judgments are unlikely to change them.`;
+  } else {
+    box.textContent = `Clusters unchanged over the last ${count(hint.stable_for)} judgments (since ` +
+      `${count(hint.stable_since)}); the hint waits for ${count(hint.k)}.`;
+  }
+}
+
+function svgElement(name, attributes, parent) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+  parent.append(element);
+  return element;
+}
+
+// A line chart of series [{name, color, points: [[x, y], ...]}] with y from 0 to yMax, x from 0 to xMax.
+function lineChart(svg, series, xMax, yMax, yLabel) {
+  svg.replaceChildren();
+  const [left, top, width, height] = [48, 12, 576, 210];
+  const x = (value) => left + (width * value) / Math.max(xMax, 1);
+  const y = (value) => top + height - (height * value) / Math.max(yMax, 1e-9);
+  svgElement("line", { x1: left, y1: top + height, x2: left + width, y2: top + height, class: "axis" }, svg);
+  svgElement("line", { x1: left, y1: top, x2: left, y2: top + height, class: "axis" }, svg);
+  for (const [value, anchor] of [[0, "end"], [yMax, "end"]]) {
+    svgElement("text", { x: left - 6, y: y(value) + 4, "text-anchor": anchor, class: "tick" }, svg).textContent =
+      Number.isInteger(value) ? String(value) : value.toFixed(2);
+  }
+  svgElement("text", { x: left + width, y: top + height + 30, "text-anchor": "end", class: "tick" }, svg)
+    .textContent = `${count(xMax)} judgments`;
+  svgElement("text", { x: left, y: top + height + 30, "text-anchor": "start", class: "tick" }, svg).textContent = "0";
+  svgElement("text", { x: 12, y: top + height / 2, class: "tick", transform: `rotate(-90 12 ${top + height / 2})`,
+    "text-anchor": "middle" }, svg).textContent = yLabel;
+  for (const line of series) {
+    if (!line.points.length) continue;
+    const path = line.points.map(([px, py], i) => `${i ? "L" : "M"}${x(px).toFixed(1)},${y(py).toFixed(1)}`);
+    const drawn = svgElement("path", { d: path.join(" "), stroke: line.color, class: "series" }, svg);
+    svgElement("title", {}, drawn).textContent = line.name;
+    for (const [px, py] of line.points.length <= 60 ? line.points : []) {
+      svgElement("circle", { cx: x(px), cy: y(py), r: 2.5, fill: line.color }, svg);
+    }
+  }
+}
+
+function renderHistory(history) {
+  const points = history.points;
+  const xMax = Math.max(points.length ? points[points.length - 1].rankings : 0, history.parameters.step);
+  const defined = points.filter((point) => point.scores !== null);
+  const scores = history.systems.map((name, i) => ({
+    name, color: COLORS[i % COLORS.length], points: defined.map((point) => [point.rankings, point.scores[i]]),
+  }));
+  lineChart($("history-scores"), scores, xMax, 1, "Expected Wins");
+  const separated = points.filter((point) => point.separated_pairs !== null)
+    .map((point) => [point.rankings, point.separated_pairs]);
+  lineChart($("history-separated"), [{ name: "separated pairs", color: COLORS[0], points: separated }], xMax,
+    Math.max(history.system_pairs, 1), "Separated pairs");
+  const legend = $("history-legend");
+  legend.replaceChildren(...scores.map((line) => {
+    const item = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = line.color;
+    item.append(swatch, line.name);
+    return item;
+  }));
+  $("history-bootstrap").textContent = count(history.parameters.bootstrap);
+  $("history-status").textContent = !points.length ? "The first point comes after 100 judgments."
+    : history.pending ? `Computing: ${history.pending} of ${points.length} points to go.` : "";
+  renderStopping(history.stopping);
+}
+
+async function fetchJSON(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+function historyUrl() {
+  const url = new URL(root.dataset.historyUrl, window.location.href);
+  url.searchParams.set("k", state.k);
+  return url;
+}
+
+async function refresh() {
+  try {
+    const [judging, board] = await Promise.all([
+      fetchJSON(root.dataset.dashboardUrl), fetchJSON(root.dataset.leaderboardUrl),
+    ]);
+    renderPlan(judging);
+    renderJudges(judging.judges);
+    renderFlags(judging.flags);
+    renderLeaderboard(board);
+    const key = `${board.snapshot.last_judgment_id}/${board.snapshot.judgments}/${board.snapshot.excluded_screens}/${state.k}`;
+    if (key !== state.historyKey) {
+      const history = await fetchJSON(historyUrl());
+      renderHistory(history);
+      state.historyKey = history.pending ? null : key;
+    }
+    $("dashboard-status").textContent = `Last update ${new Date().toLocaleTimeString()}.`;
+  } catch (error) {
+    $("dashboard-status").textContent = `Could not update: ${error.message}`;
+  }
+}
+
+function schedule() {
+  clearTimeout(state.timer);
+  if (!document.hidden) state.timer = setTimeout(async () => { await refresh(); schedule(); }, Number(root.dataset.pollMs));
+}
+
+function setK(value) {
+  const k = Number(value);
+  if (!Number.isInteger(k) || k < 1) {
+    $("stopping-hint").textContent = "K must be a whole number of judgments, at least 1.";
+    return false;
+  }
+  state.k = k;
+  state.historyKey = null;
+  return true;
+}
+
+if (root) {
+  const input = $("stopping-k");
+  const fromQuery = new URLSearchParams(window.location.search).get("k");
+  if (fromQuery !== null) input.value = fromQuery;
+  setK(input.value);
+  $("stopping-form").addEventListener("submit", (event) => event.preventDefault());
+  input.addEventListener("change", async () => { if (setK(input.value)) await refresh(); });
+  document.addEventListener("visibilitychange", async () => {
+    if (!document.hidden) await refresh();
+    schedule();
+  });
+  refresh().then(schedule);
+}
