@@ -11,13 +11,13 @@ REPORTS = (("JSON", "json"), ("HTML", "html"), ("LaTeX", "tex"), ("CSV", "csv"))
 
 
 def run_status(run: AnalysisRun) -> dict:
-    """``{id, status, label, progress (whole percent), stage, error, reports: [{label, url}]}``, read from the run's
-    row only (never from the task queue or its result backend)."""
+    """``{id, status, label, progress (percent), stage, error, reports: [{label, url}]}``, read from the run's row
+    only (never from the task queue or its result backend)."""
     return {
         "id": run.pk,
         "status": run.status,
         "label": run.get_status_display(),
-        "progress": round(run.progress),
+        "progress": run.progress,
         "stage": run.stage,
         "error": run.error,
         "reports": [

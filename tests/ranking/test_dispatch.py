@@ -1,0 +1,218 @@
+"""Starting analyses never waits: not for a Redis outage (broker and result backend down, default timeouts, a real
+gunicorn), not for the analysis itself (the background thread of the embedded mode); the page's status endpoint
+and banner; requeue_analyses without Celery."""
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from ranking.dispatch import compute_here
+from ranking.models import AnalysisRun
+from ranking.runs import create_run
+
+from .factories import synthetic_campaign
+from .test_tasks import FAST, wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+PORT = 8103
+UNREACHABLE = "redis://127.0.0.1:1/0"
+FORM = {"bootstrap": 200, "confidence": 0.95, "seed": 3, "accuracy_folds": 0}
+CSRF = "h3" + "x" * 30  # a 32-character CSRF secret, sent as cookie and form field alike
+
+
+def organizer_of(campaign) -> User:
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    return organizer
+
+
+class Server:
+    """A gunicorn serving the product's production settings (DEBUG on for plain static files) from the test
+    database, with the broker and the result backend at a closed port."""
+
+    def __init__(self, process: subprocess.Popen, log: Path) -> None:
+        self.process = process
+        self.log = log
+
+    def request(self, method: str, path: str, session: str, body: dict | None = None) -> tuple[int, dict, bytes, float]:
+        """(status, headers, body, seconds) of one request with the session and CSRF cookies."""
+        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
+        headers = {"Cookie": f"sessionid={session}; csrftoken={CSRF}"}
+        data = None
+        if body is not None:
+            data = urlencode({**body, "csrfmiddlewaretoken": CSRF})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        started = time.perf_counter()
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        content = response.read()
+        seconds = time.perf_counter() - started
+        connection.close()
+        return response.status, dict(response.getheaders()), content, seconds
+
+
+@pytest.fixture
+def outage_server(transactional_db, artifacts):
+    db = django_settings.DATABASES["default"]
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ANALYSIS_", "CELERY_", "REDIS_"))}
+    env.update({
+        "DJANGO_SETTINGS_MODULE": "gecappraise.settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": UNREACHABLE,
+        "CELERY_RESULT_BACKEND": UNREACHABLE,
+        "SECRET_KEY": django_settings.SECRET_KEY,  # the sessions the test makes are signed with it
+        "DEBUG": "1",
+    })
+    log = artifacts / "outage-gunicorn.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "gecappraise.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "1",
+         "--timeout", "120"],
+        cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )
+    server = Server(process, log)
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if server.request("GET", reverse("login"), "")[0] == 200:  # also loads the URLs (not timed)
+                break
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"gunicorn did not start; see {log}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.3)
+    try:
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.mark.slow
+def test_pages_answer_at_once_while_the_broker_and_the_result_backend_are_down(outage_server):
+    campaign = synthetic_campaign("outage-pages", np.random.default_rng(11))
+    client = Client()
+    client.force_login(organizer_of(campaign))
+    session = client.cookies["sessionid"].value
+    page = reverse("campaign-analyses", args=[campaign.pk])
+
+    status, headers, _, seconds = outage_server.request("POST", page, session, FORM)
+    assert status == 302 and seconds < 1.0, (status, seconds)
+    run = AnalysisRun.objects.get(campaign=campaign)
+    assert headers["Location"] == f"{page}?started={run.pk}"
+    assert (run.status, run.task_id) == (AnalysisRun.Status.QUEUED, "")
+
+    status, _, body, seconds = outage_server.request("GET", headers["Location"], session)
+    assert status == 200 and seconds < 1.0, (status, seconds)
+    assert f'id="analysis-banner" role="status" data-run="{run.pk}"' in body.decode()
+    status, _, body, seconds = outage_server.request(
+        "GET", reverse("campaign-analyses-status", args=[campaign.pk]), session)
+    assert status == 200 and seconds < 1.0, (status, seconds)
+    assert [(r["id"], r["status"]) for r in json.loads(body)["runs"]] == [(run.pk, "queued")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_embedded_mode_computes_in_a_background_thread_after_the_request_returned(settings):
+    settings.ANALYSIS_EXECUTION = "thread"
+    campaign = synthetic_campaign("thread", np.random.default_rng(12))
+    client = Client()
+    client.force_login(organizer_of(campaign))
+    started = time.perf_counter()
+    response = client.post(reverse("campaign-analyses", args=[campaign.pk]), FORM)
+    answered, seconds = timezone.now(), time.perf_counter() - started
+    assert response.status_code == 302 and seconds < 1.0, seconds
+    run = AnalysisRun.objects.get(campaign=campaign)
+    wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED})
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    assert run.finished_at > answered  # computed after the response, elsewhere than in the request
+    assert run.result["parameters"]["seed"] == 3
+
+
+@pytest.mark.django_db
+def test_a_run_that_fails_in_the_background_is_recorded_failed_and_shown_so():
+    campaign = synthetic_campaign("fails", np.random.default_rng(13))
+    client = Client()
+    client.force_login(organizer_of(campaign))
+    run = create_run(campaign, FAST)
+    AnalysisRun.objects.filter(pk=run.pk).update(parameters={**run.parameters, "bootstrap": 1})
+    compute_here(run.pk)  # logs the error; a request or the background thread goes on
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.FAILED and "bootstrap must be at least 2" in run.error
+    body = client.get(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}").content.decode()
+    assert f'data-run="{run.pk}">Analysis {run.pk}: <span class="run-label">Failed</span>' in body
+    assert '<td class="run-status" data-status="failed"><span class="run-label">Failed</span>' in body
+
+
+@pytest.mark.django_db
+def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(settings):
+    settings.ANALYSIS_EXECUTION = "celery"  # recorded, never sent: stays queued
+    campaign = synthetic_campaign("status", np.random.default_rng(14))
+    client = Client()
+    client.force_login(organizer_of(campaign))
+    done = create_run(campaign, FAST)
+    AnalysisRun.objects.filter(pk=done.pk).update(status="done", progress=100, stage="done", result={"campaign": "x"})
+    running = create_run(campaign, FAST)
+    AnalysisRun.objects.filter(pk=running.pk).update(status="running", progress=42.4, stage="bootstrap trueskill")
+    queued = client.post(reverse("campaign-analyses", args=[campaign.pk]), FORM)
+    url = reverse("campaign-analyses-status", args=[campaign.pk])
+    runs = {run["id"]: run for run in client.get(url).json()["runs"]}
+    assert runs[done.pk]["status"] == "done" and runs[done.pk]["label"] == "Done"
+    assert [link["label"] for link in runs[done.pk]["reports"]] == ["JSON", "HTML", "LaTeX", "CSV"]
+    assert runs[done.pk]["reports"][0]["url"] == reverse("campaign-analysis-report", args=[campaign.pk, done.pk, "json"])
+    assert (runs[running.pk]["progress"], runs[running.pk]["stage"], runs[running.pk]["reports"]) == (
+        42.4, "bootstrap trueskill", [])
+    new = AnalysisRun.objects.latest("id")
+    assert queued["Location"].endswith(f"?started={new.pk}") and runs[new.pk]["label"] == "Queued"
+
+    page = client.get(queued["Location"]).content.decode()
+    assert f'Analysis {new.pk}: <span class="run-label">Queued</span>' in page
+    assert '<progress max="100" value="42">42%</progress> <span class="run-label">Running</span>' in page
+    assert 'http-equiv="refresh"' not in page and "js/analyses.js" in page
+    assert client.get(f"{reverse('campaign-analyses', args=[campaign.pk])}?started=²").status_code == 200
+
+    judge = Client()
+    judge.force_login(User.objects.get(username="ann"))
+    assert judge.get(url).status_code == 404
+
+
+@pytest.mark.django_db
+def test_requeue_analyses_computes_waiting_runs_without_celery(settings):
+    settings.ANALYSIS_EXECUTION = "thread"
+    campaign = synthetic_campaign("requeue", np.random.default_rng(15))
+    run = create_run(campaign, FAST)
+    out = io.StringIO()
+    call_command("requeue_analyses", stdout=out)
+    assert out.getvalue().strip() == "Computed 1 waiting analyses."
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.DONE
+
+
+@pytest.mark.django_db
+def test_requeue_analyses_sends_waiting_runs_to_celery(settings):
+    settings.ANALYSIS_EXECUTION = "celery"
+    campaign = synthetic_campaign("requeue-celery", np.random.default_rng(16))
+    run = create_run(campaign, FAST)
+    out = io.StringIO()
+    call_command("requeue_analyses", stdout=out)  # the test settings' Celery is eager: the chord runs here
+    assert out.getvalue().strip() == "Sent 1 waiting analyses to the workers."
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.DONE and run.task_id
