@@ -10,7 +10,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from .campaign_forms import CampaignImportForm
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
 from .serializers import CampaignSerializer, ScreensRequestSerializer
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
@@ -56,18 +56,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(request=None, responses={200: None})
     @action(detail=True, methods=["get", "post"], url_path="appraise-xml")
     def appraise_xml(self, request, pk=None):
-        """GET: the judgments as Appraise XML. POST (multipart field ``file``): import Appraise XML."""
+        """GET: the judgments as Appraise XML. POST (multipart fields ``file`` and optional ``map_users``, as on
+        the campaign page): import Appraise XML; ``already_imported`` counts items the campaign held before."""
         campaign = self.get_object()
         if request.method == "GET":
             return HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
-        upload = request.FILES.get("file")
-        if upload is None:
+        if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})
+        form = AppraiseUploadForm(request.data, request.FILES)
+        if not form.is_valid():
+            raise ValidationError(form.errors.get_json_data())
+        upload = form.cleaned_data["file"]
         try:
-            summary = import_appraise_xml(campaign, upload.read())
+            summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None
         return Response(
-            {"rankings": summary.rankings, "skipped": summary.skipped, "judges": summary.judges},
+            {"rankings": summary.rankings, "skipped": summary.skipped, "judges": summary.judges,
+             "already_imported": summary.already},
             status=status.HTTP_201_CREATED,
         )

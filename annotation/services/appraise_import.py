@@ -5,18 +5,34 @@ Candidate of that segment produced by exactly those systems; any mismatch reject
 naming the item. Each ranking item becomes a Screen (its candidates in the item's order), a submitted Assignment
 for its user, and a Judgment keeping the item's id, doc-id, result group and duration, so that export writes the
 same file back (``write_appraise_xml`` reproduces the layout of judgments.xml byte for byte).
+
+An import is idempotent: an item is known by its user and id, and an item the campaign holds already (imported
+before, or exported from here: judgments made here have their database id as Appraise id) is left out and counted;
+one that differs from what the campaign holds is refused, as is a file holding one (user, id) twice. Users are
+accounts local to the campaign unless mapped explicitly (``judged_screens``, ``judge_accounts``); only relative
+ranking campaigns take Appraise XML, and files are limited to ``settings.MAX_UPLOAD_BYTES``.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import BinaryIO, Mapping
 
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from ..models import Campaign, Candidate, CandidateJudgment, Judgment
 from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
 from .collapsing import candidate_name
-from .judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from .judged_screens import (
+    JudgeAccountError,
+    JudgedCandidate,
+    JudgedScreen,
+    user_map_problem,
+    write_judged_screens,
+)
 from .outputs import candidate_systems
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
@@ -24,11 +40,13 @@ FLAG_REASON_IMPORTED = "skipped in Appraise"
 
 @dataclass(frozen=True)
 class AppraiseImportSummary:
-    """What an import added."""
+    """What an import added: rankings (of which ``skipped`` were flagged in Appraise) by ``judges`` judges;
+    ``already``: items of the file the campaign held before, left out."""
 
     rankings: int
     skipped: int
     judges: int
+    already: int = 0
 
 
 def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]:
@@ -41,7 +59,7 @@ def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]
 
 
 def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], max_rank: int) -> list[int]:
-    where = f"ranking-item id={item.id!r} (user {item.user}, src-id {item.src_id})"
+    where = item.where()
     if item.src_id not in lookup:
         raise AppraiseXMLError(f"{where}: the campaign has no segment with line {item.src_id}")
     candidates = lookup[item.src_id]
@@ -62,23 +80,99 @@ def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], ma
     return resolved
 
 
-def import_appraise_xml(campaign: Campaign, data: bytes) -> AppraiseImportSummary:
-    """Add the rankings of an Appraise XML file to ``campaign``, all or nothing."""
-    results = parse_appraise_xml(data)
+def import_appraise_xml(
+    campaign: Campaign,
+    source: bytes | BinaryIO,
+    users: Mapping[str, str] | None = None,
+    by: AbstractBaseUser | None = None,
+) -> AppraiseImportSummary:
+    """Add the rankings of an Appraise XML file (bytes or a binary file) to ``campaign``, all or nothing.
+
+    ``users`` maps user names of the file to the accounts that receive their rankings (explicitly: the only way to
+    reach an account that is not a judge of this campaign alone); ``by`` is the organizer importing on the web
+    (None on the command line). Items the campaign holds already are left out and counted (module docstring).
+    Raises AppraiseXMLError naming the item at fault; nothing is written then.
+    """
+    if campaign.mode != Campaign.Mode.RANKING:
+        raise AppraiseXMLError(
+            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; Appraise XML holds relative "
+            "rankings and goes into relative ranking campaigns"
+        )
+    results = parse_appraise_xml(source, limit=settings.MAX_UPLOAD_BYTES)
+    users = dict(users or {})
+    items = _mapped(results.items, users)
     lookup = candidate_lookup(campaign)
-    resolved = [_resolve(item, lookup, campaign.max_candidates) for item in results.items]
+    resolved = [_resolve(item, lookup, campaign.max_candidates) for item in items]
     with transaction.atomic():
-        judged = [_judged(item, candidates) for item, candidates in zip(results.items, resolved)]
-        users = write_judged_screens(campaign, judged)
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        new = _not_imported_before(campaign, list(zip(items, resolved)))
+        try:
+            written = write_judged_screens(
+                campaign, [_judged(item, candidates) for item, candidates in new], set(users.values()), by
+            )
+        except JudgeAccountError as error:
+            raise AppraiseXMLError(_refused_account(error, items, users)) from None
         languages = next(iter(results.groups.values()), {})
         if languages:
             campaign.source_language = languages.get("source-language", campaign.source_language)
             campaign.target_language = languages.get("target-language", campaign.target_language)
             campaign.save(update_fields=["source_language", "target_language"])
     return AppraiseImportSummary(
-        rankings=len(results.items),
-        skipped=sum(item.skipped for item in results.items),
-        judges=len(users),
+        rankings=len(new),
+        skipped=sum(item.skipped for item, _ in new),
+        judges=len(written),
+        already=len(items) - len(new),
+    )
+
+
+def _mapped(items: list[RankingItem], users: dict[str, str]) -> list[RankingItem]:
+    """The items with their users mapped; AppraiseXMLError for a map that names no user of the file or would merge
+    two of its users, and for a (user, id) given twice."""
+    problem = user_map_problem(users, {item.user for item in items})
+    if problem is not None:
+        raise AppraiseXMLError(problem)
+    mapped = [dataclasses.replace(item, user=users.get(item.user, item.user)) for item in items]
+    first: dict[tuple[str, str], RankingItem] = {}
+    for item in mapped:
+        earlier = first.setdefault((item.user, item.id), item)
+        if earlier is not item:
+            at = f" at line {earlier.line}" if earlier.line is not None else ""
+            raise AppraiseXMLError(f"{item.where()}: the file has a ranking-item of this user and id already{at}")
+    return mapped
+
+
+def _content(item: RankingItem) -> tuple:
+    """What makes two items the same judgment: the sentence, whether skipped, each output's rank."""
+    return item.src_id, item.skipped, sorted((tuple(sorted(systems)), rank) for systems, rank in item.translations)
+
+
+def _not_imported_before(campaign: Campaign, resolved: list[tuple[RankingItem, list[int]]]) -> list:
+    """The (item, candidates) pairs the campaign does not hold yet; AppraiseXMLError for an item whose user and id
+    the campaign holds with another judgment."""
+    held = {(item.user, item.id): item for item in campaign_rankings(campaign).items}
+    new = []
+    for item, candidates in resolved:
+        before = held.get((item.user, item.id))
+        if before is None:
+            new.append((item, candidates))
+        elif _content(before) != _content(item):
+            raise AppraiseXMLError(
+                f"{item.where()}: {campaign.name!r} holds another judgment of this user with this id (imported "
+                "before, with other ranks or another sentence)"
+            )
+    return new
+
+
+def _refused_account(error: JudgeAccountError, items: list[RankingItem], users: dict[str, str]) -> str:
+    """The message for an account the import may not use, naming the first item of its user."""
+    item = next(item for item in items if item.user == error.name)
+    names = [name for name, account in users.items() if account == error.name]
+    if names:
+        return f"{item.where()}: user {names[0]!r} is mapped to the account {error.name!r}, which {error.reason}"
+    return (
+        f"{item.where()}: user {error.name!r} {error.reason}. Imported judges are accounts of this campaign only: "
+        f"map the name to an account explicitly ({error.name}=ACCOUNT in the user map, --map-user on the command "
+        "line), or rename it in the file"
     )
 
 

@@ -12,25 +12,51 @@ Schema (as in ``../shared/data/conll14/judgments.xml``)::
 
 ``src-id`` is the 0-based line number of the judged sentence; ``rank`` is 1 (best) .. M (worst), ties allowed; an item
 with ``skipped="true"`` has no translations (the judge flagged it). This module parses and writes that text; it knows
-nothing of the database (see ``appraise_import`` for that). Parsing uses defusedxml: no entities, no DTDs.
+nothing of the database (see ``appraise_import`` for that).
+
+Parsing streams the file through defusedxml's SAX parser (no entities, no external references; memory holds the
+items, never a tree of the document) and checks every attribute it keeps before anything reaches the database:
+numbers are ASCII digits within range, names and ids are within the lengths of the columns that store them
+(``FIELD_LIMITS``) and hold no control characters, ``user`` is a valid username. A bad attribute raises
+``AppraiseXMLError`` naming the item and its line.
 """
 from __future__ import annotations
 
+import io
+import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Iterable
-from xml.etree.ElementTree import Element, ParseError
+from typing import BinaryIO, Iterable, Iterator
+from xml.sax import SAXParseException
+from xml.sax.expatreader import ExpatLocator
+from xml.sax.handler import ContentHandler
 from xml.sax.saxutils import quoteattr
+from xml.sax.xmlreader import AttributesImpl
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
+from defusedxml.sax import make_parser
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
 
+ROOT_TAG = "appraise-results"
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
 TRANSLATION_TAG = "translation"
 
-_DURATION = re.compile(r"^(\d+):([0-5]\d):([0-5]\d)(?:\.(\d{1,6}))?$")
+#: The most characters each stored attribute may have: the sizes of the columns that keep them (checked against
+#: the models in the tests): item id, doc-id and result id in Judgment, languages in Campaign, user names, systems.
+FIELD_LIMITS = {
+    "id": 100, "doc-id": 200, "group": 200, "source-language": 32, "target-language": 32, "user": 150, "system": 100,
+}
+#: src-id: a line number of at most 9 digits; rank: at most 2 digits (M is at most 10); duration: hours of at most
+#: 6 digits. ASCII digits only: ``"²".isdigit()`` is true, but ``int("²")`` fails.
+_SRC_ID = re.compile(r"[0-9]{1,9}")
+_RANK = re.compile(r"[0-9]{1,2}")
+_DURATION = re.compile(r"([0-9]{1,6}):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,6}))?")
+_CHUNK = 1 << 16
+_username = UnicodeUsernameValidator()
 
 
 class AppraiseXMLError(ValueError):
@@ -39,7 +65,11 @@ class AppraiseXMLError(ValueError):
 
 @dataclass(frozen=True)
 class RankingItem:
-    """One ``ranking-item``: a judge's ranking of the candidates of one screen."""
+    """One ``ranking-item``: a judge's ranking of the candidates of one screen.
+
+    ``line`` is where the item starts in the file it was parsed from (None for items made otherwise); it is not
+    part of an item's identity (two equal items may sit on different lines).
+    """
 
     id: str
     doc_id: str
@@ -49,6 +79,12 @@ class RankingItem:
     skipped: bool
     translations: list[tuple[tuple[str, ...], int]]
     group: str = ""
+    line: int | None = field(default=None, compare=False)
+
+    def where(self) -> str:
+        """The item as messages name it: its id, its line in the file (when known), its user and src-id."""
+        at = f"line {self.line}, " if self.line is not None else ""
+        return f"ranking-item id={shown(self.id)} ({at}user {self.user}, src-id {self.src_id})"
 
 
 @dataclass
@@ -59,11 +95,16 @@ class AppraiseResults:
     groups: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
+def shown(value: str, limit: int = 60) -> str:
+    """``value`` quoted for a message, cut after ``limit`` characters (an attribute may be megabytes long)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
 def parse_duration(text: str) -> timedelta:
-    """Parse Appraise's ``HH:MM:SS.ffffff`` (fraction optional) into a timedelta."""
-    match = _DURATION.match(text.strip())
+    """Parse Appraise's ``HH:MM:SS.ffffff`` (fraction optional, at most 999999 hours) into a timedelta."""
+    match = _DURATION.fullmatch(text.strip())
     if not match:
-        raise ValueError(f"duration {text!r} is not HH:MM:SS.ffffff")
+        raise ValueError(f"duration {shown(text)} is not HH:MM:SS.ffffff (at most 999999 hours)")
     hours, minutes, seconds, fraction = match.groups()
     micros = int((fraction or "0").ljust(6, "0"))
     return timedelta(hours=int(hours), minutes=int(minutes), seconds=int(seconds), microseconds=micros)
@@ -79,72 +120,180 @@ def format_duration(value: timedelta) -> str:
     return f"{whole}.{micros:06d}" if micros else whole
 
 
-def _attr(element: Element, name: str, where: str) -> str:
-    value = element.get(name)
-    if value is None:
-        raise AppraiseXMLError(f"{where}: missing attribute {name!r}")
+def _text(value: str, name: str, where: str, required: bool = False) -> str:
+    """An identifier attribute: at most its column's length, no control characters (and not empty if required)."""
+    limit = FIELD_LIMITS[name]
+    if len(value) > limit:
+        raise AppraiseXMLError(f"{where}: {name} {shown(value)} is longer than {limit} characters")
+    if required and not value:
+        raise AppraiseXMLError(f"{where}: {name} is empty")
+    bad = next((char for char in value if unicodedata.category(char) == "Cc"), None)
+    if bad is not None:
+        raise AppraiseXMLError(f"{where}: {name} {shown(value)} holds the control character U+{ord(bad):04X}")
     return value
 
 
-def _parse_item(element: Element, group: str, index: int) -> RankingItem:
-    where = f"ranking-item #{index + 1} (id={element.get('id')!r})"
-    src = _attr(element, "src-id", where)
-    if not src.isdigit():
-        raise AppraiseXMLError(f"{where}: src-id {src!r} is not a non-negative integer")
-    duration_text = element.get("duration")
+def _user(value: str, where: str) -> str:
+    if not 1 <= len(value) <= FIELD_LIMITS["user"]:
+        raise AppraiseXMLError(f"{where}: user {shown(value)} must have 1 to {FIELD_LIMITS['user']} characters")
     try:
-        duration = parse_duration(duration_text) if duration_text else None
-    except ValueError as exc:
-        raise AppraiseXMLError(f"{where}: {exc}") from None
-    skipped = element.get("skipped", "false").lower() == "true"
-    translations: list[tuple[tuple[str, ...], int]] = []
-    for child in element:
-        if child.tag != TRANSLATION_TAG:
-            raise AppraiseXMLError(f"{where}: unexpected element <{child.tag}>")
-        rank_text = _attr(child, "rank", where + " translation")
-        if not rank_text.isdigit() or int(rank_text) < 1:
-            raise AppraiseXMLError(f"{where}: rank {rank_text!r} is not a positive integer")
-        systems = tuple(_attr(child, "system", where + " translation").split())
+        _username(value)
+    except ValidationError:
+        raise AppraiseXMLError(
+            f"{where}: user {shown(value)} is not a valid username (letters, digits and @ . + - _ only)"
+        ) from None
+    return value
+
+
+class _Item:
+    """A ranking item being read: its checked attributes and the translations read so far."""
+
+    def __init__(self, attrs: AttributesImpl, group: str, line: int, number: int):
+        self.where = f"ranking-item #{number} (id={shown(attrs.get('id', ''))}, line {line})"
+        self.line, self.group = line, group
+        self.id = _text(self._required(attrs, "id"), "id", self.where, required=True)
+        self.user = _user(self._required(attrs, "user"), self.where)
+        src = self._required(attrs, "src-id")
+        if not _SRC_ID.fullmatch(src):
+            raise AppraiseXMLError(f"{self.where}: src-id {shown(src)} is not a line number (0 to 999999999)")
+        self.src_id = int(src)
+        self.doc_id = _text(attrs.get("doc-id", ""), "doc-id", self.where)
+        duration = attrs.get("duration")
+        try:
+            self.duration = parse_duration(duration) if duration else None
+        except ValueError as exc:
+            raise AppraiseXMLError(f"{self.where}: {exc}") from None
+        skipped = attrs.get("skipped", "false")
+        if skipped.lower() not in ("true", "false"):
+            raise AppraiseXMLError(f"{self.where}: skipped {shown(skipped)} is neither true nor false")
+        self.skipped = skipped.lower() == "true"
+        self.translations: list[tuple[tuple[str, ...], int]] = []
+
+    def _required(self, attrs: AttributesImpl, name: str) -> str:
+        value = attrs.get(name)
+        if value is None:
+            raise AppraiseXMLError(f"{self.where}: missing attribute {name!r}")
+        return value
+
+    def add_translation(self, attrs: AttributesImpl) -> None:
+        where = self.where + " translation"
+        rank = self._required(attrs, "rank")
+        if not _RANK.fullmatch(rank) or int(rank) < 1:
+            raise AppraiseXMLError(f"{where}: rank {shown(rank)} is not a positive integer (1 to 99)")
+        systems = tuple(self._required(attrs, "system").split())
         if not systems:
             raise AppraiseXMLError(f"{where}: a translation names no system")
-        translations.append((systems, int(rank_text)))
-    if skipped and translations:
-        raise AppraiseXMLError(f"{where}: a skipped item must not rank translations")
-    if not skipped and not translations:
-        raise AppraiseXMLError(f"{where}: an item that is not skipped ranks no translation")
-    return RankingItem(
-        id=_attr(element, "id", where),
-        doc_id=element.get("doc-id", ""),
-        src_id=int(src),
-        user=_attr(element, "user", where),
-        duration=duration,
-        skipped=skipped,
-        translations=translations,
-        group=group,
-    )
+        for system in systems:
+            if len(system) > FIELD_LIMITS["system"]:
+                raise AppraiseXMLError(
+                    f"{where}: system {shown(system)} is longer than {FIELD_LIMITS['system']} characters"
+                )
+        self.translations.append((systems, int(rank)))
+
+    def finished(self) -> RankingItem:
+        if self.skipped and self.translations:
+            raise AppraiseXMLError(f"{self.where}: a skipped item must not rank translations")
+        if not self.skipped and not self.translations:
+            raise AppraiseXMLError(f"{self.where}: an item that is not skipped ranks no translation")
+        return RankingItem(
+            id=self.id, doc_id=self.doc_id, src_id=self.src_id, user=self.user, duration=self.duration,
+            skipped=self.skipped, translations=self.translations, group=self.group, line=self.line,
+        )
 
 
-def parse_appraise_xml(data: bytes) -> AppraiseResults:
-    """Parse Appraise ranking XML; raise AppraiseXMLError naming the item and attribute at fault."""
+class _Reader(ContentHandler):
+    """SAX handler: checks the nesting root > result > item > translation and collects the items."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.results = AppraiseResults()
+        self.depth = 0
+        self.group = ""
+        self.item: _Item | None = None
+
+    def _line(self) -> int:
+        return self._locator.getLineNumber()
+
+    def startElement(self, name: str, attrs: AttributesImpl) -> None:
+        expected = (ROOT_TAG, RESULT_TAG, ITEM_TAG, TRANSLATION_TAG)
+        if self.depth >= len(expected) or name != expected[self.depth]:
+            if self.depth == 0:
+                raise AppraiseXMLError(f"root element is <{name}>, expected <{ROOT_TAG}>")
+            inside = self.item.where if self.item else f"line {self._line()}"
+            raise AppraiseXMLError(f"{inside}: unexpected element <{name}>")
+        if name == RESULT_TAG:
+            self._start_group(attrs)
+        elif name == ITEM_TAG:
+            self.item = _Item(attrs, self.group, self._line(), len(self.results.items) + 1)
+        elif name == TRANSLATION_TAG:
+            self.item.add_translation(attrs)
+        self.depth += 1
+
+    def _start_group(self, attrs: AttributesImpl) -> None:
+        where = f"line {self._line()}: <{RESULT_TAG}>"
+        self.group = _text(attrs.get("id", ""), "group", where)
+        for name in ("source-language", "target-language"):
+            _text(attrs.get(name, ""), name, where)
+        self.results.groups.setdefault(self.group, {name: value for name, value in attrs.items() if name != "id"})
+
+    def endElement(self, name: str) -> None:
+        self.depth -= 1
+        if name == ITEM_TAG:
+            self.results.items.append(self.item.finished())
+            self.item = None
+
+
+def _chunks(source: bytes | BinaryIO, limit: int | None) -> Iterator[bytes]:
+    """The source in pieces of 64 KiB; AppraiseXMLError once it passes ``limit`` bytes (None: no limit)."""
+    size = _known_size(source)
+    if limit is not None and size is not None and size > limit:
+        raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
+    total = 0
+    if isinstance(source, bytes):
+        pieces: Iterable[bytes] = (source[start:start + _CHUNK] for start in range(0, len(source), _CHUNK))
+    else:
+        pieces = iter(lambda: source.read(_CHUNK), b"")
+    for piece in pieces:
+        total += len(piece)
+        if limit is not None and total > limit:
+            raise AppraiseXMLError(f"the file is over the upload limit of {_megabytes(limit)}")
+        yield piece
+
+
+def _known_size(source: bytes | BinaryIO) -> int | None:
+    """The size of bytes, of an upload (``.size``) or of an open file; None for a stream of unknown size."""
+    if isinstance(source, bytes):
+        return len(source)
+    if getattr(source, "size", None) is not None:
+        return source.size
     try:
-        root = fromstring(data)
-    except ParseError as exc:
-        raise AppraiseXMLError(f"not well-formed XML: {exc}") from None
+        return os.fstat(source.fileno()).st_size
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
+
+
+def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> AppraiseResults:
+    """Parse Appraise ranking XML from bytes or a binary file, streaming; raise AppraiseXMLError naming the item,
+    line and attribute at fault, or the size when the source is over ``limit`` bytes (None: no limit)."""
+    reader = _Reader()
+    parser = make_parser()
+    parser.setContentHandler(reader)
+    reader.setDocumentLocator(ExpatLocator(parser))
+    try:
+        for piece in _chunks(source, limit):
+            parser.feed(piece)
+        parser.close()
+    except SAXParseException as exc:
+        raise AppraiseXMLError(
+            f"not well-formed XML: {exc.getMessage()} (line {exc.getLineNumber()}, column {exc.getColumnNumber()})"
+        ) from None
     except DefusedXmlException as exc:
         raise AppraiseXMLError(f"refused unsafe XML ({type(exc).__name__})") from None
-    if root.tag != "appraise-results":
-        raise AppraiseXMLError(f"root element is <{root.tag}>, expected <appraise-results>")
-    results = AppraiseResults()
-    for group in root:
-        if group.tag != RESULT_TAG:
-            raise AppraiseXMLError(f"unexpected element <{group.tag}> under <appraise-results>")
-        group_id = group.get("id", "")
-        results.groups.setdefault(group_id, {k: v for k, v in group.attrib.items() if k != "id"})
-        for element in group:
-            if element.tag != ITEM_TAG:
-                raise AppraiseXMLError(f"unexpected element <{element.tag}> in result {group_id!r}")
-            results.items.append(_parse_item(element, group_id, len(results.items)))
-    return results
+    return reader.results
 
 
 def write_appraise_xml(results: AppraiseResults) -> str:

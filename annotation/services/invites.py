@@ -3,11 +3,15 @@
 An organizer of a campaign creates an invite for a judge username; the account is created when it does not
 exist (without a usable password: the link is the way in, and the judge may set a password afterwards). The
 link carries a random secret of 256 bits; only its SHA-256 digest is stored, so the link is shown once.
-Opening the link and confirming logs the judge in and adds them to the campaign's judges; the link then stops
-working. It also stops working after ``valid_for``.
+Opening the link and confirming adds the judge to the campaign's judges; the link then stops working. It also
+stops working after ``valid_for``.
 
-An invite never logs anyone in as a staff member, a superuser or an organizer, and an organizer cannot invite
-(and so log in as) a judge of a campaign they do not manage; admins can.
+The link itself logs the judge in only when ``judge_accounts.link_may_log_in`` allows it, checked when the link
+is used: a judge-only account without a usable password all of whose campaigns the inviter manages (as an account
+the invite created is). Any other account (one with a password, a member of the organizers group, ...) must be
+logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else.
+Staff, admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of a
+campaign they do not manage; admins can.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from django.utils import timezone
 
 from ..models import Campaign, Invite
 from ..permissions import can_manage, managed_campaigns
+from .judge_accounts import link_may_log_in
 
 #: How long an invite link works by default.
 INVITE_VALIDITY = timedelta(days=14)
@@ -31,6 +36,21 @@ INVITE_VALIDITY = timedelta(days=14)
 
 class InviteError(ValueError):
     """The invite cannot be created or used; the message says why."""
+
+
+class LoginRequired(InviteError):
+    """The invite is for an account that logs in with its own credentials first; nothing was changed."""
+
+    def __init__(self, invite: Invite):
+        self.invite = invite
+        super().__init__(
+            f"This invite is for the existing account {invite.judge.username}: log in as {invite.judge.username} "
+            "to accept it."
+        )
+
+
+class WrongAccount(InviteError):
+    """Someone other than the invite's judge is logged in and the link may not log the judge in."""
 
 
 def digest(secret: str) -> str:
@@ -106,21 +126,41 @@ def _usable(invite: Invite | None, now: datetime) -> Invite:
 
 def find_invite(secret: str, now: datetime | None = None) -> Invite:
     """The usable invite with this secret; raise InviteError for an unknown, used or expired one."""
-    invite = Invite.objects.select_related("campaign", "judge").filter(digest=digest(secret)).first()
+    invite = Invite.objects.select_related("campaign", "judge", "created_by").filter(digest=digest(secret)).first()
     return _usable(invite, now or timezone.now())
 
 
-def redeem_invite(secret: str, now: datetime | None = None) -> Invite:
-    """Use the invite once: mark it used and add its judge to the campaign. The caller logs the judge in."""
+def link_logs_in(invite: Invite) -> bool:
+    """Whether the invite's link may log its judge in; otherwise the judge logs in first (module docstring)."""
+    return link_may_log_in(invite.judge, invite.campaign, invite.created_by)
+
+
+def redeem_invite(
+    secret: str, now: datetime | None = None, user: AbstractBaseUser | None = None
+) -> Invite:
+    """Use the invite once: mark it used and add its judge to the campaign.
+
+    ``user`` is who is logged in (None: nobody). When ``user`` is the invite's judge, the invite is accepted.
+    Otherwise the link must be allowed to log the judge in (``link_logs_in``; the caller then logs them in): if it
+    is not, nothing changes and LoginRequired is raised when nobody is logged in, WrongAccount when someone
+    else is.
+    """
     now = now or timezone.now()
     with transaction.atomic():
         invite = _usable(
             Invite.objects.select_for_update(of=("self",))
-            .select_related("campaign", "judge")
+            .select_related("campaign", "judge", "created_by")
             .filter(digest=digest(secret))
             .first(),
             now,
         )
+        if user != invite.judge and not link_logs_in(invite):
+            if user is None:
+                raise LoginRequired(invite)
+            raise WrongAccount(
+                f"This invite is for the account {invite.judge.username}. You are logged in as {user.username}: "
+                f"log in as {invite.judge.username} to accept it."
+            )
         invite.used_at = now
         invite.save(update_fields=["used_at"])
         invite.campaign.judges.add(invite.judge)

@@ -2,19 +2,61 @@
 
 Each judged screen becomes a Screen of its segment showing its candidates in the given order, a submitted
 Assignment of its judge, a Judgment (keeping the source's duration and ids) with one CandidateJudgment per
-candidate, or a Flag when the screen was flagged. Judges are users by name, created without a usable password
-when new and made judges of the campaign. Callers check their input first and call these inside a transaction.
+candidate, or a Flag when the screen was flagged. Judges are accounts by name, local to the campaign unless the
+import names an account explicitly (the rules are ``judge_accounts.import_refusal``): a new name becomes an account
+without a usable password, made a judge of the campaign. Callers check their input first and call these inside a
+transaction.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen, ScreenCandidate, Segment
+from .judge_accounts import import_refusal
 from .screens import next_screen_number, next_slot_position
+
+#: How a user map is written: NAME=ACCOUNT pairs separated by spaces, commas or line ends.
+USER_MAP_SYNTAX = "NAME=ACCOUNT pairs separated by spaces, commas or line ends"
+
+
+class JudgeAccountError(ValueError):
+    """A judge name of an imported file may not be used; ``name`` is that name and ``reason`` says why."""
+
+    def __init__(self, name: str, reason: str):
+        self.name, self.reason = name, reason
+        super().__init__(f"{name!r} {reason}")
+
+
+def parse_user_map(text: str) -> dict[str, str]:
+    """Parse ``NAME=ACCOUNT`` pairs (USER_MAP_SYNTAX) into {name in the file: account}; ValueError naming the pair
+    that is malformed, holds an invalid username, or maps a name or an account a second time."""
+    validate = get_user_model().username_validator
+    mapping: dict[str, str] = {}
+    for pair in re.split(r"[\s,]+", text.strip()) if text.strip() else []:
+        name, equals, account = pair.partition("=")
+        if not equals:
+            raise ValueError(f"user map: {pair[:160]!r} is not NAME=ACCOUNT")
+        for value in (name, account):
+            try:
+                if not 1 <= len(value) <= 150:
+                    raise ValidationError("length")
+                validate(value)
+            except ValidationError:
+                raise ValueError(f"user map: {value[:160]!r} in {pair[:160]!r} is not a valid username") from None
+        if name in mapping:
+            raise ValueError(f"user map: {name!r} is mapped twice")
+        if account in mapping.values():
+            raise ValueError(f"user map: two names are mapped to {account!r}")
+        mapping[name] = account
+    return mapping
 
 
 @dataclass(frozen=True)
@@ -41,23 +83,58 @@ class JudgedScreen:
     external_group: str = ""
 
 
-def judges_by_name(campaign: Campaign, names: Iterable[str]) -> dict:
-    """The users named ``names`` (created without a usable password when new), made judges of ``campaign``."""
+def user_map_problem(users: Mapping[str, str], names: Collection[str]) -> str | None:
+    """What is wrong with giving the judge names of a file (``names``) the accounts ``users`` maps them to: a
+    mapped name the file does not have, or an account that is also an unmapped name of the file (two judges would
+    become one); None when nothing is."""
+    for name, account in users.items():
+        if name not in names:
+            return f"the user map names {name!r}, but the file has no judge of that name"
+        if account in names and account not in users:
+            return (
+                f"the user map gives {name!r} the account {account!r}, which is also a judge of the file: that "
+                "would merge two judges"
+            )
+    return None
+
+
+def judge_accounts(
+    campaign: Campaign, names: Iterable[str], explicit: Collection[str] = (), by: AbstractBaseUser | None = None
+) -> dict[str, AbstractBaseUser]:
+    """The account of each judge name, made judges of ``campaign``; new names become accounts without a usable
+    password. An existing account is used only when ``import_refusal`` allows it (``explicit``: the names the
+    import gave explicitly; ``by``: the organizer importing on the web, None on the command line); otherwise
+    JudgeAccountError names the first refused name, before anything is written."""
     User = get_user_model()
-    users = {}
-    for username in dict.fromkeys(names):
-        user, created = User.objects.get_or_create(username=username)
-        if created:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        users[username] = user
+    wanted = list(dict.fromkeys(names))
+    existing = {user.username: user for user in User.objects.filter(username__in=wanted)}
+    for name in wanted:
+        if name in existing:
+            reason = import_refusal(existing[name], campaign, name in explicit, by)
+            if reason is not None:
+                raise JudgeAccountError(name, reason)
+    created = User.objects.bulk_create(
+        User(username=name, password=make_password(None)) for name in wanted if name not in existing
+    )
+    users = {**existing, **{user.username: user for user in created}}
     campaign.judges.add(*users.values())
     return users
 
 
-def write_judged_screens(campaign: Campaign, screens: Sequence[JudgedScreen]) -> dict:
-    """Write ``screens`` after the campaign's existing screens; returns the judges by name."""
-    users = judges_by_name(campaign, (screen.judge for screen in screens))
+def write_judged_screens(
+    campaign: Campaign,
+    screens: Sequence[JudgedScreen],
+    explicit: Collection[str] = (),
+    by: AbstractBaseUser | None = None,
+) -> dict:
+    """Write ``screens`` after the campaign's existing screens; returns the judges by name.
+
+    Takes the campaign's lock, as screen creation does, so that screen numbers and slot positions stay unique;
+    the accounts are ``judge_accounts(campaign, ..., explicit, by)`` (JudgeAccountError before anything is
+    written).
+    """
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+    users = judge_accounts(campaign, (screen.judge for screen in screens), explicit, by)
     segments = dict(Segment.objects.filter(campaign=campaign).values_list("line", "id"))
     first, first_position = next_screen_number(campaign), next_slot_position(campaign)
     rows = Screen.objects.bulk_create(

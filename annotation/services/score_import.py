@@ -11,22 +11,30 @@ Two layouts, UTF-8 (a byte order mark is dropped):
   unless another is named.
 
 How ratings become rows: every (rater, segment) gets one Screen of that segment showing the candidates the rater
-scored, in the order of the file, with a submitted Assignment of the rater (a user created without a usable
-password if needed, made a judge of the campaign) and one Judgment whose CandidateJudgments carry the scores
-and the meaning-changed boxes. A system's rating is the rating of its candidate, the collapsed output it shares
-with the systems that produced the same sentence (METHODS 1): one candidate rated through several systems by one
-rater must get the same score and box every time, and counts once.
+scored, in the order of the file, with a submitted Assignment of the rater and one Judgment whose
+CandidateJudgments carry the scores and the meaning-changed boxes. A system's rating is the rating of its
+candidate, the collapsed output it shares with the systems that produced the same sentence (METHODS 1): one
+candidate rated through several systems by one rater must get the same score and box every time, and counts once.
 
-The file is checked whole before anything is written; any error (bad encoding, wrong column count, unknown
-system, line out of range, a score that is not a number from 0 to 100, a rating given twice, a rater who already
-has scores for that segment) raises ``ScoreImportError`` naming the row, and nothing is stored.
+Raters are accounts of this campaign only (a new account without a usable password, or one that judges this
+campaign and nothing else), unless the import maps a name to an account explicitly (``users``, ``--map-user``); the
+rater of a wide file is named explicitly (``rater``, ``--rater``).
+
+The file is checked whole before anything is written; any error (a file over ``MAX_UPLOAD_BYTES``, bad encoding,
+wrong column count, unknown system, a line number that is not ASCII digits or out of range, a score that is not a
+plain decimal number from 0 to 100, a rater name that is not a valid username, a rating given twice, a rater who
+already has scores for that segment or whose name belongs to another account) raises ``ScoreImportError`` naming
+the row, and nothing is stored.
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
+import re
 from dataclasses import dataclass
+from typing import Mapping
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -34,13 +42,23 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..models import Campaign, Judgment, Output, Segment
-from .judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from .judged_screens import (
+    JudgeAccountError,
+    JudgedCandidate,
+    JudgedScreen,
+    user_map_problem,
+    write_judged_screens,
+)
 from .textfiles import InputFileError, check_size
 
 WIDE_RATER = "gmeg-mean"
 """The rater of a wide file's ratings unless another is named: GMEG-Data releases each output's mean rating."""
 LONG_COLUMNS = ("rater", "segment", "system", "score", "meaning_changed")
 TRUE_WORDS, FALSE_WORDS = frozenset({"1", "true", "yes"}), frozenset({"", "0", "false", "no"})
+#: A line number: ASCII digits only (``int`` also takes "٣", "1_0" and " 7"), at most 9 of them.
+_LINE = re.compile(r"[0-9]{1,9}")
+#: A score: a plain decimal number in ASCII ("55", "65.5", ".5", "1e1"; not "1_0", "٣", "inf" or "nan").
+_SCORE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 
 
 class ScoreImportError(InputFileError):
@@ -86,21 +104,27 @@ def _rows(name: str, data: bytes) -> list[list[str]]:
     return rows
 
 
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(text[:60]) + f"... ({len(text)} characters)"
+
+
 def _score(text: str, where: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ScoreImportError(f"{where}: score {text!r} is not a number") from None
+    if text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
+        raise ScoreImportError(f"{where}: score {text!r} is outside 0-100")
+    if not _SCORE.fullmatch(text):
+        raise ScoreImportError(f"{where}: score {_shown(text)} is not a number")
+    value = float(text)
     if not math.isfinite(value) or not 0 <= value <= 100:
         raise ScoreImportError(f"{where}: score {text!r} is outside 0-100")
     return value
 
 
 def _line(text: str, where: str, n_lines: int) -> int:
-    try:
-        line = int(text)
-    except ValueError:
-        raise ScoreImportError(f"{where}: segment {text!r} is not a line number (0-based)") from None
+    if text.startswith("-") and _LINE.fullmatch(text[1:]):
+        raise ScoreImportError(f"{where}: line {text} is out of range (the campaign has lines 0 to {n_lines - 1})")
+    if not _LINE.fullmatch(text):
+        raise ScoreImportError(f"{where}: segment {_shown(text)} is not a line number (0-based)")
+    line = int(text)
     if not 0 <= line < n_lines:
         raise ScoreImportError(f"{where}: line {line} is out of range (the campaign has lines 0 to {n_lines - 1})")
     return line
@@ -109,25 +133,27 @@ def _line(text: str, where: str, n_lines: int) -> int:
 def _meaning_changed(text: str, where: str) -> bool:
     word = text.strip().lower()
     if word not in TRUE_WORDS | FALSE_WORDS:
-        raise ScoreImportError(f"{where}: meaning_changed {text!r} is not 1/0, true/false or yes/no")
+        raise ScoreImportError(f"{where}: meaning_changed {_shown(text)} is not 1/0, true/false or yes/no")
     return word in TRUE_WORDS
 
 
 def _rater(text: str, where: str) -> str:
     rater = text.strip()
     if not rater or len(rater) > 150:
-        raise ScoreImportError(f"{where}: rater {text!r} must have 1 to 150 characters")
+        raise ScoreImportError(f"{where}: rater {_shown(text)} must have 1 to 150 characters")
     try:
         get_user_model().username_validator(rater)
     except ValidationError:
-        raise ScoreImportError(f"{where}: rater {text!r} is not a valid user name (letters, digits, @.+-_)") from None
+        raise ScoreImportError(
+            f"{where}: rater {_shown(text)} is not a valid user name (letters, digits, @.+-_)"
+        ) from None
     return rater
 
 
 def _system(text: str, where: str, systems: set[str]) -> str:
     if text.strip() not in systems:
         raise ScoreImportError(
-            f"{where}: unknown system {text.strip()!r} (the campaign's systems: {', '.join(sorted(systems))})"
+            f"{where}: unknown system {_shown(text.strip())} (the campaign's systems: {', '.join(sorted(systems))})"
         )
     return text.strip()
 
@@ -231,9 +257,18 @@ def _check_not_rated(name: str, campaign: Campaign, screens: list[_Screen]) -> N
 
 
 def import_scores(
-    campaign: Campaign, data: bytes, *, wide: bool = False, name: str = "scores.csv", rater: str = WIDE_RATER
+    campaign: Campaign,
+    data: bytes,
+    *,
+    wide: bool = False,
+    name: str = "scores.csv",
+    rater: str = WIDE_RATER,
+    users: Mapping[str, str] | None = None,
 ) -> ScoreImportSummary:
-    """Add the PRWS ratings of a long or wide CSV file to ``campaign``, all or nothing (module docstring)."""
+    """Add the PRWS ratings of a long or wide CSV file to ``campaign``, all or nothing (module docstring).
+
+    ``users`` maps rater names of a long file to the accounts that receive their ratings, explicitly.
+    """
     if campaign.mode != Campaign.Mode.PRWS:
         raise ScoreImportError(
             f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; scores go into PRWS campaigns "
@@ -247,19 +282,44 @@ def import_scores(
     }
     systems = {system for _, system in outputs}
     n_lines = Segment.objects.filter(campaign=campaign).count()
+    users = dict(users or {})
+    if wide and users:
+        raise ScoreImportError(f"{name}: a wide file has one rater, named with --rater; a user map is for long files")
     if wide:
         ratings = parse_wide(name, data, systems, n_lines, rater)
+        users = {rater: rater}
     else:
-        ratings = parse_long(name, data, systems, n_lines)
+        ratings = _mapped(name, parse_long(name, data, systems, n_lines), users)
     screens = _screens(name, ratings, outputs)
     if not screens:
         raise ScoreImportError(f"{name}: the file holds no scores")
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         _check_not_rated(name, campaign, screens)
-        users = write_judged_screens(campaign, [_judged(screen) for screen in screens])
+        try:
+            raters = write_judged_screens(campaign, [_judged(screen) for screen in screens], set(users.values()))
+        except JudgeAccountError as error:
+            raise ScoreImportError(_refused_account(name, error, ratings)) from None
     return ScoreImportSummary(
-        ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(users)
+        ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(raters)
+    )
+
+
+def _mapped(name: str, ratings: list[Rating], users: dict[str, str]) -> list[Rating]:
+    """The ratings with their raters mapped; ScoreImportError for a map that names no rater of the file or would
+    merge two of its raters."""
+    problem = user_map_problem(users, {rating.rater for rating in ratings})
+    if problem is not None:
+        raise ScoreImportError(f"{name}: {problem}")
+    return [dataclasses.replace(rating, rater=users.get(rating.rater, rating.rater)) for rating in ratings]
+
+
+def _refused_account(name: str, error: JudgeAccountError, ratings: list[Rating]) -> str:
+    """The message for an account the import may not use, naming the first row of its rater."""
+    row = next(rating.row for rating in ratings if rating.rater == error.name)
+    return (
+        f"{name}: row {row}: rater {error.name!r} {error.reason}. Imported raters are accounts of this campaign "
+        f"only: map the name to an account explicitly (--map-user {error.name}=ACCOUNT), or rename it in the file"
     )
 
 

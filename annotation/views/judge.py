@@ -16,6 +16,7 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,7 +28,7 @@ from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
 from ..permissions import is_organizer, managed_campaigns
 from ..services import guidelines, queue, training
-from ..services.invites import InviteError, find_invite, redeem_invite
+from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
 from ..services.presentation import ScreenDisplay, display
 
 #: Session key: {campaign id: token} of the one submit each campaign's screen may still undo.
@@ -139,14 +140,25 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def invite(request: HttpRequest, secret: str) -> HttpResponse:
-    """A one-time invite link: GET asks to confirm (link previews must not use it up), POST logs the judge in."""
+    """A one-time invite link: GET asks to confirm (link previews must not use it up), POST accepts it.
+
+    The link logs its judge in when ``link_logs_in`` allows; any other account logs in first (the page and an
+    anonymous POST send it to the login page, which returns here) and then accepts.
+    """
+    user = request.user if request.user.is_authenticated else None
     try:
-        found = redeem_invite(secret) if request.method == "POST" else find_invite(secret)
+        found = redeem_invite(secret, user=user) if request.method == "POST" else find_invite(secret)
+    except LoginRequired:
+        return redirect_to_login(request.path)
+    except WrongAccount as error:
+        return _refused(request, str(error), 403)
     except InviteError as error:
         return _refused(request, str(error), 410)
     if request.method != "POST":
-        return render(request, "judge/invite.html", {"invite": found})
-    login(request, found.judge, backend="django.contrib.auth.backends.ModelBackend")
+        context = {"invite": found, "link_logs_in": link_logs_in(found), "login_next": request.path}
+        return render(request, "judge/invite.html", context)
+    if user != found.judge:
+        login(request, found.judge, backend="django.contrib.auth.backends.ModelBackend")
     messages.success(request, f"Welcome, {found.judge.username}. You are a judge of {found.campaign.name}.")
     return redirect("judge-campaign", found.campaign.pk)
 

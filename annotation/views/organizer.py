@@ -121,17 +121,18 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     form = AppraiseUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        messages.error(request, "Choose an Appraise XML file to upload.")
+        messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
     else:
         upload = form.cleaned_data["file"]
         try:
-            summary = import_appraise_xml(campaign, upload.read())
+            summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
         else:
+            already = f" {summary.already} rankings were imported before and left out." if summary.already else ""
             messages.success(
                 request,
-                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges.",
+                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges.{already}",
             )
     return redirect("campaign-detail", pk=campaign.pk)
 

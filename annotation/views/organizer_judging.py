@@ -108,6 +108,12 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     link = request.build_absolute_uri(reverse("invite", args=[secret]))
     _keep_new_link(request, campaign, invite.judge.username, link)
     messages.success(request, f"Invited {invite.judge.username}. Copy the link now: it is shown only once.")
+    if not invites.link_logs_in(invite):
+        messages.info(
+            request,
+            f"{invite.judge.username} is an existing account: the link asks them to log in with their own password "
+            "first.",
+        )
     return _to_section(campaign, "invites")
 
 

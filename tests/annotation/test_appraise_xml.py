@@ -1,14 +1,25 @@
 """Appraise XML: parsing, import into a campaign (all or nothing), and byte-exact export."""
 from __future__ import annotations
 
+import html
 import io
+import re
+import threading
+import tracemalloc
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection, transaction
+from django.test import Client
+from django.urls import reverse
 
-from annotation.models import Assignment, CandidateJudgment, Flag, Judgment, Screen
+from annotation.models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen
+from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.appraise_import import export_appraise_xml, import_appraise_xml
 from annotation.services.appraise_xml import (
     AppraiseXMLError,
@@ -17,8 +28,10 @@ from annotation.services.appraise_xml import (
     parse_duration,
 )
 from annotation.services.importing import import_outputs
+from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
 
+from .factories import add_screen, small_campaign
 from .test_importing import SOURCE, named, systems
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +89,8 @@ def test_import_and_export_a_small_file(campaign):
 @pytest.mark.parametrize(
     ("src", "group", "message"),
     [
-        (9, "alpha beta", "ranking-item id='0' (user judge1, src-id 9): the campaign has no segment with line 9"),
+        (9, "alpha beta",
+         "ranking-item id='0' (line 6, user judge1, src-id 9): the campaign has no segment with line 9"),
         (0, "alpha", "no output of line 0 is produced by exactly 'alpha' (its outputs come from: alpha beta; gamma; source)"),
         (0, "alpha beta zeta", "produced by exactly 'alpha beta zeta'"),
         (0, "gamma", "the output of 'gamma' is ranked twice"),
@@ -112,7 +126,7 @@ def test_commands_report_errors_and_export(campaign, tmp_path):
     good.write_text(ITEM.format(src=0, group="alpha beta"))
     bad = tmp_path / "bad.xml"
     bad.write_text(ITEM.format(src=0, group="alpha"))
-    with pytest.raises(CommandError, match="bad.xml: ranking-item id='0'"):
+    with pytest.raises(CommandError, match=r"bad.xml: ranking-item id='0' \(line 6, user judge1, src-id 0\)"):
         call_command("import_appraise_xml", "--campaign", "toy", str(bad))
     with pytest.raises(CommandError, match="no campaign named 'nope' \\(campaigns: toy\\)"):
         call_command("import_appraise_xml", "--campaign", "nope", str(good))
@@ -135,8 +149,373 @@ def test_conll14_judgments_round_trip(conll14_dir, tmp_path):
     exported = export_appraise_xml(campaign)
     assert exported.encode() == original
     again = import_outputs("conll14-again", NamedFile("INPUT", (outputs / "INPUT").read_bytes()), files)
-    import_appraise_xml(again, exported.encode())
+    with pytest.raises(AppraiseXMLError, match="user 'annotator01' judges another campaign"):
+        import_appraise_xml(again, exported.encode())
+    judges = {item.user: item.user for item in parse_appraise_xml(original).items}
+    import_appraise_xml(again, exported.encode(), users=judges)
     ranks = lambda c: sorted(CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=c)
                              .values_list("judgment__external_id", "candidate__segment__line", "candidate__text", "rank"))
     assert ranks(again) == ranks(campaign)
     assert parse_appraise_xml(export_appraise_xml(again).encode()).items == parse_appraise_xml(original).items
+
+
+# Issue 7, items 2, 3, 5, 7 and 12: every attribute checked before the database; users are accounts of the campaign
+# unless mapped; uploads limited and streamed; re-imports idempotent; the campaign lock taken.
+
+GOOD = ITEM.format(src=0, group="alpha beta")
+FIRST = "ranking-item #1 (id='0', line 6)"
+
+
+def good_with(old: str, new: str) -> bytes:
+    assert old in GOOD
+    return GOOD.replace(old, new, 1).encode()
+
+
+def judged_state(campaign) -> tuple:
+    campaign.refresh_from_db()
+    return (nothing_judged(), set(campaign.judges.values_list("username", flat=True)),
+            campaign.source_language, campaign.target_language)
+
+
+def test_field_limits_are_the_columns_sizes():
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Campaign, System
+    from annotation.services.appraise_xml import FIELD_LIMITS
+
+    columns = {
+        "id": Judgment._meta.get_field("external_id"), "doc-id": Judgment._meta.get_field("external_doc_id"),
+        "group": Judgment._meta.get_field("external_group"),
+        "source-language": Campaign._meta.get_field("source_language"),
+        "target-language": Campaign._meta.get_field("target_language"),
+        "user": get_user_model()._meta.get_field("username"), "system": System._meta.get_field("name"),
+    }
+    assert FIELD_LIMITS == {name: column.max_length for name, column in columns.items()}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (good_with('rank="2"', 'rank="²"'), f"{FIRST} translation: rank '²' is not a positive integer"),
+        (good_with('rank="2"', 'rank="٢"'), "rank '٢' is not a positive integer"),
+        (good_with('rank="2"', 'rank="0"'), "rank '0' is not a positive integer"),
+        (good_with('rank="2"', 'rank="100"'), "rank '100' is not a positive integer"),
+        (good_with('src-id="0"', 'src-id="²"'), f"{FIRST}: src-id '²' is not a line number"),
+        (good_with('src-id="0"', 'src-id="-1"'), "src-id '-1' is not a line number"),
+        (good_with('src-id="0"', 'src-id="1' + "0" * 9 + '"'), "src-id '1000000000' is not a line number"),
+        (good_with('src-id="0"', 'src-id="' + "9" * 5000 + '"'), "src-id '99999"),
+        (good_with('user="judge1"', 'user=""'), f"{FIRST}: user '' must have 1 to 150 characters"),
+        (good_with('user="judge1"', 'user="evil user"'), "user 'evil user' is not a valid username"),
+        (good_with('user="judge1"', 'user="a;b"'), "user 'a;b' is not a valid username"),
+        (good_with('user="judge1"', f'user="{"u" * 151}"'), "must have 1 to 150 characters"),
+        (good_with('id="0"', f'id="{"i" * 101}"'), "id 'iiii"),
+        (good_with('id="0"', 'id=""'), "ranking-item #1 (id='', line 6): id is empty"),
+        (good_with('id="0"', 'id="a&#x85;b"'), "id 'a\\x85b' holds the control character U+0085"),
+        (good_with('doc-id="hit-1-0"', f'doc-id="{"d" * 201}"'), "doc-id 'dddd"),
+        (good_with('id="hit-1"', f'id="{"g" * 201}"'), "line 4: <error-correction-ranking-result>: group 'gggg"),
+        (good_with('source-language="err"', f'source-language="{"l" * 33}"'),
+         "source-language 'lllllllllllllllllllllllllllllllll' is longer than 32 characters"),
+        (good_with('target-language="cor"', 'target-language="c&#x9;r"'), "holds the control character U+0009"),
+        (good_with('00:01:07.524000', '99999999999999:00:00'),
+         f"{FIRST}: duration '99999999999999:00:00' is not HH:MM:SS.ffffff (at most 999999 hours)"),
+        (good_with('00:01:07.524000', '²:00:00'), "duration '²:00:00' is not HH:MM:SS"),
+        (good_with('00:01:07.524000', '00:61:00'), "duration '00:61:00' is not HH:MM:SS"),
+        (good_with('skipped="true"', 'skipped="maybe"'), "skipped 'maybe' is neither true nor false"),
+        (good_with('system="gamma"', f'system="{"s" * 101}"'), "system 'ssss"),
+        (good_with('<translation rank="2" system="gamma"/>', '<translation rank="2" system="gamma"><x/></translation>'),
+         f"{FIRST}: unexpected element <x>"),
+        (good_with('<translation rank="2" system="gamma"/>', '<translation rank="2" system="gamma" rank="3"/>'),
+         "not well-formed XML: duplicate attribute (line 8, column"),
+    ],
+)
+def test_each_bad_attribute_is_refused_with_its_item_and_line(campaign, data, message):
+    before = judged_state(campaign)
+    with pytest.raises(AppraiseXMLError) as error:
+        import_appraise_xml(campaign, data)
+    assert message in str(error.value)
+    assert len(str(error.value)) < 400, "a long attribute is cut in the message"
+    assert judged_state(campaign) == before and nothing_judged()
+
+
+def test_long_values_up_to_the_limits_are_stored_and_exported(campaign):
+    data = (good_with('id="0"', f'id="{"i" * 100}"').decode()
+            .replace('doc-id="hit-1-0"', f'doc-id="{"d" * 200}"').replace('id="hit-1"', f'id="{"g" * 200}"')
+            .replace('user="judge1"', f'user="{"u" * 150}"').replace('00:01:07.524000', '999999:59:59.999999')
+            .replace('source-language="err"', f'source-language="{"l" * 32}"'))
+    import_appraise_xml(campaign, data.encode())
+    assert export_appraise_xml(campaign) == data
+    assert Judgment.objects.get(external_id="i" * 100).duration == timedelta(hours=999999, minutes=59, seconds=59,
+                                                                           microseconds=999999)
+
+
+User = get_user_model()
+
+
+@pytest.fixture
+def organizer(campaign):
+    user = User.objects.create_user("olga", password="olga-password-1")
+    campaign.organizers.add(user)
+    return user
+
+
+def logged_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: User.objects.create_superuser("judge1", password="admin-pw-1"), "is an admin account"),
+        (lambda: User.objects.create_user("judge1", is_staff=True), "is a staff account"),
+        (lambda: User.objects.create_user("judge1").groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0]),
+         "is an organizer account"),
+        (lambda: small_campaign("theirs").judges.add(User.objects.create_user("judge1")), "judges another campaign"),
+        (lambda: User.objects.create_user("judge1", password="own-password-1"),
+         "is an existing account that does not judge this campaign"),
+    ],
+)
+def test_existing_accounts_are_not_taken_over_by_an_import(campaign, make, reason):
+    make()
+    before = set(User.objects.get(username="judge1").judged_campaigns.values_list("pk", flat=True))
+    with pytest.raises(AppraiseXMLError) as error:
+        import_appraise_xml(campaign, GOOD.encode())
+    assert (f"ranking-item id='0' (line 6, user judge1, src-id 0): user 'judge1' {reason}. Imported judges are "
+            "accounts of this campaign only: map the name to an account explicitly") in str(error.value)
+    assert nothing_judged() and not User.objects.filter(username="judge2").exists()
+    assert set(User.objects.get(username="judge1").judged_campaigns.values_list("pk", flat=True)) == before
+
+
+def test_a_judge_of_this_campaign_only_is_reused_and_new_names_are_created(campaign):
+    mine = User.objects.create_user("judge1", password="own-password-1")
+    campaign.judges.add(mine)
+    import_appraise_xml(campaign, GOOD.encode())
+    assert Judgment.objects.get(external_id="0").assignment.judge == mine
+    assert not User.objects.get(username="judge2").has_usable_password()
+
+
+def test_an_explicit_map_gives_rankings_to_chosen_accounts(campaign, tmp_path):
+    admin = User.objects.create_superuser("root", password="root-password-1")
+    path = tmp_path / "j.xml"
+    path.write_text(GOOD)
+    out = io.StringIO()
+    call_command("import_appraise_xml", "--campaign", "toy", "--map-user", "judge1=root",
+                 "--map-user", "judge2=ann.new", str(path), stdout=out)
+    assert "Imported 2 rankings (1 skipped) by 2 judges" in out.getvalue()
+    assert Judgment.objects.get(external_id="0").assignment.judge == admin
+    assert Judgment.objects.get(external_id="1").assignment.judge.username == "ann.new"
+    assert not User.objects.filter(username__in=["judge1", "judge2"]).exists()
+    assert 'user="ann.new"' in export_appraise_xml(campaign)
+
+
+@pytest.mark.parametrize(
+    ("users", "message"),
+    [
+        ("judge1=x nobody=y", "the user map names 'nobody', but the file has no judge of that name"),
+        ("judge1=judge2", "the user map gives 'judge1' the account 'judge2', which is also a judge of the file"),
+        ("judge1=x judge2=x", "user map: two names are mapped to 'x'"),
+        ("judge1", "user map: 'judge1' is not NAME=ACCOUNT"),
+        ("judge1=a;b", "user map: 'a;b' in 'judge1=a;b' is not a valid username"),
+    ],
+)
+def test_bad_user_maps_are_refused(campaign, tmp_path, users, message):
+    path = tmp_path / "j.xml"
+    path.write_text(GOOD)
+    with pytest.raises(CommandError, match=re.escape(message)):
+        call_command("import_appraise_xml", "--campaign", "toy", *[f"--map-user={u}" for u in users.split()],
+                     str(path), stdout=io.StringIO())
+    assert nothing_judged()
+
+
+def test_organizers_map_only_to_judges_of_their_own_campaigns(campaign, organizer):
+    User.objects.create_superuser("root", password="root-password-1")
+    small_campaign("theirs").judges.add(User.objects.create_user("their-judge"))
+    ours = small_campaign("ours")
+    ours.organizers.add(organizer)
+    ours.judges.add(User.objects.create_user("our-judge", password="our-password-1"))
+    client = logged_in(organizer)
+    url = reverse("campaign-appraise-import", args=[campaign.pk])
+    for target, reason in (("root", "is an admin account"), ("their-judge", "judges a campaign you do not manage"),
+                           ("olga", "is an organizer account")):
+        page = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": f"judge1={target}"},
+                           follow=True).content.decode()
+        assert html.escape(f"user 'judge1' is mapped to the account '{target}', which {reason}") in page
+        assert nothing_judged()
+    api = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                      {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": "judge1=root"})
+    assert api.status_code == 400 and "which is an admin account" in api.json()["file"][0]
+    bad_map = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                          {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": "judge1"})
+    assert bad_map.status_code == 400 and "is not NAME=ACCOUNT" in str(bad_map.json()["map_users"])
+    done = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": "judge1=our-judge"},
+                       follow=True)
+    assert "Imported 2 rankings (1 skipped) by 2 judges." in done.content.decode()
+    assert Judgment.objects.get(external_id="0").assignment.judge.username == "our-judge"
+
+
+def test_reimporting_leaves_out_what_the_campaign_holds(campaign, tmp_path, organizer):
+    path = tmp_path / "j.xml"
+    path.write_text(GOOD)
+    call_command("import_appraise_xml", "--campaign", "toy", str(path), stdout=io.StringIO())
+    before = Judgment.objects.count(), CandidateJudgment.objects.count(), Flag.objects.count(), Screen.objects.count()
+    out = io.StringIO()
+    call_command("import_appraise_xml", "--campaign", "toy", str(path), stdout=out)
+    assert out.getvalue().strip() == (
+        "Imported 0 rankings (0 skipped) by 0 judges into 'toy'. 2 rankings were imported before and left out.")
+    more = GOOD.replace("</error-correction-ranking-result>", '''
+  <ranking-item doc-id="hit-1-2" duration="00:00:10" id="2" src-id="1" user="judge2">
+    <translation rank="1" system="alpha gamma"/>
+    <translation rank="2" system="beta source"/>
+  </ranking-item>
+</error-correction-ranking-result>''')
+    page = logged_in(organizer).post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                                     {"file": SimpleUploadedFile("j.xml", more.encode())}, follow=True)
+    assert ("Imported 1 rankings (0 skipped) by 1 judges. 2 rankings were imported before and left out."
+            in page.content.decode())
+    api = logged_in(organizer).post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                                    {"file": SimpleUploadedFile("j.xml", more.encode())})
+    assert api.json() == {"rankings": 0, "skipped": 0, "judges": 0, "already_imported": 3}
+    assert Judgment.objects.count() == before[0] + 1 and Screen.objects.count() == before[3] + 1
+    assert export_appraise_xml(campaign) == more
+
+
+def test_a_judgment_made_here_is_known_by_its_exported_id(campaign):
+    import_appraise_xml(campaign, GOOD.encode())
+    screen = add_screen(campaign, 3, judges=[User.objects.get(username="judge1")])
+    assignment = screen.assignments.get()
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.save()
+    judgment = Judgment.objects.create(assignment=assignment)
+    for position, slot in enumerate(screen.slots.order_by("position")):
+        CandidateJudgment.objects.create(judgment=judgment, candidate=slot.candidate, position=position,
+                                         rank=position + 1)
+    exported = export_appraise_xml(campaign)
+    assert f'id="{judgment.pk}"' in exported
+    summary = import_appraise_xml(campaign, exported.encode())
+    assert (summary.rankings, summary.already) == (0, 3)
+
+
+def test_a_changed_item_and_a_repeated_item_are_refused(campaign):
+    import_appraise_xml(campaign, GOOD.encode())
+    before = Judgment.objects.count()
+    with pytest.raises(AppraiseXMLError, match=re.escape(
+            "ranking-item id='0' (line 6, user judge1, src-id 0): 'toy' holds another judgment of this user with "
+            "this id")):
+        import_appraise_xml(campaign, GOOD.replace('rank="2"', 'rank="3"').encode())
+    repeated = GOOD.replace('id="1" skipped="true" src-id="1" user="judge2"', 'id="0" skipped="true" src-id="1" '
+                            'user="judge1"')
+    with pytest.raises(AppraiseXMLError, match=re.escape(
+            "ranking-item id='0' (line 11, user judge1, src-id 1): the file has a ranking-item of this user and id "
+            "already at line 6")):
+        import_appraise_xml(campaign, repeated.encode())
+    assert Judgment.objects.count() == before
+
+
+def test_ranking_xml_does_not_go_into_a_prws_campaign():
+    prws = import_outputs("scored", named("source", SOURCE), systems(), source_is_system=True, mode=Campaign.Mode.PRWS)
+    with pytest.raises(AppraiseXMLError, match="'scored' is a partial ranking with scalars campaign; Appraise XML "
+                                               "holds relative rankings"):
+        import_appraise_xml(prws, GOOD.encode())
+    assert nothing_judged()
+
+
+@pytest.fixture
+def small_limit(settings):
+    settings.MAX_UPLOAD_BYTES = len(GOOD) - 1
+    return settings.MAX_UPLOAD_BYTES
+
+
+def test_the_upload_limit_holds_for_the_form_the_api_and_the_command(campaign, organizer, small_limit, tmp_path):
+    over = f"{len(GOOD)} bytes is over the upload limit of {small_limit} bytes"
+    page = logged_in(organizer).post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                                     {"file": SimpleUploadedFile("big.xml", GOOD.encode())}, follow=True)
+    assert f"big.xml: {over}. Nothing was imported." in page.content.decode()
+    api = logged_in(organizer).post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                                    {"file": SimpleUploadedFile("big.xml", GOOD.encode())})
+    assert api.status_code == 400 and api.json() == {"file": [f"big.xml: {over}"]}
+    path = tmp_path / "big.xml"
+    path.write_text(GOOD)
+    with pytest.raises(CommandError, match=f"big.xml: {over}"):
+        call_command("import_appraise_xml", "--campaign", "toy", str(path), stdout=io.StringIO())
+    assert nothing_judged()
+
+
+class Stream(io.RawIOBase):
+    """A readable stream of unknown size: ``head``, then ``filler`` bytes of spaces, then ``tail``."""
+
+    def __init__(self, head: bytes, filler: int, tail: bytes):
+        self.parts = [head, filler, tail]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while self.parts:
+            part = self.parts[0]
+            if isinstance(part, int):
+                n = min(part, len(buffer))
+                buffer[:n] = b" " * n
+                self.parts[0] = part - n
+                if self.parts[0] == 0:
+                    self.parts.pop(0)
+                return n
+            n = min(len(part), len(buffer))
+            buffer[:n] = part[:n]
+            self.parts[0] = part[n:]
+            if not self.parts[0]:
+                self.parts.pop(0)
+            return n
+        return 0
+
+
+def test_parsing_streams_with_bounded_memory_and_stops_at_the_limit():
+    head, tail = GOOD.split("</appraise-results>")[0].encode(), b"</appraise-results>\n"
+    tracemalloc.start()
+    try:
+        results = parse_appraise_xml(Stream(head, 40 * 1024 * 1024, tail))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(results.items) == 2 and peak < 4 * 1024 * 1024, f"peak {peak} bytes for a 40 MB file"
+    with pytest.raises(AppraiseXMLError, match="the file is over the upload limit of 1.0 MB"):
+        parse_appraise_xml(Stream(head, 2 * 1024 * 1024, tail), limit=1024 * 1024)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_waits_for_the_campaign_lock_that_screen_creation_holds(campaign):
+    locked, release = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def create_screens_slowly():
+        try:
+            with transaction.atomic():
+                create_screens(campaign, 3)
+                locked.set()
+                release.wait(10)
+        except BaseException as error:  # reported by the test below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    def import_file():
+        try:
+            import_appraise_xml(campaign, GOOD.encode())
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    screens = threading.Thread(target=create_screens_slowly)
+    screens.start()
+    assert locked.wait(10)
+    importer = threading.Thread(target=import_file)
+    importer.start()
+    importer.join(1)
+    assert importer.is_alive(), "the import waits for the lock"
+    release.set()
+    screens.join(10)
+    importer.join(10)
+    assert errors == []
+    numbers = list(Screen.objects.filter(campaign=campaign).order_by("number").values_list("number", flat=True))
+    assert numbers == list(range(5))

@@ -2,14 +2,28 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Invite
-from annotation.services.invites import InviteError, create_invite, digest, find_invite, redeem_invite
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services.invites import (
+    InviteError,
+    LoginRequired,
+    create_invite,
+    digest,
+    find_invite,
+    link_logs_in,
+    redeem_invite,
+)
 
 from .factories import judge, small_campaign
 
@@ -88,3 +102,128 @@ def test_bad_usernames_are_refused(campaign, organizer, username):
     with pytest.raises(InviteError):
         create_invite(campaign, username, organizer)
     assert not Invite.objects.exists()
+
+
+# Issue 7, item 1: an invite link logs in only an account the invite may speak for (a judge-only account without a
+# usable password, all of whose campaigns the inviter manages); any other account logs in itself, then accepts.
+
+def organizers_group_member(username: str, password: str | None = None):
+    user = User.objects.create_user(username, password=password)
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture(params=["password", "organizers-group", "organizers-group-with-password"])
+def own_account(request):
+    """An existing account that must log in with its own credentials to accept an invite."""
+    if request.param == "password":
+        return User.objects.create_user("pat", password="pat-password-1")
+    return organizers_group_member("pat", "pat-password-1" if request.param.endswith("password") else None)
+
+
+def session_user(client: Client):
+    return client.get(reverse("home")).wsgi_request.user
+
+
+def test_a_link_does_not_log_in_an_account_with_its_own_credentials(campaign, organizer, own_account):
+    invite, secret = create_invite(campaign, "pat", organizer)
+    assert not link_logs_in(invite)
+    url = reverse("invite", args=[secret])
+    client = Client()
+    page = client.get(url)
+    assert page.status_code == 200 and b"Continue as" not in page.content
+    assert f'{reverse("login")}?next={url}'.encode() in page.content, "the page asks to log in and comes back"
+    posted = client.post(url)
+    assert posted.status_code == 302 and posted["Location"] == f"{reverse('login')}?next={url}"
+    assert not session_user(client).is_authenticated
+    assert Invite.objects.get().used_at is None and not campaign.judges.filter(pk=own_account.pk).exists()
+
+    other = judge("someone", campaign, password="someone-pw-1")
+    someone = Client()
+    someone.force_login(other)
+    assert b"Log in as pat" in someone.get(url).content
+    refused = someone.post(url)
+    assert refused.status_code == 403 and b"log in as pat" in refused.content
+    assert session_user(someone) == other and Invite.objects.get().used_at is None
+
+    client.force_login(own_account)
+    assert b"Accept" in client.get(url).content
+    accepted = client.post(url)
+    assert accepted.status_code == 302 and accepted["Location"] == reverse("judge-campaign", args=[campaign.pk])
+    assert session_user(client) == own_account
+    assert Invite.objects.get().used_at is not None and campaign.judges.filter(pk=own_account.pk).exists()
+
+
+def test_the_rule_holds_when_the_account_changes_after_the_invite(campaign, organizer):
+    invite, secret = create_invite(campaign, "newbie", organizer)
+    assert link_logs_in(invite)
+    newbie = invite.judge
+    newbie.set_password("chosen-later-1")
+    newbie.save()
+    assert not link_logs_in(Invite.objects.get())
+    with pytest.raises(LoginRequired, match="log in as newbie"):
+        redeem_invite(secret)
+    assert redeem_invite(secret, user=newbie).used_at is not None
+    second, secret = create_invite(campaign, "fresh", organizer)
+    second.judge.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    with pytest.raises(LoginRequired):
+        redeem_invite(secret)
+
+
+def test_a_link_does_not_log_in_a_judge_of_a_campaign_its_inviter_does_not_manage(campaign, organizer):
+    other_organizer = User.objects.create_user("olaf", password="olaf-password-1")
+    other = small_campaign("other")
+    other.organizers.add(other_organizer)
+    _, theirs = create_invite(other, "bob", other_organizer)
+    _, ours = create_invite(campaign, "bob", organizer)
+    redeem_invite(ours)
+    with pytest.raises(LoginRequired):
+        redeem_invite(theirs)
+    bob = User.objects.get(username="bob")
+    assert not other.judges.filter(pk=bob.pk).exists()
+    assert redeem_invite(theirs, user=bob).campaign == other
+
+
+def test_someone_else_logged_in_cannot_accept_for_the_judge(campaign, organizer):
+    invite, secret = create_invite(campaign, "pat-2", organizer)
+    invite.judge.set_password("pat-password-2")
+    invite.judge.save()
+    with pytest.raises(InviteError, match="You are logged in as orga") as refused:
+        redeem_invite(secret, user=organizer)
+    assert not isinstance(refused.value, LoginRequired)
+    assert Invite.objects.get(judge__username="pat-2").used_at is None
+
+
+@pytest.mark.parametrize("kind", ["password", "organizers-group"])
+def test_invite_command_links_ask_own_accounts_to_log_in(campaign, organizer, kind):
+    if kind == "password":
+        User.objects.create_user("pat", password="pat-password-1")
+    else:
+        organizers_group_member("pat")
+    out, err = StringIO(), StringIO()
+    call_command("invite", "--campaign", "small", "--by", "orga", "pat", "fresh", stdout=out, stderr=err)
+    links = dict(line.split("\t") for line in out.getvalue().splitlines())
+    assert set(links) == {"pat", "fresh"}
+    assert "pat: an existing account; its link asks to log in as pat first" in err.getvalue()
+    assert "fresh" not in err.getvalue()
+    path = links["pat"].removeprefix("http://127.0.0.1:8000")
+    client = Client()
+    assert client.post(path)["Location"] == f"{reverse('login')}?next={path}"
+    assert not session_user(client).is_authenticated
+    assert not campaign.judges.filter(username="pat").exists()
+    fresh = Client()
+    fresh.post(links["fresh"].removeprefix("http://127.0.0.1:8000"))
+    assert session_user(fresh).username == "fresh"
+
+
+def test_the_campaign_page_says_when_a_link_asks_to_log_in(campaign, organizer):
+    User.objects.create_user("pat", password="pat-password-1")
+    client = Client()
+    client.force_login(organizer)
+    page = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "pat", "valid_days": 14},
+                       follow=True).content.decode()
+    assert "Invited pat." in page
+    assert "pat is an existing account: the link asks them to log in with their own password first." in page
+    fresh = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "fresh", "valid_days": 14},
+                        follow=True).content.decode()
+    assert "Invited fresh." in fresh and "fresh is an existing account" not in fresh

@@ -134,7 +134,7 @@ def test_rest_api_creates_campaigns_screens_and_imports_judgments(organizer, cli
     assert client.post(f"/api/campaigns/{pk}/screens/", {"count": 3}).json() == {"created": 3, "total": 3}
     xml = ITEM.format(src=0, group="alpha beta")
     imported = client.post(f"/api/campaigns/{pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", xml.encode())})
-    assert imported.json() == {"rankings": 2, "skipped": 1, "judges": 2}
+    assert imported.json() == {"rankings": 2, "skipped": 1, "judges": 2, "already_imported": 0}
     assert client.get(f"/api/campaigns/{pk}/appraise-xml/").content.decode() == xml
     assert [c["name"] for c in client.get("/api/campaigns/").json()] == ["api"]
     assert client.get("/api/schema/").status_code == 200

@@ -185,3 +185,81 @@ def test_command_errors(campaign, tmp_path):
         call_command("import_scores", "--campaign", "scored", str(tmp_path / "missing.csv"))
     with pytest.raises(CommandError, match="^bad.csv: row 1: unknown system"):
         call_command("import_scores", "--campaign", "scored", str(write(tmp_path, "ann,0,X,1\n", "bad.csv")))
+
+
+# Issue 7: every field checked in the spirit of the Appraise import (ASCII numbers, lengths), raters are accounts
+# of the campaign unless mapped, and the upload limit holds before the file is read.
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GOOD + "ann,²,INPUT,50\n", "row 3: segment '²' is not a line number"),
+        (GOOD + "ann,٣,INPUT,50\n", "row 3: segment '٣' is not a line number"),
+        (GOOD + "ann,1_0,INPUT,50\n", "row 3: segment '1_0' is not a line number"),
+        (GOOD + "ann," + "9" * 5000 + ",INPUT,50\n", "row 3: segment '999999"),
+        (GOOD + "ann,0,INPUT,1_0\n", "row 3: score '1_0' is not a number"),
+        (GOOD + "ann,0,INPUT,٣\n", "row 3: score '٣' is not a number"),
+        (GOOD + "ann,0,INPUT,0x10\n", "row 3: score '0x10' is not a number"),
+        (GOOD + "ann,0,INPUT,inf\n", "row 3: score 'inf' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,1e400\n", "row 3: score '1e400' is outside 0-100"),
+        (GOOD + "u" * 151 + ",0,INPUT,50\n", "row 3: rater 'uuuu"),
+        (GOOD + "ann,0," + "S" * 5000 + ",50\n", "row 3: unknown system 'SSSS"),
+    ],
+)
+def test_fields_are_checked_before_the_database(campaign, text, message):
+    before = state()
+    with pytest.raises(ScoreImportError) as error:
+        import_scores(campaign, text.encode())
+    assert message in str(error.value) and len(str(error.value)) < 400
+    assert state() == before
+
+
+def test_plain_numbers_are_accepted(campaign):
+    import_scores(campaign, b"ann,0,INPUT,+.5\nann,1,INPUT,1e1\nann,2,INPUT,100.\n")
+    assert sorted(CandidateJudgment.objects.values_list("score", flat=True)) == [0.5, 10.0, 100.0]
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: get_user_model().objects.create_superuser("ann", password="admin-pw-1"), "is an admin account"),
+        (lambda: small_campaign("theirs", mode=Campaign.Mode.PRWS).judges.add(get_user_model().objects.create_user(
+            "ann")), "judges another campaign"),
+        (lambda: get_user_model().objects.create_user("ann", password="own-password-1"),
+         "is an existing account that does not judge this campaign"),
+    ],
+)
+def test_raters_do_not_take_over_existing_accounts(campaign, make, reason):
+    make()
+    before = state()
+    with pytest.raises(ScoreImportError) as error:
+        import_scores(campaign, LONG.encode())
+    assert (f"scores.csv: row 2: rater 'ann' {reason}. Imported raters are accounts of this campaign only: map the "
+            "name to an account explicitly (--map-user ann=ACCOUNT)") in str(error.value)
+    assert state() == before and not campaign.judges.exists()
+
+
+def test_raters_are_mapped_explicitly_and_the_wide_rater_is_named(campaign, tmp_path):
+    admin = get_user_model().objects.create_superuser("ann", password="admin-pw-1")
+    out = StringIO()
+    call_command("import_scores", "--campaign", "scored", "--map-user", "ann=ann.r", "--map-user", "bob=ann",
+                 str(write(tmp_path, LONG)), stdout=out)
+    assert "by 2 raters" in out.getvalue()
+    assert set(Judgment.objects.values_list("assignment__judge__username", flat=True)) == {"ann.r", "ann"}
+    assert campaign.judges.filter(pk=admin.pk).exists()
+    with pytest.raises(CommandError, match="the user map names 'zed', but the file has no judge of that name"):
+        call_command("import_scores", "--campaign", "scored", "--map-user", "zed=z", str(write(tmp_path, LONG)))
+    with pytest.raises(CommandError, match="a wide file has one rater, named with --rater"):
+        call_command("import_scores", "--campaign", "scored", "--wide", "--map-user", "x=y",
+                     str(write(tmp_path, WIDE)))
+    other = small_campaign("other-domain", mode=Campaign.Mode.PRWS)
+    import_scores(campaign, WIDE.encode(), wide=True)
+    import_scores(other, WIDE.encode(), wide=True)
+    assert other.judges.get().username == "gmeg-mean" and campaign.judges.filter(username="gmeg-mean").exists()
+
+
+def test_the_command_refuses_a_file_over_the_limit_before_reading_it(campaign, tmp_path, settings):
+    settings.MAX_UPLOAD_BYTES = 100
+    with pytest.raises(CommandError, match=r"^scores.csv: \d+ bytes is over the upload limit of 100 bytes"):
+        call_command("import_scores", "--campaign", "scored", str(write(tmp_path, LONG)))
+    assert state()[2] == 0

@@ -53,5 +53,6 @@ def synthetic_campaign(
             duration=timedelta(seconds=30), skipped=False,
             translations=[(tuple(sorted(shown[j])), int(min(r, 5))) for j, r in zip(order, ranks)], group="synthetic",
         ))
-    import_appraise_xml(campaign, write_appraise_xml(AppraiseResults(items=items)).encode())
+    import_appraise_xml(campaign, write_appraise_xml(AppraiseResults(items=items)).encode(),
+                        users={item.user: item.user for item in items})  # the same judges in every such campaign
     return campaign

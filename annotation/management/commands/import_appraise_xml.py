@@ -1,11 +1,10 @@
 """manage.py import_appraise_xml: add the rankings of an Appraise XML file to a campaign."""
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
 from annotation.services.appraise_import import import_appraise_xml
 from annotation.services.appraise_xml import AppraiseXMLError
+from annotation.services.judged_screens import parse_user_map
 
 
 def get_campaign(name: str) -> Campaign:
@@ -21,24 +20,36 @@ class Command(BaseCommand):
     help = (
         "Import relative-ranking judgments in Appraise XML (the schema of CoNLL-14's judgments.xml) into a "
         "campaign: every src-id must be a line of the campaign and every system group one of its outputs, "
-        "or nothing is imported."
+        "or nothing is imported. Items the campaign holds already (same user and id) are left out and counted. "
+        "Each user of the file is an account of this campaign only (created when new; an existing account only "
+        "if it judges this campaign and no other, with no other role) unless --map-user gives it an account. "
+        "The file may have at most MAX_UPLOAD_MB."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="NAME")
+        parser.add_argument(
+            "--map-user", action="append", default=[], metavar="NAME=ACCOUNT",
+            help="give the rankings of the file's user NAME to the account ACCOUNT (created when new; an existing "
+            "account is used as it is); repeat for more users",
+        )
         parser.add_argument("file", metavar="FILE.xml")
 
     def handle(self, *args, **options):
         campaign = get_campaign(options["campaign"])
         try:
-            data = Path(options["file"]).read_bytes()
+            users = parse_user_map(" ".join(options["map_user"]))
+        except ValueError as exc:
+            raise CommandError(f"--map-user: {exc}") from None
+        try:
+            with open(options["file"], "rb") as source:
+                summary = import_appraise_xml(campaign, source, users)
         except OSError as exc:
             raise CommandError(f"{options['file']}: cannot read ({exc.strerror})") from None
-        try:
-            summary = import_appraise_xml(campaign, data)
         except AppraiseXMLError as exc:
             raise CommandError(f"{options['file']}: {exc}") from None
+        already = f" {summary.already} rankings were imported before and left out." if summary.already else ""
         self.stdout.write(
             f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges "
-            f"into {campaign.name!r}."
+            f"into {campaign.name!r}.{already}"
         )

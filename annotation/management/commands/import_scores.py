@@ -1,10 +1,13 @@
 """manage.py import_scores: add PRWS ratings from a CSV file (long or GMEG's wide layout) to a PRWS campaign."""
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.services.judged_screens import parse_user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
+from annotation.services.textfiles import InputFileError, check_size
 
 
 class Command(BaseCommand):
@@ -12,7 +15,10 @@ class Command(BaseCommand):
         "Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score"
         "[,meaning_changed] with segment the 0-based line number. --wide: a header of system names, then one row "
         "per segment in line order, one column per system, empty cells not rated (GMEG-Data's segment scores). "
-        "Each rater's ratings of one segment become one judged screen; nothing is imported if any row is wrong."
+        "Each rater's ratings of one segment become one judged screen; nothing is imported if any row is wrong. "
+        "Each rater is an account of this campaign only (created when new; an existing account only if it judges "
+        "this campaign and no other, with no other role) unless --map-user gives it an account; the --wide rater "
+        "is named explicitly. The file may have at most MAX_UPLOAD_MB."
     )
 
     def add_arguments(self, parser):
@@ -22,17 +28,31 @@ class Command(BaseCommand):
             "--rater", default=WIDE_RATER, metavar="USER",
             help=f"with --wide: the rater the ratings are stored under (default {WIDE_RATER})",
         )
+        parser.add_argument(
+            "--map-user", action="append", default=[], metavar="NAME=ACCOUNT",
+            help="long files: give the ratings of the file's rater NAME to the account ACCOUNT (created when new; an "
+            "existing account is used as it is); repeat for more raters",
+        )
         parser.add_argument("file", metavar="FILE.csv")
 
     def handle(self, *args, **options):
         campaign = get_campaign(options["campaign"])
+        try:
+            users = parse_user_map(" ".join(options["map_user"]))
+        except ValueError as exc:
+            raise CommandError(f"--map-user: {exc}") from None
         path = Path(options["file"])
         try:
+            check_size(path.name, path.stat().st_size, settings.MAX_UPLOAD_BYTES)
             data = path.read_bytes()
+        except InputFileError as exc:
+            raise CommandError(str(exc)) from None
         except OSError as exc:
             raise CommandError(f"{options['file']}: cannot read ({exc.strerror})") from None
         try:
-            summary = import_scores(campaign, data, wide=options["wide"], name=path.name, rater=options["rater"])
+            summary = import_scores(
+                campaign, data, wide=options["wide"], name=path.name, rater=options["rater"], users=users
+            )
         except ScoreImportError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.urls import reverse
 
 from annotation.permissions import can_manage
-from annotation.services.invites import INVITE_VALIDITY, InviteError, create_invite
+from annotation.services.invites import INVITE_VALIDITY, InviteError, create_invite, link_logs_in
 
 from .import_appraise_xml import get_campaign
 
@@ -28,8 +28,10 @@ def base_url(value: str) -> str:
 class Command(BaseCommand):
     help = (
         "Create a one-time invite link for each USERNAME (creating judge accounts that do not exist) and print "
-        "'USERNAME<TAB>LINK' per judge. A link logs its judge in once and adds them to the campaign. If any "
-        "username cannot be invited, no invite is created."
+        "'USERNAME<TAB>LINK' per judge. A link works once and adds its judge to the campaign; it logs in only a "
+        "judge account without a password, and asks any other existing account (one with a password, an "
+        "organizer) to log in with its own credentials first (noted on stderr). If any username cannot be "
+        "invited, no invite is created."
     )
 
     def add_arguments(self, parser):
@@ -77,8 +79,11 @@ class Command(BaseCommand):
                     invite, secret = create_invite(
                         campaign, username, creator, valid_for=timedelta(days=options["days"])
                     )
-                    links.append((invite.judge.username, site + reverse("invite", args=[secret])))
+                    links.append((invite, site + reverse("invite", args=[secret])))
         except InviteError as error:
             raise CommandError(f"{username}: {error} No invite was created.") from None
-        for username, link in links:
-            self.stdout.write(f"{username}\t{link}")
+        for invite, link in links:
+            name = invite.judge.username
+            self.stdout.write(f"{name}\t{link}")
+            if not link_logs_in(invite):
+                self.stderr.write(f"{name}: an existing account; its link asks to log in as {name} first")

@@ -1,0 +1,74 @@
+"""Which existing accounts an invite link may log in, and which an import may give judgments to.
+
+An account is *judge-only* when it is not an admin, not staff, not in the organizers group and manages no
+campaign. Two rules keep one person from acting as another:
+
+- An invite link logs in only a judge-only account without a usable password all of whose judged campaigns the
+  invite's creator manages (an account the invite itself created is one). Any other account logs in with its own
+  credentials and then accepts the invite.
+- The judges named in an imported file (Appraise XML, PRWS scores) are local to the campaign: a name is a new
+  account, or an existing judge-only account that judges this campaign and no other. Any other existing account
+  receives judgments only when the import names it explicitly (``--map-user NAME=ACCOUNT``), and then, when an
+  organizer who is not an admin imports, only a judge-only account all of whose campaigns that organizer manages.
+"""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from ..models import Campaign
+from ..permissions import ORGANIZERS_GROUP, managed_campaigns
+
+
+def other_role(user: AbstractBaseUser) -> str | None:
+    """What ``user`` is besides a judge ("an admin account", ...), or None for a judge-only account."""
+    if user.is_superuser:
+        return "an admin account"
+    if user.is_staff:
+        return "a staff account"
+    if managed_campaigns(user).exists() or user.groups.filter(name=ORGANIZERS_GROUP).exists():
+        return "an organizer account"
+    return None
+
+
+def foreign_campaigns(user: AbstractBaseUser, by: AbstractBaseUser | None) -> QuerySet[Campaign]:
+    """The campaigns ``user`` judges that ``by`` does not manage (none for an admin ``by``; all for None)."""
+    judged = user.judged_campaigns.all()
+    if by is None:
+        return judged
+    if by.is_superuser:
+        return judged.none()
+    return judged.exclude(pk__in=managed_campaigns(by).values("pk"))
+
+
+def link_may_log_in(user: AbstractBaseUser, campaign: Campaign, by: AbstractBaseUser | None) -> bool:
+    """Whether an invite of ``user`` to ``campaign`` created by ``by`` may log ``user`` in by its link alone."""
+    return (
+        not user.has_usable_password()
+        and other_role(user) is None
+        and not foreign_campaigns(user, by).exclude(pk=campaign.pk).exists()
+    )
+
+
+def import_refusal(
+    user: AbstractBaseUser, campaign: Campaign, explicit: bool, by: AbstractBaseUser | None
+) -> str | None:
+    """Why imported judgments of ``campaign`` may not go to the existing account ``user``; None when they may.
+
+    ``explicit``: the import named the account explicitly. ``by``: the organizer importing on the web, or None on
+    the command line (whose operator may map a name to any account).
+    """
+    if explicit and (by is None or by.is_superuser):
+        return None
+    role = other_role(user)
+    if role is not None:
+        return f"is {role}"
+    if explicit:
+        if foreign_campaigns(user, by).exclude(pk=campaign.pk).exists():
+            return "judges a campaign you do not manage"
+        return None
+    if user.judged_campaigns.exclude(pk=campaign.pk).exists():
+        return "judges another campaign"
+    if not user.judged_campaigns.filter(pk=campaign.pk).exists():
+        return "is an existing account that does not judge this campaign"
+    return None
