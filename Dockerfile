@@ -1,6 +1,7 @@
-# Image for the web and worker services of docker-compose.yml.
+# Image of the web, worker and beat services of docker-compose.yml (and of workers on other machines).
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app \
+    MPLCONFIGDIR=/tmp/matplotlib NUMBA_CACHE_DIR=/tmp/numba
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY gecappraise gecappraise
@@ -10,6 +11,9 @@ RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates templates
 COPY static static
-RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
+# DEBUG=0: the hashed, compressed files and manifest that whitenoise serves when DEBUG is off.
+RUN SECRET_KEY=build-only DEBUG=0 python manage.py collectstatic --noinput
+RUN useradd --system --uid 10001 gecappraise
+USER gecappraise
 EXPOSE 8000
-CMD ["gunicorn", "gecappraise.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4"]
+CMD ["gunicorn", "-c", "python:gecappraise.gunicorn_conf", "gecappraise.wsgi"]

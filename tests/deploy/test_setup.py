@@ -31,7 +31,7 @@ def test_docker_compose_file_is_valid():
     assert result.returncode == 0, result.stderr
     services = subprocess.run(["docker-compose", "config", "--services"], cwd=REPO, env=env,
                               capture_output=True, text=True).stdout.split()
-    assert sorted(services) == ["postgres", "redis", "web", "worker"]
+    assert sorted(services) == ["beat", "postgres", "redis", "web", "worker"]
 
 
 @pytest.mark.django_db
