@@ -1,0 +1,108 @@
+"""The organizer's live dashboard in headless Chromium: while a judge submits and flags screens in a second browser
+(own cookies), the organizer's campaign page updates its progress, leaderboard, judges and flags without a reload;
+the flag links to the screen's page, where the organizer excludes the screen from analysis. Screenshots go to
+test-artifacts/."""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.models import Screen
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+#: The dashboard polls every 5 s; give each update two polls.
+UPDATE = 12_000
+ORDER = {"ZEPHYRSYS": 1, "QUOKKAGEC": 2, "MARMOTFIX": 3, "INPUT": 4}
+
+
+def log_in(page, live_server, username: str, password: str, next_path: str) -> None:
+    page.goto(f"{live_server.url}{reverse('login')}?next={next_path}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+
+
+def earlier_judgments(campaign, n: int) -> None:
+    """``n`` rankings of line 4 by two imported judges, ZEPHYRSYS best: a history with points and clusters."""
+    shown = [JudgedCandidate(candidate_of(campaign, 4, system).pk, rank) for system, rank in ORDER.items()]
+    with transaction.atomic():
+        write_judged_screens(campaign, [
+            JudgedScreen(line=4, judge=("ann", "bob")[i % 2], candidates=shown, duration=timedelta(seconds=20 + i % 7))
+            for i in range(n)
+        ])
+
+
+def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
+    organizer_user = get_user_model().objects.create_user("orga", password="organizer-pw-1")
+    campaign = small_campaign()
+    campaign.organizers.add(organizer_user)
+    judge("judy", campaign, password="judy-password-1")
+    earlier_judgments(campaign, 230)
+    for line in (1, 2, 5):
+        add_screen(campaign, line)
+
+    campaign_path = reverse("campaign-detail", args=[campaign.pk])
+    organizer = new_page()
+    log_in(organizer, live_server, "orga", "organizer-pw-1", campaign_path)
+    expect(organizer.locator("#plan-slots")).to_have_text(re.compile(r"^230 of 233 submitted"))
+    board = organizer.locator("#leaderboard tbody tr")
+    expect(board).to_have_count(4)
+    expect(board.first.locator("td").nth(1)).to_have_text("ZEPHYRSYS")
+    expect(board.first.locator("td.range")).to_have_text("1–1")
+    expect(organizer.locator("#history-scores path.series")).to_have_count(4)
+    expect(organizer.locator("#history-separated circle")).to_have_count(2)
+    expect(organizer.locator("#stopping-hint")).to_contain_text("Clusters unchanged over the last 100 judgments")
+    expect(organizer.locator("#flags tbody")).to_contain_text("No screen has been flagged.")
+    pairs_before = board.first.locator("td").nth(5).inner_text()
+    organizer.evaluate("() => { window.stillTheSamePage = true; }")
+    organizer.screenshot(path=artifacts / "dashboard-before-1280x800.png", full_page=True)
+
+    judge_page = new_page()
+    log_in(judge_page, live_server, "judy", "judy-password-1", reverse("home"))
+    judge_page.get_by_role("link", name=re.compile("Start judging")).click()
+    for k in (1, 2):
+        expect(judge_page.locator("#screen-counter")).to_have_text(f"Screen {k} of 3")
+        judge_page.wait_for_load_state("domcontentloaded")
+        for position in range(judge_page.locator(".candidate").count()):
+            judge_page.locator(f"#candidate-{position} label.rank").nth(position).click()
+        judge_page.locator("#submit").click()
+
+    expect(organizer.locator("#plan-slots")).to_have_text(re.compile(r"^232 of 233 submitted"), timeout=UPDATE)
+    expect(organizer.locator("#judge-progress tr[data-judge='judy'] td").nth(1)).to_have_text("2", timeout=UPDATE)
+    expect(board.first.locator("td").nth(5)).not_to_have_text(pairs_before, timeout=UPDATE)
+
+    expect(judge_page.locator("#screen-counter")).to_have_text("Screen 3 of 3")
+    judge_page.wait_for_load_state("domcontentloaded")
+    judge_page.get_by_role("button", name="Flag…").click()
+    judge_page.get_by_label("Garbled source sentence").check()
+    judge_page.get_by_label("Details (optional)").fill("half of the sentence is missing")
+    judge_page.get_by_role("button", name="Flag screen").click()
+    expect(judge_page.locator("#all-done")).to_be_visible()
+
+    flag = organizer.locator("#flags tbody tr").first
+    expect(flag.locator("td.reason")).to_have_text("Garbled source sentence", timeout=UPDATE)
+    expect(flag.locator("td.details")).to_have_text("half of the sentence is missing")
+    expect(organizer.locator("#plan-flags")).to_have_text("1")
+    assert organizer.evaluate("() => window.stillTheSamePage") is True, "the page was not reloaded"
+    organizer.screenshot(path=artifacts / "dashboard-live-1280x800.png", full_page=True)
+
+    flagged = Screen.objects.get(campaign=campaign, segment__line=5)
+    flag.get_by_role("link").click()
+    expect(organizer.get_by_role("heading", level=1)).to_contain_text(f"Screen {flagged.number}")
+    expect(organizer.locator("#screen-judgments")).to_contain_text("half of the sentence is missing")
+    organizer.get_by_role("button", name="Exclude from analysis").click()
+    expect(organizer.locator(".messages")).to_contain_text("is excluded from analysis")
+    assert Screen.objects.get(pk=flagged.pk).excluded
+    organizer.screenshot(path=artifacts / "dashboard-screen-excluded-1280x800.png", full_page=True)
+    organizer.get_by_role("link", name=re.compile("dashboard")).click()
+    expect(organizer.locator("#flags tbody tr").first.locator("td").last).to_have_text("Excluded")
+    expect(organizer.locator("#plan-screens")).to_contain_text("1 excluded from analysis")
