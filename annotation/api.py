@@ -3,21 +3,36 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
+from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
-from .serializers import CampaignSerializer, ScreensRequestSerializer
+from .serializers import (
+    AppraiseImportSummarySerializer, AppraiseUploadSerializer, CampaignCreateSerializer, CampaignSerializer,
+    ScreensCreatedSerializer, ScreensRequestSerializer,
+)
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.screens import create_screens
 
 
+def form_errors(form) -> dict[str, list[str]]:
+    """A Django form's errors as the API's 400 body: each field with its messages."""
+    return {field: list(messages) for field, messages in form.errors.items()}
+
+
+@extend_schema_view(
+    list=extend_schema(summary="The campaigns the user manages",
+                       responses={200: CampaignSerializer(many=True), 403: READ_ERRORS[403]}),
+    retrieve=extend_schema(summary="One campaign the user manages", responses={200: CampaignSerializer, **READ_ERRORS}),
+)
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Campaigns the user manages. POST (multipart) creates one from uploaded files, all or nothing."""
 
@@ -28,20 +43,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def get_queryset(self):
         return managed_campaigns(self.request.user).prefetch_related("systems")
 
-    @extend_schema(request=None, responses={201: CampaignSerializer})
+    @extend_schema(summary="Create a campaign from uploaded files (all or nothing; organizers)",
+                   request={"multipart/form-data": CampaignCreateSerializer},
+                   responses={201: CampaignSerializer, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
     def create(self, request):
         if not is_organizer(request.user):
             return Response({"detail": IsOrganizer.message}, status=status.HTTP_403_FORBIDDEN)
         form = CampaignImportForm(request.data, request.FILES)
         if not form.is_valid():
-            raise ValidationError(form.errors.get_json_data())
+            raise ValidationError(form_errors(form))
         try:
             campaign = form.save(owner=request.user)
         except DjangoValidationError as exc:
             raise ValidationError({"__all__": exc.messages}) from None
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=ScreensRequestSerializer, responses={201: None})
+    @extend_schema(summary="Add screens by the campaign's sampling settings (no count: every sentence once)",
+                   request=ScreensRequestSerializer, responses={201: ScreensCreatedSerializer, **WRITE_ERRORS})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def screens(self, request, pk=None):
         campaign = self.get_object()
@@ -53,7 +71,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError({"count": [str(exc)]}) from None
         return Response({"created": len(screens), "total": campaign.screens.count()}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: None})
+    @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
+        (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),
+        **READ_ERRORS,
+    })
+    @extend_schema(methods=["POST"], summary="Import Appraise XML judgments (all or nothing)",
+                   request={"multipart/form-data": AppraiseUploadSerializer},
+                   responses={201: AppraiseImportSummarySerializer, **WRITE_ERRORS})
     @action(detail=True, methods=["get", "post"], url_path="appraise-xml")
     def appraise_xml(self, request, pk=None):
         """GET: the judgments as Appraise XML. POST (multipart fields ``file`` and optional ``map_users``, as on
@@ -65,7 +89,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})
         form = AppraiseUploadForm(request.data, request.FILES)
         if not form.is_valid():
-            raise ValidationError(form.errors.get_json_data())
+            raise ValidationError(form_errors(form))
         upload = form.cleaned_data["file"]
         try:
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)

@@ -1,6 +1,8 @@
 """REST serializers of campaigns (organizer view: systems are shown here, never on judge endpoints)."""
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm
 from .models import Campaign, System
 
 
@@ -25,5 +27,51 @@ class CampaignSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@extend_schema_serializer(component_name="Screens")
 class ScreensRequestSerializer(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=100_000, required=False, allow_null=True)
+
+
+def _form_help(form_class, name: str) -> str:
+    return str(form_class.base_fields[name].help_text)
+
+
+class CampaignCreateSerializer(serializers.ModelSerializer):
+    """The multipart body of ``POST /api/campaigns/``, for the API's description: the request is validated by
+    ``CampaignImportForm``, as the web form is (either source and systems, or one archive)."""
+
+    source = serializers.FileField(required=False, help_text=_form_help(CampaignImportForm, "source"))
+    systems = serializers.ListField(child=serializers.FileField(), required=False,
+                                    help_text=_form_help(CampaignImportForm, "systems") + " Repeat the field per file.")
+    documents = serializers.FileField(required=False, help_text=_form_help(CampaignImportForm, "documents"))
+    archive = serializers.FileField(required=False, help_text=_form_help(CampaignImportForm, "archive"))
+    source_name = serializers.CharField(required=False, max_length=200,
+                                        help_text=_form_help(CampaignImportForm, "source_name"))
+    source_is_system = serializers.BooleanField(required=False, default=True,
+                                                help_text=_form_help(CampaignImportForm, "source_is_system"))
+
+    class Meta:
+        model = Campaign
+        fields = [*CampaignImportForm.Meta.fields, "source", "systems", "documents", "archive", "source_name",
+                  "source_is_system"]
+
+
+class ScreensCreatedSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="Screens added by this request.")
+    total = serializers.IntegerField(help_text="Screens of the campaign now.")
+
+
+class AppraiseUploadSerializer(serializers.Serializer):
+    """The multipart body of ``POST /api/campaigns/{id}/appraise-xml/`` (validated by ``AppraiseUploadForm``)."""
+
+    file = serializers.FileField(help_text=_form_help(AppraiseUploadForm, "file"))
+    map_users = serializers.CharField(required=False, allow_blank=True,
+                                      help_text=_form_help(AppraiseUploadForm, "map_users"))
+
+
+class AppraiseImportSummarySerializer(serializers.Serializer):
+    rankings = serializers.IntegerField(help_text="Ranking items imported.")
+    skipped = serializers.IntegerField(help_text="Items imported as flagged (skipped in Appraise).")
+    judges = serializers.IntegerField(help_text="Distinct judges of the imported items.")
+    already_imported = serializers.IntegerField(help_text="Items of the file the campaign held before (left out).")
+

@@ -218,6 +218,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "gecappraise API",
     "DESCRIPTION": "Campaigns, imports, judgments and analyses for human evaluation of GEC systems.",
     "VERSION": "0.1.0",
+    # Request bodies get their own components, so uploads are described as files (format: binary).
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")

@@ -1,0 +1,26 @@
+"""The API's error responses as its OpenAPI description states them (``/api/schema/``), shared by every endpoint.
+
+- 400: the request changed nothing; an object whose keys are the fields at fault (``__all__`` or
+  ``non_field_errors`` for the request as a whole) and whose values are lists of messages, naming the file and line
+  (or item) of an upload where the problem is.
+- 403: ``{"detail": ...}``: not logged in, or not an organizer of this campaign (or of any).
+- 404: ``{"detail": ...}``: no campaign with that id among those the user manages.
+"""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+_DETAIL = inline_serializer("ErrorDetail", {"detail": serializers.CharField()})
+
+VALIDATION_ERROR = OpenApiResponse(
+    response={"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+    description="Nothing was changed: each field at fault (__all__ or non_field_errors: the whole request) with its "
+    "messages, naming the file and line or item of an upload.",
+)
+FORBIDDEN = OpenApiResponse(_DETAIL, description="Not logged in, or not an organizer (of this campaign).")
+NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages.")
+
+#: The errors of a request that reads a campaign, and of one that changes something.
+READ_ERRORS = {403: FORBIDDEN, 404: NOT_FOUND}
+WRITE_ERRORS = {400: VALIDATION_ERROR, **READ_ERRORS}

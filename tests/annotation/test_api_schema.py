@@ -1,0 +1,137 @@
+"""``/api/schema/`` describes the API as it behaves: every request body, and every status a request really gets
+(201, 400, 403, 404) with a body that validates against the schema of that status."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
+from annotation.permissions import ORGANIZERS_GROUP
+
+from .test_appraise_xml import ITEM
+from .test_importing import SOURCE, SYSTEMS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_blocker) -> dict:
+    with django_db_blocker.unblock():
+        response = Client().get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def resolved(node, document: dict):
+    """``node`` with every ``$ref`` replaced by what it points to, and OpenAPI's ``nullable`` as JSON Schema says it."""
+    if isinstance(node, list):
+        return [resolved(item, document) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = document
+        for part in node["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        return resolved(target, document)
+    out = {key: resolved(value, document) for key, value in node.items() if key != "nullable"}
+    if node.get("nullable"):
+        out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def check(schema: dict, path: str, method: str, response) -> None:
+    """The response's status is documented for the operation, and its JSON body validates against that schema."""
+    operation = schema["paths"][path][method]
+    assert str(response.status_code) in operation["responses"], (path, method, response.status_code)
+    content = operation["responses"][str(response.status_code)].get("content", {})
+    media = response["Content-Type"].split(";")[0]
+    assert media in content, (path, method, response.status_code, media)
+    if media == "application/json":
+        jsonschema.validate(response.json(), resolved(content[media]["schema"], schema))
+
+
+def request_fields(schema: dict, path: str, method: str) -> set[str]:
+    body = schema["paths"][path][method]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    return set(resolved(body, schema)["properties"])
+
+
+def test_the_schema_is_generated_without_warnings():
+    call_command("spectacular", "--fail-on-warn", "--file", "/dev/null")
+
+
+def test_request_bodies_name_every_field_the_forms_read(schema):
+    assert request_fields(schema, "/api/campaigns/", "post") == set(CampaignImportForm.base_fields)
+    assert request_fields(schema, "/api/campaigns/{id}/appraise-xml/", "post") == set(AppraiseUploadForm.base_fields)
+    assert request_fields(schema, "/api/campaigns/{id}/screens/", "post") == set(ScreensForm.base_fields)
+    body = schema["paths"]["/api/campaigns/"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    properties = resolved(body, schema)["properties"]
+    assert properties["source"]["format"] == "binary" and properties["systems"]["items"]["format"] == "binary"
+
+
+def users():
+    organizers = Group.objects.create(name=ORGANIZERS_GROUP)
+    organizer, other = User.objects.create_user("org"), User.objects.create_user("other-org")
+    for user in (organizer, other):
+        user.groups.add(organizers)
+    judge = User.objects.create_user("a-judge")
+    return organizer, other, judge
+
+
+def client_of(user: User | None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def files(**extra):
+    return {"name": "api", "mode": "ranking", "max_candidates": 5, "sampling": "diversity", "seed": 1,
+            "redundancy": 1, "repeat_rate": 0, "guidelines": "", "source_is_system": "on",
+            "source": SimpleUploadedFile("source", SOURCE),
+            "systems": [SimpleUploadedFile(name, data) for name, data in SYSTEMS.items()], **extra}
+
+
+def test_real_responses_match_the_documented_statuses_and_bodies(schema):
+    organizer, other, judge = users()
+    owner, stranger, judging, anonymous = client_of(organizer), client_of(other), client_of(judge), client_of(None)
+    created = owner.post("/api/campaigns/", files())
+    check(schema, "/api/campaigns/", "post", created)
+    assert created.status_code == 201
+    pk = created.json()["id"]
+    for response in (owner.post("/api/campaigns/", files(name="api", seed="x")),
+                     owner.post("/api/campaigns/", files(name="bad", systems=[SimpleUploadedFile("alpha", b"\xff\n")])),
+                     judging.post("/api/campaigns/", files(name="judge's")), anonymous.post("/api/campaigns/", files())):
+        check(schema, "/api/campaigns/", "post", response)
+        assert response.status_code in (400, 403)
+    for client in (owner, judging, anonymous):
+        check(schema, "/api/campaigns/", "get", client.get("/api/campaigns/"))
+    item = "/api/campaigns/{id}/"
+    for client, status in ((owner, 200), (stranger, 404), (judging, 403), (anonymous, 403)):
+        response = client.get(f"/api/campaigns/{pk}/")
+        assert response.status_code == status
+        check(schema, item, "get", response)
+    screens = "/api/campaigns/{id}/screens/"
+    for client, data, status in ((owner, {"count": 2}, 201), (owner, {"count": 0}, 400), (owner, {"count": "x"}, 400),
+                                 (stranger, {"count": 2}, 404), (judging, {"count": 2}, 403)):
+        response = client.post(f"/api/campaigns/{pk}/screens/", data)
+        assert response.status_code == status
+        check(schema, screens, "post", response)
+    xml = "/api/campaigns/{id}/appraise-xml/"
+    good = ITEM.format(src=0, group="alpha beta").encode()
+    for client, data, status in ((owner, {"file": SimpleUploadedFile("j.xml", good)}, 201),
+                                 (owner, {"file": SimpleUploadedFile("j.xml", b"<not-xml")}, 400),
+                                 (owner, {}, 400), (owner, {"file": SimpleUploadedFile("j.xml", good), "map_users": "x"}, 400),
+                                 (stranger, {"file": SimpleUploadedFile("j.xml", good)}, 404)):
+        response = client.post(f"/api/campaigns/{pk}/appraise-xml/", data)
+        assert response.status_code == status, response.content
+        check(schema, xml, "post", response)
+    for client, status in ((owner, 200), (stranger, 404), (anonymous, 403)):
+        response = client.get(f"/api/campaigns/{pk}/appraise-xml/")
+        assert response.status_code == status
+        check(schema, xml, "get", response)
