@@ -82,15 +82,15 @@ def load_rankings(
     higher id (the new ones, for a leaderboard that adds them to what it has). Excluded screens are left out.
     """
     judgments = selected_judgments(campaign, up_to, judge, after)
+    ranked = CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
     contestants = set(contestant_names(campaign))
     systems = {
         candidate: [name for name in names if name in contestants]
-        for candidate, names in candidate_systems(campaign).items()
+        for candidate, names in candidate_systems(campaign, ranked.values("candidate_id")).items()
     }
     shown: dict[int, list[tuple[tuple[str, ...], int]]] = defaultdict(list)
     for judgment_id, candidate_id, rank in (
-        CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
-        .order_by("judgment_id", "position")
+        ranked.order_by("judgment_id", "position")
         .values_list("judgment_id", "candidate_id", "rank")
     ):
         if systems[candidate_id]:

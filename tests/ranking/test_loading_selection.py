@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from annotation.models import Judgment, Screen
+from annotation.models import CandidateJudgment, Judgment, Screen
+from annotation.services.outputs import candidate_systems
 from ranking.core.pairs import expanded_pairs
 from ranking.loading import load_rankings, load_scores
 
@@ -35,3 +36,12 @@ def test_after_loads_only_the_judgments_with_a_higher_id():
     between = load_rankings(campaign, after=ids[9], up_to=ids[19])
     assert between.n_rankings == 10
     assert load_scores(campaign, after=ids[-1]).n_ratings == 0
+
+
+def test_candidate_systems_of_chosen_candidates_only():
+    campaign = synthetic_campaign("chosen", np.random.default_rng(6), n_rankings=10)
+    everything = candidate_systems(campaign)
+    judged = CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign).values("candidate_id")
+    chosen = candidate_systems(campaign, judged)
+    assert set(chosen) == set(judged.values_list("candidate_id", flat=True)) < set(everything)
+    assert all(chosen[pk] == everything[pk] for pk in chosen)
