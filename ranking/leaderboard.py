@@ -15,8 +15,8 @@ analysis is.
 Cost: a campaign's outcome counts (``LiveCounts``) stay in Django's cache. A request loads only the judgments
 stored since (``loading.load_rankings(after=...)``) and adds their counts; when judgments were deleted (a judge's
 undo), a screen was excluded or put back, or the cache is cold, the counts are rebuilt from all judgments. The
-leaderboard itself is cached by the data's version (last judgment id, number of judgments, excluded screens), so
-polling an unchanged campaign costs two small queries. A checkpoint's bootstrap is computed once; the history
+leaderboard itself is cached by the data's version (``DataVersion``: last judgment id, number of judgments and sum
+of their ids, excluded screens), so polling an unchanged campaign costs two aggregate queries. A checkpoint's bootstrap is computed once; the history
 request computes the missing ones for at most ``HISTORY_BUDGET_SECONDS`` (most useful first: the newest, which
 the stopping hint needs, then the whole curve coarse to fine) and says how many are still missing.
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
 
 from annotation.models import Campaign, Judgment, Screen
 
@@ -61,17 +61,19 @@ TOO_FEW_SYSTEMS = "fewer than two systems to rank"
 
 @dataclass(frozen=True)
 class DataVersion:
-    """What the leaderboard depends on: the campaign's last judgment id and number of judgments (of every screen),
-    and a digest of its excluded screens. Judgment ids only grow, so a deletion or a late commit changes these."""
+    """What the leaderboard depends on: the campaign's last judgment id, number of judgments and sum of their ids
+    (of every screen), and a digest of its excluded screens. Ids are never reused, so a new judgment, a deletion
+    (a judge's undo) or a late commit of a lower id changes the count and the sum."""
 
     last_id: int | None
     judgments: int
+    id_sum: int
     excluded: str
     excluded_screens: int
 
     @property
     def key(self) -> str:
-        return f"{self.last_id}-{self.judgments}-{self.excluded}"
+        return f"{self.last_id}-{self.judgments}-{self.id_sum}-{self.excluded}"
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,14 @@ class Checkpoint:
 
 @dataclass
 class LiveCounts:
-    """A campaign's outcome counts up to judgment ``last_id`` (``judgments`` judgments of any screen up to it, of
-    which ``rankings`` analysed), with its history checkpoints."""
+    """A campaign's outcome counts up to judgment ``last_id`` (``judgments`` judgments of any screen up to it, with
+    ids summing to ``id_sum``, of which ``rankings`` analysed), with its history checkpoints."""
 
     names: tuple[str, ...]
     excluded: str
     last_id: int | None = None
     judgments: int = 0
+    id_sum: int = 0
     rankings: int = 0
     counts: np.ndarray | None = None
     checkpoints: list[Checkpoint] = field(default_factory=list)
@@ -110,12 +113,18 @@ class LiveCounts:
 
 def data_version(campaign: Campaign) -> DataVersion:
     """The campaign's data version (two queries)."""
-    latest = Judgment.objects.filter(assignment__screen__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
+    latest = _judgment_totals(Judgment.objects.filter(assignment__screen__campaign=campaign))
     excluded = list(
         Screen.objects.filter(campaign=campaign, excluded=True).order_by("id").values_list("id", flat=True)
     )
     digest = hashlib.sha256(",".join(map(str, excluded)).encode()).hexdigest()[:16]
-    return DataVersion(latest["last"], latest["n"], digest, len(excluded))
+    return DataVersion(latest["last"], latest["n"], latest["sum"], digest, len(excluded))
+
+
+def _judgment_totals(judgments) -> dict:
+    """The highest id, the number and the sum of the ids of ``judgments`` (0 for none)."""
+    totals = judgments.aggregate(last=Max("id"), n=Count("id"), sum=Sum("id"))
+    return {**totals, "sum": totals["sum"] or 0}
 
 
 def _cache_key(campaign: Campaign, what: str) -> str:
@@ -137,7 +146,7 @@ def _rankings(campaign: Campaign, after: int | None, up_to: int | None) -> Ranki
     return load_rankings(campaign, up_to=up_to, after=after)
 
 
-def _extend(state: LiveCounts, rankings: Rankings, campaign: Campaign, last_id: int | None, judgments: int,
+def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
             previous: dict[tuple[int, str], CheckpointRanking]) -> None:
     """Add ``rankings`` (the next ones after ``state``'s) to ``state``, with a checkpoint per ``HISTORY_STEP``."""
     import numpy as np
@@ -161,7 +170,7 @@ def _extend(state: LiveCounts, rankings: Rankings, campaign: Campaign, last_id: 
         state.checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
     state.counts = np.asarray(counts[-1])
     state.rankings = start + rankings.n_rankings
-    state.last_id, state.judgments = last_id, judgments
+    state.last_id, state.judgments, state.id_sum = version.last_id, version.judgments, version.id_sum
 
 
 def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
@@ -170,15 +179,14 @@ def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
 
     key = _cache_key(campaign, "counts")
     state: LiveCounts | None = cache.get(key)
-    if state is not None and state.last_id == version.last_id and state.judgments == version.judgments \
-            and state.excluded == version.excluded:
+    if state is not None and (state.last_id, state.judgments, state.id_sum, state.excluded) == (
+            version.last_id, version.judgments, version.id_sum, version.excluded):
         return state
     names = tuple(contestant_names(campaign))
     incremental = (
         state is not None and state.excluded == version.excluded and state.names == names
         and campaign.mode != Campaign.Mode.PRWS and state.last_id is not None
-        and Judgment.objects.filter(assignment__screen__campaign=campaign, id__lte=state.last_id).count()
-        == state.judgments
+        and _only_added(campaign, state, version)
     )
     if not incremental:
         previous = {(c.rankings, c.digest): c.ranking for c in state.checkpoints if c.ranking} if state else {}
@@ -186,9 +194,20 @@ def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
         after = None
     else:
         previous, after = {}, state.last_id
-    _extend(state, _rankings(campaign, after, version.last_id), campaign, version.last_id, version.judgments, previous)
+    _extend(state, _rankings(campaign, after, version.last_id), version, previous)
     cache.set(key, state, STATE_SECONDS)
     return state
+
+
+def _only_added(campaign: Campaign, state: LiveCounts, version: DataVersion) -> bool:
+    """Whether the judgments up to ``state.last_id`` are still those ``state`` counted, so that ``version`` only
+    added judgments after it: the judgments after it make up the difference in number and id sum."""
+    if version.last_id is None or version.last_id < state.last_id:
+        return False
+    added = _judgment_totals(Judgment.objects.filter(
+        assignment__screen__campaign=campaign, id__gt=state.last_id, id__lte=version.last_id
+    ))
+    return (state.judgments + added["n"], state.id_sum + added["sum"]) == (version.judgments, version.id_sum)
 
 
 def _number(value: float) -> float | None:

@@ -212,6 +212,13 @@ def test_an_undo_and_an_exclusion_rebuild_the_counts():
     assert after_undo["snapshot"]["rankings"] == before["snapshot"]["rankings"] - 1
     assert after_undo["systems"] == to_rows(analysis_ranking(campaign, campaign.seed), after_undo)
 
+    Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[7].delete()
+    write_judged_screens(campaign, random_judgments(campaign, np.random.default_rng(3), 1))
+    swapped = get_leaderboard(client, campaign)
+    assert swapped["snapshot"]["judgments"] == after_undo["snapshot"]["judgments"], "one deleted, one added"
+    assert swapped["systems"] == to_rows(analysis_ranking(campaign, campaign.seed), swapped)
+    after_undo = swapped
+
     screen = Screen.objects.filter(campaign=campaign, assignments__judgment__isnull=False).order_by("number").first()
     screen.excluded = True
     screen.save(update_fields=["excluded"])
