@@ -143,7 +143,7 @@ _TAR_COMPRESSIONS = (
 #: zip, tar, gzip, bz2 and xz readers each have their own.
 _DAMAGED = (
     zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, NotImplementedError, EOFError, OSError,
-    zlib.error, lzma.LZMAError, UnicodeDecodeError,
+    zlib.error, lzma.LZMAError, ValueError,
 )
 
 
