@@ -132,3 +132,12 @@ def test_tar_bomb_builder_unpacks_to_what_it_says():
     with tarfile.open(fileobj=stream, mode="r|") as archive:
         sizes = {member.name: member.size for member in archive}
     assert sizes[".padding"] == 2 * CHUNK and sizes["source"] == len(SOURCE)
+
+
+def test_a_zip_whose_directory_offset_is_wrong_is_refused_as_damaged():
+    """zipfile raises ValueError ("negative seek value") here; found by tests/annotation/test_import_fuzzing.py."""
+    data = bytearray(_zip({"source": SOURCE}))
+    end = data.rindex(b"PK\x05\x06")
+    struct.pack_into("<L", data, end + 16, struct.unpack_from("<L", data, end + 16)[0] + 256)
+    with pytest.raises(InputFileError, match="moved.zip: a damaged archive"):
+        split_archive(NamedFile("moved.zip", bytes(data)))
