@@ -45,7 +45,9 @@ class CampaignImportForm(forms.ModelForm):
 
     source = forms.FileField(required=False, help_text="The source sentences, one per line.")
     systems = MultipleFileField(
-        required=False, help_text="System outputs, one file per system, aligned with the source line by line."
+        required=False,
+        help_text="System outputs, one file per system, aligned with the source line by line. A file's name is its "
+        "system's name: letters, digits and ASCII punctuation (no spaces, no / or \\, not starting with '.').",
     )
     documents = forms.FileField(required=False, help_text="Optional: the document id of each source line.")
     archive = forms.FileField(

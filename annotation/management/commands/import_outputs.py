@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
+from annotation.services.field_rules import SYSTEM_NAME_RULE
 from annotation.services.importing import import_outputs
 from annotation.services.textfiles import InputFileError, NamedFile, check_size
 
@@ -27,7 +28,8 @@ class Command(BaseCommand):
     help = (
         "Create a campaign from a source file (one sentence per line) and system output files aligned with it. "
         "Each SYSTEM_FILE is a system named by its file name; the source may also be one of them (then it is "
-        "judged as the system of kind 'input', as INPUT in CoNLL-14). Nothing is written if any file is wrong."
+        "judged as the system of kind 'input', as INPUT in CoNLL-14). A system name has " + SYSTEM_NAME_RULE + ". "
+        "Nothing is written if any file is wrong."
     )
 
     def add_arguments(self, parser):
