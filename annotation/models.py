@@ -176,6 +176,8 @@ class Screen(models.Model):
         ordering = ["campaign", "number"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "number"], name="screen_unique_number"),
+            # The target of Assignment's (screen, campaign) foreign key (migration 0005, PostgreSQL).
+            models.UniqueConstraint(fields=["id", "campaign"], name="screen_unique_id_campaign"),
         ]
 
     def __str__(self) -> str:
@@ -197,6 +199,19 @@ class ScreenCandidate(models.Model):
         ]
 
 
+class AssignmentManager(models.Manager):
+    """Fills in each new assignment's ``campaign`` from its screen in ``bulk_create`` (see Assignment)."""
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        unknown = {obj.screen_id for obj in objs if obj.campaign_id is None and not self.model.screen.is_cached(obj)}
+        campaigns = dict(Screen.objects.filter(pk__in=unknown).values_list("pk", "campaign_id")) if unknown else {}
+        for obj in objs:
+            if obj.campaign_id is None:
+                obj.campaign_id = campaigns[obj.screen_id] if obj.screen_id in campaigns else obj.screen.campaign_id
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Assignment(models.Model):
     """A screen to be judged by one judge.
 
@@ -204,6 +219,11 @@ class Assignment(models.Model):
     showing of a screen to the same judge, for intra-annotator agreement; it becomes due once the judge has
     submitted ``due_after`` screens of the campaign. A judge has at most one original (non-repeat) assignment
     of a screen.
+
+    ``campaign`` is the screen's campaign, kept on the row so that the queue's questions (the first open slot of
+    a campaign, how many screens a judge can still reach, how many slots are claimed) are answered from
+    per-campaign indexes without touching the campaign's other screens; ``save`` and ``bulk_create`` fill it in
+    from the screen, and on PostgreSQL a foreign key on (screen, campaign) keeps it equal to the screen's.
     """
 
     class Status(models.TextChoices):
@@ -212,6 +232,7 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
 
     screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="assignments")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", editable=False)
     judge = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments"
     )
@@ -226,9 +247,31 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
 
+    objects = AssignmentManager()
+
     class Meta:
         ordering = ["position", "id"]
-        indexes = [models.Index(fields=["judge", "status"]), models.Index(fields=["status", "position"])]
+        indexes = [
+            models.Index(fields=["judge", "status"]),
+            # The pool: open slots of a campaign in the order they are handed out, and by screen (progress).
+            models.Index(
+                fields=["campaign", "position", "id"], name="assignment_pool_order",
+                condition=Q(judge__isnull=True, status="pending", repeat_of__isnull=True),
+            ),
+            models.Index(
+                fields=["campaign", "screen"], name="assignment_pool_screens",
+                condition=Q(judge__isnull=True, status="pending", repeat_of__isnull=True),
+            ),
+            # Slots that left the pool (claimed, served, submitted), by campaign: the organizer's counts.
+            models.Index(
+                fields=["campaign", "status", "screen"], name="assignment_taken", condition=Q(judge__isnull=False)
+            ),
+            # Leases (served screens, and screens undone since): expired ones return to the pool.
+            models.Index(
+                fields=["campaign", "lease_expires_at"], name="assignment_leases",
+                condition=Q(lease_expires_at__isnull=False),
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(status="submitted") | Q(judge__isnull=False), name="assignment_submitted_has_judge"
@@ -243,6 +286,11 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.screen} for {self.judge_id or 'pool'}"
+
+    def save(self, *args, **kwargs):
+        if self.campaign_id is None:
+            self.campaign_id = self.screen.campaign_id
+        super().save(*args, **kwargs)
 
 
 class Judgment(models.Model):
