@@ -109,6 +109,7 @@ class LiveCounts:
     rankings: int = 0
     counts: np.ndarray | None = None
     checkpoints: list[Checkpoint] = field(default_factory=list)
+    raters: list[dict] | None = None
 
 
 def data_version(campaign: Campaign) -> DataVersion:
@@ -135,15 +136,32 @@ def _digest(counts: np.ndarray) -> str:
     return hashlib.sha1(counts.astype("<i8").tobytes()).hexdigest()
 
 
-def _rankings(campaign: Campaign, after: int | None, up_to: int | None) -> Rankings:
+def _rankings(campaign: Campaign, after: int | None, up_to: int | None) -> tuple[Rankings, list[dict] | None]:
     """The rankings analysed among the judgments with ids in (after, up_to]; a PRWS campaign's always from the
-    start (the raters' quality check looks at all their scores)."""
-    from .core.prws import qualified_rankings
+    start (the raters' quality check looks at all their scores), with each rater's check (``rater_checks``)."""
+    from .core.prws import qualified_rankings, rater_quality
     from .loading import load_rankings, load_scores
 
     if campaign.mode == Campaign.Mode.PRWS:
-        return qualified_rankings(load_scores(campaign, up_to=up_to))
-    return load_rankings(campaign, up_to=up_to, after=after)
+        scores = load_scores(campaign, up_to=up_to)
+        return qualified_rankings(scores), rater_checks(rater_quality(scores))
+    return load_rankings(campaign, up_to=up_to, after=after), None
+
+
+def rater_checks(quality) -> list[dict]:
+    """A PRWS campaign's Source+error check per rater (N19 §4.3, METHODS 11; ``core.prws.RaterQuality``): screens
+    showing both, how many scored Source+error lower, the rate (None without such screens) and the exclusion."""
+    return [
+        {
+            "judge": judge,
+            "screens": int(quality.screens[j]),
+            "passed": int(quality.passed[j]),
+            "rate": float(quality.rate[j]) if quality.screens[j] else None,
+            **({} if quality.screens[j] else {"reason": "no screen showed both Source and Source+error"}),
+            "excluded": bool(quality.excluded[j]),
+        }
+        for j, judge in enumerate(quality.judge_names)
+    ]
 
 
 def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
@@ -194,7 +212,8 @@ def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
         after = None
     else:
         previous, after = {}, state.last_id
-    _extend(state, _rankings(campaign, after, version.last_id), version, previous)
+    rankings, state.raters = _rankings(campaign, after, version.last_id)
+    _extend(state, rankings, version, previous)
     cache.set(key, state, STATE_SECONDS)
     return state
 
@@ -272,7 +291,8 @@ def _pairs_per_system(state: LiveCounts) -> dict[str, int]:
 
 
 def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVersion) -> dict:
-    """The leaderboard JSON of ``state`` (see the module docstring)."""
+    """The leaderboard JSON of ``state`` (see the module docstring); a PRWS campaign's adds its raters' checks."""
+    from .core.prws import QUALITY_THRESHOLD
     from .core.win_counts import expected_wins_ranking
 
     n_pairs = len(state.names) * (len(state.names) - 1) // 2
@@ -282,6 +302,8 @@ def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVers
                        "seed": campaign.seed},
         "reason": _reason(state),
     }
+    if state.raters is not None:
+        result["raters"] = {"threshold": QUALITY_THRESHOLD, "checks": state.raters}
     if result["reason"] is not None:
         empty = {"score": None, "full_data_score": None, "range": None, "cluster": None, "unresolved_with": []}
         pairs = _pairs_per_system(state) if state.counts is not None else {}

@@ -97,6 +97,23 @@ function renderLeaderboard(board) {
       "(overlapping rank ranges).";
 }
 
+function renderRaters(raters) {
+  const box = $("rater-checks");
+  box.hidden = !raters;
+  if (!raters) return;
+  $("rater-threshold").textContent = `${Math.round(100 * raters.threshold)}%`;
+  const body = box.querySelector("tbody");
+  body.replaceChildren();
+  for (const rater of raters.checks) {
+    const row = body.insertRow();
+    row.dataset.judge = rater.judge;
+    cell(row, rater.judge);
+    cell(row, count(rater.screens), "number");
+    cell(row, rater.rate === null ? "–" : `${Math.round(100 * rater.rate)}%`, "number", rater.reason || "");
+    cell(row, rater.excluded ? "Left out" : "Counted");
+  }
+}
+
 function renderStopping(hint) {
   const box = $("stopping-hint");
   box.classList.toggle("met", hint.met);
@@ -195,6 +212,7 @@ async function refresh() {
     renderJudges(judging.judges);
     renderFlags(judging.flags);
     renderLeaderboard(board);
+    renderRaters(board.raters);
     const key = `${board.snapshot.last_judgment_id}/${board.snapshot.judgments}/${board.snapshot.excluded_screens}/${state.k}`;
     if (key !== state.historyKey) {
       const history = await fetchJSON(historyUrl());

@@ -284,3 +284,20 @@ def test_the_stopping_hint_is_met_once_the_clusters_held_for_k_rankings():
     assert [(r["system"], r["range"], r["cluster"]) for r in board["systems"]] == [
         ("ZEPHYRSYS", [1, 1], 1), ("QUOKKAGEC", [2, 2], 2), ("MARMOTFIX", [3, 3], 3), ("INPUT", [4, 4], 4)]
     assert board["system_pairs"]["unresolved"] == [] and board["system_pairs"]["separated"] == 6
+
+
+def test_a_prws_campaign_with_one_rater_is_ranked_on_its_relative_judgments():
+    campaign = small_campaign(mode="prws")
+    client = organizer_client(campaign)
+    scores = {"ZEPHYRSYS": 90.0, "QUOKKAGEC": 70.0, "MARMOTFIX": 40.0, "INPUT": 10.0}
+    screen = JudgedScreen(line=4, judge="solo", duration=timedelta(seconds=9), candidates=[
+        JudgedCandidate(candidate=candidate_of(campaign, 4, system).pk, score=score) for system, score in scores.items()
+    ])
+    write_judged_screens(campaign, [screen, screen])
+    board = get_leaderboard(client, campaign)
+    assert board["reason"] is None and board["snapshot"]["rankings"] == 2
+    assert [row["system"] for row in board["systems"]] == list(scores)
+    assert board["raters"]["checks"] == [{"judge": "solo", "screens": 0, "passed": 0, "rate": None, "excluded": False,
+                                          "reason": "no screen showed both Source and Source+error"}]
+    ranked = small_campaign("ranked")
+    assert "raters" not in get_leaderboard(organizer_client(ranked, "orga2"), ranked)
