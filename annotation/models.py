@@ -179,6 +179,8 @@ class Screen(models.Model):
             # The target of Assignment's (screen, campaign) foreign key (migration 0005, PostgreSQL).
             models.UniqueConstraint(fields=["id", "campaign"], name="screen_unique_id_campaign"),
         ]
+        # The dashboard polls the excluded screens of a campaign; they are few among many.
+        indexes = [models.Index(fields=["campaign"], condition=Q(excluded=True), name="screen_excluded")]
 
     def __str__(self) -> str:
         return f"screen {self.number} of {self.campaign_id}"
