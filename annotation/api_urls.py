@@ -3,7 +3,9 @@ from rest_framework.routers import DefaultRouter
 
 from .api import CampaignViewSet
 
+# No format-suffix routes (".json"): the API speaks JSON only, and the custom actions take no format argument.
 router = DefaultRouter()
+router.include_format_suffixes = False
 router.register("campaigns", CampaignViewSet, basename="campaign")
 
 urlpatterns = router.urls
