@@ -114,7 +114,7 @@ class LiveCounts:
 
 def data_version(campaign: Campaign) -> DataVersion:
     """The campaign's data version (two queries)."""
-    latest = _judgment_totals(Judgment.objects.filter(assignment__screen__campaign=campaign))
+    latest = _judgment_totals(Judgment.objects.filter(assignment__campaign=campaign))
     excluded = list(
         Screen.objects.filter(campaign=campaign, excluded=True).order_by("id").values_list("id", flat=True)
     )
@@ -224,7 +224,7 @@ def _only_added(campaign: Campaign, state: LiveCounts, version: DataVersion) -> 
     if version.last_id is None or version.last_id < state.last_id:
         return False
     added = _judgment_totals(Judgment.objects.filter(
-        assignment__screen__campaign=campaign, id__gt=state.last_id, id__lte=version.last_id
+        assignment__campaign=campaign, id__gt=state.last_id, id__lte=version.last_id
     ))
     return (state.judgments + added["n"], state.id_sum + added["sum"]) == (version.judgments, version.id_sum)
 

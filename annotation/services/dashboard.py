@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, F, Max, Q
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
@@ -101,41 +101,34 @@ def split_flag_reason(text: str) -> tuple[str, str]:
 
 def _versions(campaign: Campaign) -> tuple[int | None, int]:
     """The campaign's last judgment id and number of judgments: what the cached durations depend on."""
-    latest = Judgment.objects.filter(assignment__screen__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
+    latest = Judgment.objects.filter(assignment__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
     return latest["last"], latest["n"]
 
 
-def campaign_plan(campaign: Campaign) -> Plan:
-    """The campaign's progress against its plan (a few aggregate queries, whatever its size)."""
-    originals = Assignment.objects.filter(screen__campaign=campaign, repeat_of__isnull=True).aggregate(
+def campaign_plan(campaign: Campaign, repeats: dict[str, dict[str, int]]) -> Plan:
+    """The campaign's progress against its plan (a few aggregate queries, whatever its size), with the repeats of
+    ``repeats_by_judge``."""
+    originals = Assignment.objects.filter(campaign=campaign, repeat_of__isnull=True).aggregate(
         slots=Count("id"),
         submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
         claimed=Count("id", filter=Q(judge__isnull=False)),
     )
-    open_slot = Assignment.objects.filter(screen=OuterRef("pk"), repeat_of__isnull=True).exclude(
-        status=Assignment.Status.SUBMITTED
+    per_screen = (
+        Assignment.objects.filter(campaign=campaign, repeat_of__isnull=True).values("screen")
+        .annotate(slots=Count("id"), done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)))
+        .aggregate(complete=Count("screen", filter=Q(done=F("slots"))), started=Count("screen", filter=Q(done__gt=0)))
     )
-    done_slot = Assignment.objects.filter(
-        screen=OuterRef("pk"), repeat_of__isnull=True, status=Assignment.Status.SUBMITTED
-    )
-    screens = Screen.objects.filter(campaign=campaign).aggregate(
-        total=Count("id"),
-        complete=Count("id", filter=~Q(Exists(open_slot)) & Q(Exists(done_slot))),
-        started=Count("id", filter=Q(Exists(done_slot))),
-        excluded=Count("id", filter=Q(excluded=True)),
-    )
-    repeats = _repeats_by_judge(campaign)
     return Plan(
-        screens=screens["total"],
+        screens=Screen.objects.filter(campaign=campaign).count(),
         redundancy=campaign.redundancy,
         slots=originals["slots"],
         submitted=originals["submitted"],
         claimed=originals["claimed"],
-        screens_complete=screens["complete"],
-        screens_started=screens["started"],
-        judgments=Judgment.objects.filter(assignment__screen__campaign=campaign).count(),
-        flags=Flag.objects.filter(judgment__assignment__screen__campaign=campaign).count(),
-        excluded_screens=screens["excluded"],
+        screens_complete=per_screen["complete"],
+        screens_started=per_screen["started"],
+        judgments=Judgment.objects.filter(assignment__campaign=campaign).count(),
+        flags=Flag.objects.filter(judgment__assignment__campaign=campaign).count(),
+        excluded_screens=Screen.objects.filter(campaign=campaign, excluded=True).count(),
         repeats_submitted=sum(r["submitted"] for r in repeats.values()),
         repeats_due=sum(r["due"] for r in repeats.values()),
         repeats_later=sum(r["later"] for r in repeats.values()),
@@ -144,17 +137,17 @@ def campaign_plan(campaign: Campaign) -> Plan:
 
 def _submitted_by_judge(campaign: Campaign) -> dict[str, int]:
     return dict(
-        Assignment.objects.filter(screen__campaign=campaign, status=Assignment.Status.SUBMITTED)
+        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
         .values("judge__username").annotate(n=Count("id")).values_list("judge__username", "n")
     )
 
 
-def _repeats_by_judge(campaign: Campaign) -> dict[str, dict[str, int]]:
+def repeats_by_judge(campaign: Campaign) -> dict[str, dict[str, int]]:
     """Per judge: repeats submitted, due now and scheduled for later (``queue``: due once the judge has submitted
     ``due_after`` screens of the campaign)."""
     submitted = _submitted_by_judge(campaign)
     result: dict[str, dict[str, int]] = defaultdict(lambda: {"submitted": 0, "due": 0, "later": 0})
-    rows = Assignment.objects.filter(screen__campaign=campaign, repeat_of__isnull=False).values_list(
+    rows = Assignment.objects.filter(campaign=campaign, repeat_of__isnull=False).values_list(
         "judge__username", "status", "due_after"
     )
     for judge, status, due_after in rows:
@@ -184,7 +177,7 @@ def _durations(campaign: Campaign, version: tuple) -> dict[str, list[float]]:
     durations = cache.get(key)
     if durations is None:
         durations = defaultdict(list)
-        rows = Judgment.objects.filter(assignment__screen__campaign=campaign, duration__isnull=False).values_list(
+        rows = Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False).values_list(
             "assignment__judge__username", "duration"
         )
         for judge, duration in rows:
@@ -194,12 +187,14 @@ def _durations(campaign: Campaign, version: tuple) -> dict[str, list[float]]:
     return durations
 
 
-def judge_progress(campaign: Campaign, durations: dict[str, list[float]]) -> list[JudgeProgress]:
-    """A row per judge (members of the campaign and anyone who submitted a screen of it), by username."""
+def judge_progress(
+    campaign: Campaign, durations: dict[str, list[float]], repeats: dict[str, dict[str, int]]
+) -> list[JudgeProgress]:
+    """A row per judge (members of the campaign and anyone who submitted a screen of it), by username, with their
+    ``durations`` in seconds and ``repeats`` (``repeats_by_judge``)."""
     submitted = _submitted_by_judge(campaign)
-    repeats = _repeats_by_judge(campaign)
     flags = dict(
-        Flag.objects.filter(judgment__assignment__screen__campaign=campaign)
+        Flag.objects.filter(judgment__assignment__campaign=campaign)
         .values("judgment__assignment__judge__username").annotate(n=Count("id"))
         .values_list("judgment__assignment__judge__username", "n")
     )
@@ -225,7 +220,7 @@ def judge_progress(campaign: Campaign, durations: dict[str, list[float]]) -> lis
 def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
     """The campaign's newest ``limit`` flags."""
     rows = (
-        Flag.objects.filter(judgment__assignment__screen__campaign=campaign)
+        Flag.objects.filter(judgment__assignment__campaign=campaign)
         .order_by("-judgment_id")
         .values_list(
             "judgment_id", "judgment__assignment__screen__number", "judgment__assignment__screen__segment__line",
@@ -245,11 +240,12 @@ def dashboard_data(campaign: Campaign) -> dict:
     """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``."""
     version = _versions(campaign)
     durations = _durations(campaign, version)
-    plan = campaign_plan(campaign)
+    repeats = repeats_by_judge(campaign)
+    plan = campaign_plan(campaign, repeats)
     return {
         "snapshot": {"judgments": version[1], "last_judgment_id": version[0]},
         "plan": asdict(plan),
         "times": asdict(screen_times([s for values in durations.values() for s in values])),
-        "judges": [asdict(row) for row in judge_progress(campaign, durations)],
+        "judges": [asdict(row) for row in judge_progress(campaign, durations, repeats)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
     }
