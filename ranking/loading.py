@@ -4,7 +4,9 @@ Judgments are read in the order they were stored. Systems of kind ``control`` (a
 are quality-control outputs, not contestants: they are dropped from every candidate, and a candidate produced by
 control systems only is dropped from its ranking. Flagged screens become skipped rankings (no candidates), as
 ``skipped="true"`` items are in Appraise XML. Screens the organizer excluded (``Screen.excluded``) are left out
-with all their judgments. Training answers are not Judgments and never reach here.
+with all their judgments. Training answers are not Judgments and never reach here. The judgments of the
+``ignored_judges`` (an analysis parameter; by default ``admin``, METHODS 3) are left out and counted in the
+snapshot.
 
 PRWS campaigns (METHODS 11) are read by ``load_scores``: every scored candidate with all its systems, the systems
 of kind ``input`` as *Source* and those of kind ``control`` as *Source+error* for the raters' quality check.
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Collection
 
-from django.db.models import Max, QuerySet
+from django.db.models import Count, Max, QuerySet
 
 from annotation.models import CandidateJudgment, Judgment, System
 from annotation.services.outputs import candidate_systems
 
+from .core.parameters import IGNORED_JUDGES
 from .core.rankings import Rankings
 
 if TYPE_CHECKING:
@@ -28,25 +31,23 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What data an analysis saw: enough to tell whether it is still current and to recompute it."""
+    """What data an analysis saw: enough to tell whether it is still current and to recompute it. ``ignored``
+    counts the judgments of the ignored judges, which the analysis leaves out."""
 
     judgments: int
     last_judgment_at: str | None
     last_judgment_id: int | None
-
-    def as_dict(self) -> dict:
-        return {
-            "judgments": self.judgments,
-            "last_judgment_at": self.last_judgment_at,
-            "last_judgment_id": self.last_judgment_id,
-        }
+    ignored: dict[str, int]
 
 
-def campaign_snapshot(campaign) -> Snapshot:
-    """The number of judgments of ``campaign``, the time of the last one, and the highest judgment id."""
+def campaign_snapshot(campaign, ignored_judges: Collection[str] = IGNORED_JUDGES) -> Snapshot:
+    """The number of judgments of ``campaign``, the time of the last one, the highest judgment id, and the number
+    of judgments by each of the ``ignored_judges`` who judged."""
     judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
     latest = judgments.aggregate(at=Max("created_at"), id=Max("id"))
-    return Snapshot(judgments.count(), latest["at"].isoformat() if latest["at"] else None, latest["id"])
+    by_ignored = judgments.filter(assignment__judge__username__in=list(ignored_judges))
+    ignored = dict(by_ignored.values_list("assignment__judge__username").annotate(Count("id")).order_by())
+    return Snapshot(judgments.count(), latest["at"].isoformat() if latest["at"] else None, latest["id"], ignored)
 
 
 def contestant_names(campaign) -> list[str]:
@@ -58,11 +59,15 @@ def contestant_names(campaign) -> list[str]:
 
 
 def selected_judgments(
-    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
+    ignored_judges: Collection[str] = IGNORED_JUDGES,
 ) -> QuerySet[Judgment]:
     """The campaign's judgments with an id up to ``up_to`` (a snapshot's ``last_judgment_id``) and above ``after``,
-    of ``judge`` if given; never those of screens the organizer excluded (``Screen.excluded``)."""
-    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign, assignment__screen__excluded=False)
+    of ``judge`` if given; never those of screens the organizer excluded (``Screen.excluded``), nor those of the
+    ``ignored_judges``."""
+    judgments = Judgment.objects.filter(
+        assignment__screen__campaign=campaign, assignment__screen__excluded=False
+    ).exclude(assignment__judge__username__in=list(ignored_judges))
     if up_to is not None:
         judgments = judgments.filter(id__lte=up_to)
     if after is not None:
@@ -73,15 +78,17 @@ def selected_judgments(
 
 
 def load_rankings(
-    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
+    ignored_judges: Collection[str] = IGNORED_JUDGES,
 ) -> Rankings:
     """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
 
     ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
     one analysis sees the same data; ``judge`` keeps one judge's judgments; ``after`` keeps the judgments with a
-    higher id (the new ones, for a leaderboard that adds them to what it has). Excluded screens are left out.
+    higher id (the new ones, for a leaderboard that adds them to what it has); ``ignored_judges`` are left out.
+    Excluded screens are left out.
     """
-    judgments = selected_judgments(campaign, up_to, judge, after)
+    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges)
     ranked = CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
     contestants = set(contestant_names(campaign))
     systems = {
@@ -107,17 +114,18 @@ def load_rankings(
 
 
 def load_scores(
-    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None
+    campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
+    ignored_judges: Collection[str] = IGNORED_JUDGES,
 ) -> Scores:
     """The campaign's PRWS ratings as core ``Scores`` (METHODS 11), one item per judgment in stored order.
 
     A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
-    Flagged screens are screens without ratings. ``up_to``, ``judge`` and ``after`` select judgments as in
-    ``load_rankings``.
+    Flagged screens are screens without ratings. ``up_to``, ``judge``, ``after`` and ``ignored_judges`` select
+    judgments as in ``load_rankings``.
     """
     from .core.prws import ScoredCandidate, Scores  # SciPy: imported only where PRWS scores are analysed
 
-    judgments = selected_judgments(campaign, up_to, judge, after)
+    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges)
     kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
     systems = candidate_systems(campaign)
     shown: dict[int, list[ScoredCandidate]] = defaultdict(list)

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from annotation.models import Campaign
 
+from .contract import analysis_json, parameters_json, snapshot_json
 from .core.parameters import AnalysisParameters
 from .loading import campaign_snapshot, load_rankings, load_scores
 from .models import AnalysisRun
@@ -40,12 +41,12 @@ def create_run(
     requested_by=None,
 ) -> AnalysisRun:
     """A queued run over the campaign's judgments as they are now (the snapshot)."""
-    stored = {**parameters.as_dict(), "judge": judge, "metrics": dict(metrics) if metrics else None}
+    stored = {**parameters_json(parameters, judge), "metrics": dict(metrics) if metrics else None}
     return AnalysisRun.objects.create(
         campaign=campaign,
         parameters=stored,
         seed=parameters.seed,
-        snapshot=campaign_snapshot(campaign).as_dict(),
+        snapshot=snapshot_json(campaign_snapshot(campaign, parameters.ignored_judges)),
         requested_by=requested_by,
     )
 
@@ -66,14 +67,16 @@ def run_rankings(run: AnalysisRun) -> Rankings:
         from .core.prws import qualified_rankings
 
         return qualified_rankings(scores)
-    return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
+    return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
+                         ignored_judges=run_parameters(run).ignored_judges)
 
 
 def run_scores(run: AnalysisRun) -> Scores | None:
     """The PRWS scores the run analyses, selected like ``run_rankings``; None for a ranking campaign."""
     if run.campaign.mode != Campaign.Mode.PRWS:
         return None
-    return load_scores(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"))
+    return load_scores(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
+                       ignored_judges=run_parameters(run).ignored_judges)
 
 
 def mark_running(run_id: int) -> None:
@@ -129,14 +132,10 @@ def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progres
     scores = run_scores(run)
     rankings = run_rankings(run) if scores is None else qualified_rankings(scores)
     loaded = time.perf_counter()
-    result = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
-                     progress=progress, prws=scores)
-    result = {
-        "campaign": run.campaign.name,
-        "parameters": {**result.pop("parameters"), "judge": run.parameters.get("judge")},
-        "snapshot": run.snapshot,
-        **result,
-    }
+    analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
+                       progress=progress, prws=scores)
+    result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
+                           judge=run.parameters.get("judge"))
     done = {
         "status": AnalysisRun.Status.DONE,
         "progress": 100.0,

@@ -41,6 +41,7 @@ CellScorer = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 """``scorer(cells, rng)``: one score sample per row of training outcome counts (C, S, S, 3) -> (C, S), higher better."""
 
 Training = Literal["other_folds", "g15_makefile"]
+DEFAULT_TRAINING: Training = "other_folds"
 
 
 def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -80,7 +81,10 @@ SCORERS: dict[str, RankingMethod] = {
 
 @dataclass(frozen=True)
 class PredictionAccuracy:
-    """Cross-validated prediction accuracies (fractions in [0, 1]) and their per-fold values, shape (K,)."""
+    """Cross-validated prediction accuracies (fractions in [0, 1]) and their per-fold values, shape (K,).
+
+    A fold without a pair to score has a NaN accuracy and is left out of the mean; the mean is NaN when every fold
+    is (no held-out decisive pair at all, for the total order)."""
 
     total_order: float
     clusters: float
@@ -90,16 +94,11 @@ class PredictionAccuracy:
     confidence: float
     training: Training
 
-    def as_dict(self) -> dict:
-        """``{"total_order", "clusters", "n_folds", "n_boot", "confidence", "training"}`` for the analysis JSON."""
-        return {
-            "total_order": self.total_order,
-            "clusters": self.clusters,
-            "n_folds": int(self.fold_clusters.size),
-            "n_boot": self.n_boot,
-            "confidence": self.confidence,
-            "training": self.training,
-        }
+
+def _mean_of_defined(values: np.ndarray) -> float:
+    """The mean of the values that are not NaN; NaN when there is none."""
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if defined.size else float("nan")
 
 
 def round_robin_folds(n_pairs: int, n_folds: int, rng: np.random.Generator) -> np.ndarray:
@@ -166,7 +165,7 @@ def cross_validated_accuracy(
     n_folds: int = 100,
     n_boot: int = 100,
     confidence: float = 0.95,
-    training: Training = "other_folds",
+    training: Training = DEFAULT_TRAINING,
 ) -> PredictionAccuracy:
     """K-fold prediction accuracy of a bootstrap-clustered ranking method (G15 §5.3, Table 4; METHODS 9).
 
@@ -200,8 +199,8 @@ def cross_validated_accuracy(
         fold_total[k] = total_order_accuracy(order, test.first, test.second, test.relation)
         fold_clusters[k] = cluster_accuracy(clusters(order, lo, hi), test.first, test.second, test.relation)
     return PredictionAccuracy(
-        total_order=float(np.nanmean(fold_total)),
-        clusters=float(np.nanmean(fold_clusters)),
+        total_order=_mean_of_defined(fold_total),
+        clusters=_mean_of_defined(fold_clusters),
         fold_total_order=fold_total,
         fold_clusters=fold_clusters,
         n_boot=n_boot,

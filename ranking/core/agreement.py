@@ -40,7 +40,10 @@ def cohen_kappa(agreements: np.ndarray, comparisons: np.ndarray, relation_counts
 
 @dataclass(frozen=True)
 class AgreementTable:
-    """G15 Table 2: kappa and comparison count L per judge pair (J, J), and the overall inter/intra values."""
+    """G15 Table 2: kappa and comparison count L per judge pair (J, J), and the overall inter/intra values.
+
+    A kappa is NaN without comparisons or when chance agreement P(E) is 1 (every relation the same); ``inter``
+    (``intra``) is NaN when no pair of judges (no judge) has ``min_comparisons`` comparisons with a kappa."""
 
     judges: tuple[str, ...]
     kappa: np.ndarray
@@ -53,24 +56,6 @@ class AgreementTable:
     def too_few(self) -> np.ndarray:
         """Cells starred in G15 Table 2 (L below ``min_comparisons``)."""
         return self.comparisons < self.min_comparisons
-
-    def as_dict(self) -> dict:
-        """``{"inter", "intra", "matrix": {a: {b: {"kappa", "comparisons"}}}}``; undefined kappas are None."""
-
-        def value(x: float) -> float | None:
-            return None if np.isnan(x) else float(x)
-
-        return {
-            "inter": value(self.inter),
-            "intra": value(self.intra),
-            "matrix": {
-                a: {
-                    b: {"kappa": value(self.kappa[i, j]), "comparisons": int(self.comparisons[i, j])}
-                    for j, b in enumerate(self.judges)
-                }
-                for i, a in enumerate(self.judges)
-            },
-        }
 
 
 def _relation_counts_by_key(pairs: UnexpandedPairs, n_judges: int) -> list[sparse.csr_array]:

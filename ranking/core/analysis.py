@@ -1,4 +1,5 @@
-"""The whole relative-ranking analysis of a set of rankings, as the analysis JSON of PRODUCT.md.
+"""The whole relative-ranking analysis of a set of rankings: an :class:`Analysis` (``ranking.contract`` writes it
+as the analysis JSON of PRODUCT.md).
 
 ``analyze`` computes, from core ``Rankings``: pair statistics (G15 Table 1), annotator agreement (Table 2), Expected
 Wins and TrueSkill rankings with bootstrap ranges and clusters (Tables 3b, 3c), the head-to-head table (3d),
@@ -12,27 +13,34 @@ Bootstrap samples are computed in chunks so that a task queue can spread them ov
 ``m`` draws from ``numpy.random.default_rng([seed, m, k])`` and every chunk but the last has ``chunk_size`` samples,
 so the samples, and hence the result, depend only on the parameters: computing the chunks in one process or on
 many workers gives the same numbers.
+
+Any set of rankings can be analysed, down to none at all: a system without a judgment has no score, range or
+cluster; a statistic that the data leave undefined (a pair of systems never compared decisively, agreement with one
+judge, a correlation with constant scores) is NaN, or a table is left out with its reason (``skipped``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .accuracy import SCORERS, cross_validated_accuracy
-from .agreement import annotator_agreement
-from .bootstrap import bootstrap_ranking
-from .correlation import BETA_GRID, beta_sweep, correlate
+from .accuracy import SCORERS, PredictionAccuracy, cross_validated_accuracy
+from .agreement import AgreementTable, annotator_agreement
+from .bootstrap import RankingResult, bootstrap_ranking
+from .correlation import BETA_GRID, MIN_SYSTEMS, BetaSweep, Correlation, beta_sweep, correlate
 from .expected_wins import expected_wins
 from .metric_scores import score_column
-from .pairs import ExpandedPairs, expanded_pairs, pair_statistics, unexpanded_pairs, win_matrix
+from .pairs import (
+    ExpandedPairs, PairStatistics, expanded_pairs, judged_systems, pair_statistics, unexpanded_pairs, win_matrix,
+)
 from .parameters import METHODS, AnalysisParameters, chunk_sizes
-from .per_judge import judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
-from .prws import Scores, prws_report
+from .per_judge import JudgeCorrelations, judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
+from .prws import PrwsReport, Scores, prws_report
 from .rankings import Rankings
-from .significance import head_to_head
+from .significance import HeadToHead, head_to_head
 from .trueskill import trueskill_scores
-from .williams import williams_matrix
+from .williams import WilliamsMatrix, williams_matrix
 
 PRWS_STREAM = 8
 """The split-half reliability draws from ``default_rng([seed, PRWS_STREAM])`` (2 is per-judge, 7 accuracy)."""
@@ -47,7 +55,9 @@ MetricScores = Mapping[str, Mapping[str, tuple[float, ...]]]
 def bootstrap_chunk(
     pairs: ExpandedPairs, n_systems: int, method: str, seed: int, chunk: int, size: int
 ) -> np.ndarray:
-    """Score samples (size, S) of chunk ``chunk`` of ``method``'s bootstrap (METHODS 7)."""
+    """Score samples (size, S) of chunk ``chunk`` of ``method``'s bootstrap (METHODS 7); zeros without pairs."""
+    if len(pairs) == 0:
+        return np.zeros((size, n_systems))
     rng = np.random.default_rng([seed, METHODS.index(method), chunk])
     return SCORERS[method](pairs, n_systems, size, rng)
 
@@ -71,7 +81,10 @@ def bootstrap_samples(
 
 
 def full_data_scores(pairs: ExpandedPairs, n_systems: int, seed: int) -> dict[str, np.ndarray]:
-    """Each method's scores on all the pairs: EW exactly, TrueSkill from one run seeded by ``[seed, 1, -1]``."""
+    """Each method's scores on all the pairs: EW exactly, TrueSkill from one run seeded by ``[seed, 1, -1]``; zeros
+    without pairs."""
+    if len(pairs) == 0:
+        return {method: np.zeros(n_systems) for method in METHODS}
     return {
         "expected_wins": expected_wins(win_matrix(pairs, n_systems)),
         "trueskill": trueskill_scores(
@@ -81,41 +94,98 @@ def full_data_scores(pairs: ExpandedPairs, n_systems: int, seed: int) -> dict[st
     }
 
 
-def metric_correlations(human: np.ndarray, systems: tuple[str, ...], metrics: MetricScores) -> dict:
+@dataclass(frozen=True)
+class MetricSignificance:
+    """The Williams test between every two metrics over ``systems`` (METHODS 12, N19 §6), or why it was
+    ``skipped`` (then ``williams`` is None)."""
+
+    systems: tuple[str, ...]
+    williams: WilliamsMatrix | None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricCorrelations:
+    """G15 Table 5 and Figure 3: Spearman and Pearson of each metric with the ``human`` scores (S',) of ``systems``
+    (the judged systems, by name): the Expected Wins bootstrap means of Table 3b, rounded to
+    ``AnalysisParameters.correlation_decimals``. ``sweeps`` holds the F-beta sweep of every M2 file (a metric with
+    F, precision and recall columns). With fewer than ``MIN_SYSTEMS`` systems every correlation is NaN."""
+
+    systems: tuple[str, ...]
+    human: np.ndarray
+    correlations: dict[str, Correlation]
+    sweeps: dict[str, BetaSweep]
+    significance: MetricSignificance
+
+
+@dataclass(frozen=True)
+class PerJudge:
+    """Per-judge rankings (G15 Table 7) and the judges' correlations (Table 6), or why those were ``skipped``."""
+
+    rankings: dict[str, RankingResult]
+    correlations: JudgeCorrelations | None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything ``analyze`` computes. ``rankings`` holds each method's ranking (Expected Wins, TrueSkill; keyed as
+    ``METHODS``). ``accuracy`` (Table 4) is None unless asked for, or when it had to be ``accuracy_skipped``;
+    ``prws`` and ``prws_metrics`` are those of a PRWS campaign."""
+
+    parameters: AnalysisParameters
+    pairs: PairStatistics
+    agreement: AgreementTable
+    rankings: dict[str, RankingResult]
+    head_to_head: HeadToHead
+    per_judge: PerJudge
+    metrics: MetricCorrelations | None = None
+    accuracy: dict[str, PredictionAccuracy] | None = None
+    accuracy_skipped: str | None = None
+    prws: PrwsReport | None = None
+    prws_metrics: MetricSignificance | None = None
+
+
+def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals: int | None) -> MetricCorrelations:
     """Spearman and Pearson of each metric's first column with the human scores (G15 Table 5), and the M2 F-beta
     sweep over [0.01, 1] for every metric with (F, precision, recall) columns (Figure 3).
 
-    ``beta_sweep`` is the sweep of the metric named ``m2`` (the combined gold standard), as the JSON contract has it;
-    ``beta_sweeps`` holds every M2 file's sweep (G15 Figure 3 plots one curve per annotator and the combination).
+    The human scores are the Expected Wins ``ranking``'s scores, the bootstrap means that Table 3b prints, of the
+    judged systems, rounded to ``decimals`` (G15's ``latex_correl.pl`` read Table 3b as printed). Raises
+    ``ValueError`` naming the metric when it has no score for a judged system.
     """
+    judged = {row.system: row.score for row in ranking.systems if row.judged}
+    systems = tuple(sorted(judged))
+    human = np.array([judged[name] for name in systems], dtype=np.float64)
+    if decimals is not None:
+        human = np.round(human, decimals)
     correlations, sweeps = {}, {}
     for name, scores in sorted(metrics.items()):
-        correlation = correlate(human, score_column(scores, systems))
-        correlations[name] = {"spearman": correlation.spearman, "pearson": correlation.pearson}
-        if len(next(iter(scores.values()))) == 3:
-            sweep = beta_sweep(human, score_column(scores, systems, 1), score_column(scores, systems, 2), BETA_GRID)
-            sweeps[name] = [
-                {"beta": float(b), "spearman": float(s), "pearson": float(p)}
-                for b, s, p in zip(sweep.betas, sweep.spearman, sweep.pearson)
-            ]
-    result = {"metrics": correlations, "beta_sweeps": sweeps, "metric_significance": metric_significance(
-        human, systems, metrics)}
-    if "m2" in sweeps:
-        result["beta_sweep"] = sweeps["m2"]
-    return result
+        try:
+            columns = [score_column(scores, systems, k) for k in range(len(next(iter(scores.values()))))]
+        except ValueError as exc:
+            raise ValueError(f"metric {name!r}: {exc}") from None
+        enough = len(systems) >= MIN_SYSTEMS
+        correlations[name] = correlate(human, columns[0]) if enough else Correlation(np.nan, np.nan)
+        if len(columns) == 3:
+            sweeps[name] = (
+                beta_sweep(human, columns[1], columns[2], BETA_GRID) if enough
+                else BetaSweep(BETA_GRID, np.full(BETA_GRID.size, np.nan), np.full(BETA_GRID.size, np.nan))
+            )
+    return MetricCorrelations(systems, human, correlations, sweeps, metric_significance(human, systems, metrics))
 
 
-def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: MetricScores) -> dict:
+def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: MetricScores) -> MetricSignificance:
     """The Williams test between every two metrics' Pearson correlations with the human scores (METHODS 12, N19 §6),
-    over ``systems``; a note instead when there are too few systems or a score vector is constant."""
+    over ``systems``; skipped, with the reason, when there are too few systems or a score vector is constant."""
     names = sorted(metrics)
     if len(systems) <= 3:
-        return {"systems": list(systems), "skipped": "the Williams test needs more than 3 systems with metric scores"}
+        return MetricSignificance(tuple(systems), None, "the Williams test needs more than 3 systems with metric scores")
     values = np.vstack([score_column(metrics[name], systems) for name in names])
     try:
-        return {"systems": list(systems), **williams_matrix(human, values, names).as_dict()}
+        return MetricSignificance(tuple(systems), williams_matrix(human, values, names))
     except ValueError as exc:
-        return {"systems": list(systems), "skipped": str(exc)}
+        return MetricSignificance(tuple(systems), None, str(exc))
 
 
 def analyze(
@@ -125,93 +195,86 @@ def analyze(
     metrics: MetricScores | None = None,
     progress: Progress | None = None,
     prws: Scores | None = None,
-) -> dict:
-    """The analysis JSON (PRODUCT.md "Command line and JSON contract") of ``rankings``.
+) -> Analysis:
+    """The analysis of ``rankings`` (any number, none included).
 
     ``samples`` are the bootstrap score samples of each method, as ``bootstrap_samples`` returns them (or as a
     task queue assembled them from ``bootstrap_chunk``); they are computed here when not given. ``prws`` are the
-    scores of a PRWS campaign, whose relative judgments ``rankings`` are; they add the "prws" key.
+    scores of a PRWS campaign, whose relative judgments ``rankings`` are. Raises ``ValueError`` only for bad input
+    (samples of the wrong shape, a metric without a score for a judged system).
     """
     report = progress or (lambda fraction, stage: None)
     systems, judges = rankings.system_names, rankings.judge_names
     n_systems = len(systems)
     pairs = expanded_pairs(rankings)
-    if len(pairs) == 0:
-        raise ValueError("there are no pairwise judgments to analyse")
+    judged = judged_systems(pairs, n_systems)
     if samples is None:
         samples = bootstrap_samples(pairs, n_systems, parameters, report)
-    stats = pair_statistics(rankings)
-    result: dict = {
-        "parameters": parameters.as_dict(),
-        "pairs": {**stats.total(), "per_judge": stats.per_judge()},
-    }
     report(0.82, "agreement")
-    result["agreement"] = annotator_agreement(unexpanded_pairs(rankings), judges).as_dict()
+    agreement = annotator_agreement(unexpanded_pairs(rankings), judges)
     full = full_data_scores(pairs, n_systems, parameters.seed)
-    for method in METHODS:
-        ranking = bootstrap_ranking(samples[method], full[method], systems, parameters.confidence)
-        result[method] = {**ranking.as_dict(), "bootstrap": int(samples[method].shape[0])}
-    ew_order = [row["system"] for row in result["expected_wins"]["systems"]]
-    result["head_to_head"] = head_to_head(win_matrix(pairs, n_systems), systems).as_dict(ew_order)
+    ranked = {
+        method: bootstrap_ranking(samples[method], full[method], systems, parameters.confidence, judged=judged)
+        for method in METHODS
+    }
     report(0.88, "per-judge rankings")
-    result["per_judge"] = _per_judge(rankings, pairs, parameters)
+    analysis = {
+        "parameters": parameters,
+        "pairs": pair_statistics(rankings),
+        "agreement": agreement,
+        "rankings": ranked,
+        "head_to_head": head_to_head(win_matrix(pairs, n_systems), systems),
+        "per_judge": _per_judge(rankings, pairs, parameters),
+    }
     if metrics:
-        # G15 correlated the metrics with Table 3b as printed: EW scores rounded to 3 decimals. Pearson's r moves in
-        # its third decimal with that rounding (M2 F1.0: 0.610 rounded, 0.608 unrounded), so the product does the same.
-        result.update(metric_correlations(np.round(full["expected_wins"], 3), systems, metrics))
+        analysis["metrics"] = metric_correlations(ranked["expected_wins"], metrics, parameters.correlation_decimals)
     if parameters.accuracy_folds:
         report(0.9, "prediction accuracy")
-        result["accuracy"] = {
-            method: cross_validated_accuracy(
-                pairs, n_systems, SCORERS[method], np.random.default_rng([parameters.seed, 7]),
-                n_folds=parameters.accuracy_folds, n_boot=parameters.accuracy_bootstrap,
-                confidence=parameters.confidence,
-            ).as_dict()
-            for method in METHODS
-        }
+        if len(pairs) < parameters.accuracy_folds:
+            analysis["accuracy_skipped"] = (
+                f"{len(pairs)} pairwise judgments cannot fill {parameters.accuracy_folds} folds"
+            )
+        else:
+            analysis["accuracy"] = {
+                method: cross_validated_accuracy(
+                    pairs, n_systems, SCORERS[method], np.random.default_rng([parameters.seed, 7]),
+                    n_folds=parameters.accuracy_folds, n_boot=parameters.accuracy_bootstrap,
+                    confidence=parameters.confidence,
+                )
+                for method in METHODS
+            }
     if prws is not None:
         report(0.95, "PRWS statistics")
-        result["prws"] = prws_report(prws, np.random.default_rng([parameters.seed, PRWS_STREAM]))
+        analysis["prws"] = prws_report(prws, np.random.default_rng([parameters.seed, PRWS_STREAM]))
         if metrics:
-            result["prws"]["metrics"] = prws_metric_significance(result["prws"]["systems"], metrics)
+            analysis["prws_metrics"] = prws_metric_significance(analysis["prws"], metrics)
     report(1.0, "done")
-    return result
+    return Analysis(**analysis)
 
 
-def prws_metric_significance(systems: list[dict], metrics: MetricScores) -> dict:
-    """Pearson's r of each metric with the PRWS mean scores and the Williams test between every two metrics
-    (N19 §6, Figure 3; METHODS 12), over the rated systems that are not controls and that every metric scores."""
-    rows = [row for row in systems if not row["control"] and all(row["system"] in m for m in metrics.values())]
-    human = np.array([row["mean"] for row in rows])
-    return metric_significance(human, [row["system"] for row in rows], metrics)
+def prws_metric_significance(report: PrwsReport, metrics: MetricScores) -> MetricSignificance:
+    """The Williams test between every two metrics' Pearson correlations with the PRWS mean scores (N19 §6,
+    Figure 3; METHODS 12), over the rated systems (best mean first) that are not controls and that every metric
+    scores."""
+    names = report.stats.system_names
+    rows = [
+        s for s in report.ranked_systems()
+        if not report.control[s] and all(names[s] in scores for scores in metrics.values())
+    ]
+    return metric_significance(report.stats.mean[rows], [names[s] for s in rows], metrics)
 
 
-def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> dict:
+def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> PerJudge:
     """Per-judge EW rankings at the judge confidence (Table 7) and the judges' correlations (Table 6)."""
     systems, judges = rankings.system_names, rankings.judge_names
     rng = np.random.default_rng([parameters.seed, len(METHODS)])
     tables = judge_rankings(pairs, systems, judges, parameters.bootstrap, rng, parameters.judge_confidence)
-    result: dict = {"rankings": {judge: table.as_dict() for judge, table in tables.items()}}
     present = [j for j, judge in enumerate(judges) if judge in tables]
-    if len(present) >= 2:
-        scores = judge_scores(pairs, len(systems), len(judges))[present]
-        rest = leave_one_out_scores(pairs, len(systems), len(judges))[present]
-        weights = np.bincount(pairs.judge, minlength=len(judges))[present]
-        table = judge_correlations(scores, rest, weights, [judges[j] for j in present])
-
-        def matrix(values: np.ndarray) -> dict:
-            return {
-                a: {b: (None if np.isnan(values[i, k]) else float(values[i, k])) for k, b in enumerate(table.judges)}
-                for i, a in enumerate(table.judges)
-            }
-
-        result["correlations"] = {
-            "spearman": matrix(table.spearman),
-            "pearson": matrix(table.pearson),
-            "rest": {
-                judge: {"spearman": float(s), "pearson": float(p)}
-                for judge, s, p in zip(table.judges, table.rest_spearman, table.rest_pearson)
-            },
-            "weighted_mean_rest": {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson},
-        }
-    return result
+    if len(present) < 2:
+        return PerJudge(tables, None, "judge correlations need two judges with pairwise judgments")
+    if len(systems) < MIN_SYSTEMS:
+        return PerJudge(tables, None, f"judge correlations need at least {MIN_SYSTEMS} systems")
+    scores = judge_scores(pairs, len(systems), len(judges))[present]
+    rest = leave_one_out_scores(pairs, len(systems), len(judges))[present]
+    weights = np.bincount(pairs.judge, minlength=len(judges))[present]
+    return PerJudge(tables, judge_correlations(scores, rest, weights, [judges[j] for j in present]))

@@ -24,37 +24,30 @@ from ranking.core.parameters import trimmed_count
 
 @dataclass(frozen=True)
 class RankedSystem:
-    """One row of a ranking table (G15 Table 3b/3c/7): ranks and cluster are 1-based, ``range`` is (lo, hi)."""
+    """One row of a ranking table (G15 Table 3b/3c/7): ranks and cluster are 1-based, ``range`` is (lo, hi).
+
+    A system that was never judged (no expanded pair) has no score (NaN), no range and no cluster (None).
+    """
 
     system: str
     score: float
     full_data_score: float
-    range: tuple[int, int]
-    cluster: int
+    range: tuple[int, int] | None
+    cluster: int | None
+
+    @property
+    def judged(self) -> bool:
+        return self.range is not None
 
 
 @dataclass(frozen=True)
 class RankingResult:
-    """Systems in rank order (best first) with the bootstrap's confidence level and number of samples."""
+    """Systems in rank order (best first, never-judged systems last) with the bootstrap's confidence level and
+    number of samples."""
 
     systems: tuple[RankedSystem, ...]
     confidence: float
     n_samples: int
-
-    def as_dict(self) -> dict:
-        """The analysis JSON shape: ``{"systems": [{"system", "score", "full_data_score", "range", "cluster"}]}``."""
-        return {
-            "systems": [
-                {
-                    "system": row.system,
-                    "score": row.score,
-                    "full_data_score": row.full_data_score,
-                    "range": list(row.range),
-                    "cluster": row.cluster,
-                }
-                for row in self.systems
-            ]
-        }
 
 
 def sample_ranks(score_samples: np.ndarray) -> np.ndarray:
@@ -99,12 +92,17 @@ def bootstrap_ranking(
     names: Sequence[str],
     confidence: float,
     order_by: Literal["mean", "full"] = "mean",
+    judged: np.ndarray | None = None,
 ) -> RankingResult:
     """Ranking table from bootstrap score samples (B, S) and full-data scores (S,) (METHODS 7).
 
     ``score`` is the mean over the samples. Systems are ordered by that mean (``order_by="mean"``, G15 Table 3b) or
     by the full-data score (``order_by="full"``); ties keep ``names`` order. Ranges from :func:`rank_ranges`,
     clusters from :func:`clusters` along that order.
+
+    ``judged`` (S,) bool marks the systems with a judgment (default: all). The others have no score, range or
+    cluster (:class:`RankedSystem`) and come last in ``names`` order; the judged systems are ranked among
+    themselves, so their ranges and clusters are those of the judged systems' table.
     """
     score_samples = np.asarray(score_samples, dtype=np.float64)
     full_scores = np.asarray(full_scores, dtype=np.float64)
@@ -113,22 +111,22 @@ def bootstrap_ranking(
             f"expected samples (B, {len(names)}) and full scores ({len(names)},), "
             f"got {score_samples.shape} and {full_scores.shape}"
         )
+    judged = np.ones(len(names), dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
+    if judged.shape != (len(names),):
+        raise ValueError(f"judged must mark each of the {len(names)} systems, got shape {judged.shape}")
+    present = np.flatnonzero(judged)
     mean = score_samples.mean(axis=0)
-    key = mean if order_by == "mean" else full_scores
-    order = np.argsort(-key, kind="stable")
-    lo, hi = rank_ranges(score_samples, confidence)
-    cluster = clusters(order, lo, hi)
-    rows = tuple(
-        RankedSystem(
-            system=names[s],
-            score=float(mean[s]),
-            full_data_score=float(full_scores[s]),
-            range=(int(lo[s]), int(hi[s])),
-            cluster=int(cluster[s]),
-        )
-        for s in order
-    )
-    return RankingResult(systems=rows, confidence=confidence, n_samples=score_samples.shape[0])
+    rows = []
+    if present.size:
+        order = np.argsort(-(mean if order_by == "mean" else full_scores)[present], kind="stable")
+        lo, hi = rank_ranges(score_samples[:, present], confidence)
+        cluster = clusters(order, lo, hi)
+        rows = [
+            RankedSystem(names[s], float(mean[s]), float(full_scores[s]), (int(lo[k]), int(hi[k])), int(cluster[k]))
+            for k, s in zip(order, present[order])
+        ]
+    rows += [RankedSystem(names[s], np.nan, np.nan, None, None) for s in np.flatnonzero(~judged)]
+    return RankingResult(systems=tuple(rows), confidence=confidence, n_samples=score_samples.shape[0])
 
 
 def resample_win_matrices(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -4,26 +4,29 @@ METHODS 10).
 Spearman's rho and Pearson's r (``scipy.stats``) between two score vectors over the same systems. M2 F_beta for any
 beta from a system's precision P and recall R: F_beta = (1 + beta^2) P R / (beta^2 P + R), 0 when P or R is 0.
 
-Reproducing G15 Table 5: the human scores are the three-decimal EW scores of Table 3b (the full-data EW scores
-rounded to 3 decimals equal them on the CoNLL-14 data); Pearson's r moves in the third decimal with unrounded or
-re-bootstrapped scores. The row "M2 F0.18" prints the maximum of each column over the beta grid 0.01, 0.02, ..., 1.00
+Reproducing G15 Table 5: the human scores are the three-decimal EW scores of Table 3b, G15's bootstrap means as
+printed (``latex_correl.pl`` reads them); Pearson's r moves in the third decimal with unrounded or re-bootstrapped
+scores. The row "M2 F0.18" prints the maximum of each column over the beta grid 0.01, 0.02, ..., 1.00
 (Spearman peaks at beta = 0.18, Pearson at 0.17 with 0.701), see :meth:`BetaSweep.best_spearman` and
 :meth:`BetaSweep.best_pearson`.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import pearsonr, rankdata
+from scipy.stats import ConstantInputWarning, NearConstantInputWarning, pearsonr, rankdata
 
+MIN_SYSTEMS = 3
+"""Correlations of score vectors need this many systems."""
 BETA_GRID = np.round(np.arange(1, 101) / 100.0, 2)
 """The betas of G15 Figure 3 and Table 5: 0.01, 0.02, ..., 1.00."""
 
 
 @dataclass(frozen=True)
 class Correlation:
-    """Spearman's rho and Pearson's r of two score vectors."""
+    """Spearman's rho and Pearson's r of two score vectors; NaN when a vector is constant."""
 
     spearman: float
     pearson: float
@@ -32,16 +35,19 @@ class Correlation:
 def _check_pair(x: np.ndarray, y: np.ndarray) -> None:
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"score vectors cover different numbers of systems: {x.shape[-1]} and {y.shape[-1]}")
-    if x.shape[-1] < 3:
-        raise ValueError("correlations need scores of at least 3 systems")
+    if x.shape[-1] < MIN_SYSTEMS:
+        raise ValueError(f"correlations need scores of at least {MIN_SYSTEMS} systems")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("scores must be finite numbers")
 
 
 def _spearman_pearson(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise Spearman (Pearson of average ranks) and Pearson along the last axis, broadcasting x against y."""
-    spearman = pearsonr(rankdata(x, axis=-1), rankdata(y, axis=-1), axis=-1).statistic
-    pearson = pearsonr(x, y, axis=-1).statistic
+    """Row-wise Spearman (Pearson of average ranks) and Pearson along the last axis, broadcasting x against y;
+    NaN where a vector is constant (its correlation is undefined)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (ConstantInputWarning, NearConstantInputWarning))
+        spearman = pearsonr(rankdata(x, axis=-1), rankdata(y, axis=-1), axis=-1).statistic
+        pearson = pearsonr(x, y, axis=-1).statistic
     return np.asarray(spearman), np.asarray(pearson)
 
 

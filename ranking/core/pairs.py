@@ -115,6 +115,11 @@ def win_matrix(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
     return cells.reshape(n_systems, n_systems)
 
 
+def judged_systems(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
+    """Boolean (S,): the systems that occur in at least one of the expanded pairs (ties included)."""
+    return np.bincount(np.r_[pairs.first, pairs.second], minlength=n_systems) > 0
+
+
 def outcome_counts(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
     """C[i, j, r + 1] = number of expanded pairs (i, j), i < j, with relation r in (-1, 0, +1); shape (S, S, 3).
 

@@ -3,10 +3,16 @@ forms, views and task dispatch can validate and store parameters without importi
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 METHODS = ("expected_wins", "trueskill")
 """Ranking methods, in the order of their index in chunk seeds."""
+
+IGNORED_JUDGES = ("admin",)
+"""Judges whose judgments an analysis leaves out unless told otherwise: G15's test user (METHODS 3)."""
+CORRELATION_DECIMALS = 3
+"""Decimals of the human scores correlated with metrics: G15 correlated Table 3b as printed (METHODS 10)."""
+MAX_DECIMALS = 15
 
 
 def trimmed_count(n_samples: int, confidence: float) -> int:
@@ -22,7 +28,12 @@ def trimmed_count(n_samples: int, confidence: float) -> int:
 
 @dataclass(frozen=True)
 class AnalysisParameters:
-    """The parameters of an analysis; stored with its result so that it can be recomputed exactly."""
+    """The parameters of an analysis; stored with its result so that it can be recomputed exactly.
+
+    ``correlation_decimals``: the human scores (Expected Wins bootstrap means) are rounded to this many decimals
+    before they are correlated with metrics (None: not rounded). ``ignored_judges``: the judgments of these users
+    are left out of the analysis (a list is stored as a tuple).
+    """
 
     bootstrap: int = 1000
     confidence: float = 0.95
@@ -31,8 +42,11 @@ class AnalysisParameters:
     chunk_size: int = 100
     accuracy_folds: int = 0
     accuracy_bootstrap: int = 100
+    correlation_decimals: int | None = CORRELATION_DECIMALS
+    ignored_judges: tuple[str, ...] = IGNORED_JUDGES
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "ignored_judges", tuple(self.ignored_judges))
         if self.bootstrap < 2:
             raise ValueError(f"bootstrap must be at least 2, got {self.bootstrap}")
         for name in ("confidence", "judge_confidence"):
@@ -42,11 +56,14 @@ class AnalysisParameters:
             raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
         if self.accuracy_folds == 1 or self.accuracy_folds < 0:
             raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
+        if self.correlation_decimals is not None and not 0 <= self.correlation_decimals <= MAX_DECIMALS:
+            raise ValueError(
+                f"correlation_decimals must be from 0 to {MAX_DECIMALS} (or none), got {self.correlation_decimals}"
+            )
+        if not all(isinstance(judge, str) and judge for judge in self.ignored_judges):
+            raise ValueError("ignored_judges must be user names")
         trimmed_count(self.bootstrap, self.confidence)
         trimmed_count(self.bootstrap, self.judge_confidence)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def chunk_sizes(n_samples: int, chunk_size: int) -> list[int]:

@@ -22,7 +22,7 @@ import numpy as np
 from ranking.core.bootstrap import RankingResult, bootstrap_expected_wins, bootstrap_ranking
 from ranking.core.correlation import correlate
 from ranking.core.expected_wins import Opponents, expected_wins
-from ranking.core.pairs import BETTER_FIRST, TIE, ExpandedPairs
+from ranking.core.pairs import BETTER_FIRST, TIE, ExpandedPairs, judged_systems
 
 PER_JUDGE_CONFIDENCE = 0.90
 """G15 Table 7 uses p <= 0.1 for the smaller per-judge samples."""
@@ -63,8 +63,9 @@ def judge_rankings(
 ) -> dict[str, RankingResult]:
     """G15 Table 7: per judge, an EW ranking ordered by the full-data score with bootstrap ranges and clusters.
 
-    Judges without expanded pairs (only skipped screens) are left out. Judges are bootstrapped one after another
-    from the same ``rng``.
+    Judges without expanded pairs (only skipped screens) are left out; systems a judge never judged have no score
+    in that judge's ranking (``bootstrap_ranking``'s ``judged``). Judges are bootstrapped one after another from
+    the same ``rng``.
     """
     full = judge_scores(pairs, len(systems), len(judges), opponents)
     result = {}
@@ -73,13 +74,18 @@ def judge_rankings(
         if len(own) == 0:
             continue
         samples = bootstrap_expected_wins(own, len(systems), n_boot, rng, opponents)
-        result[judge] = bootstrap_ranking(samples, full[j], systems, confidence, order_by="full")
+        result[judge] = bootstrap_ranking(
+            samples, full[j], systems, confidence, order_by="full", judged=judged_systems(own, len(systems))
+        )
     return result
 
 
 @dataclass(frozen=True)
 class JudgeCorrelations:
-    """G15 Table 6 over ``judges``: (J, J) matrices (NaN diagonal), each judge against the rest, weighted means."""
+    """G15 Table 6 over ``judges``: (J, J) matrices (NaN diagonal), each judge against the rest, weighted means.
+
+    A correlation is NaN where one of its score vectors is constant; a weighted mean is NaN when one of the
+    correlations it averages is."""
 
     judges: tuple[str, ...]
     spearman: np.ndarray

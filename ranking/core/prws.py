@@ -40,13 +40,15 @@ import numpy as np
 from scipy import sparse
 from scipy.stats import rankdata
 
-from .rankings import IGNORED_JUDGE, Rankings, RankingItem
+from .rankings import Rankings, RankingItem
 
 QUALITY_THRESHOLD = 0.7
 """A rater must score Source+error below Source on at least this share of the screens showing both (N19 §4.2)."""
 RELIABILITY_SPLITS = 100
 """Random split-halves averaged for the reliability (N19 Table 7)."""
 SCORE_RANGE = (0.0, 100.0)
+MIN_UNITS = 3
+"""The split-half reliability correlates at least this many candidates (sentence level) or systems."""
 
 
 class ScoredCandidate(NamedTuple):
@@ -90,8 +92,8 @@ class Scores:
     ) -> Scores:
         """Build from ``(rater, segment, [ScoredCandidate, ...])`` items, one per screen.
 
-        Items by the user ``admin`` are dropped (METHODS 3). A candidate is identified by its segment and its set of
-        systems. Names are sorted; ``system_names`` fixes
+        Every item is kept (leaving raters out is the caller's selection, as for ``Rankings``). A candidate is
+        identified by its segment and its set of systems. Names are sorted; ``system_names`` fixes
         the set of systems (otherwise every system that occurs, with the source and control systems). Raises
         ``ValueError`` (building nothing) when a score is not a finite number in [0, 100], a candidate names no
         system, a system occurs twice on one screen, two candidates of one segment share a system, a candidate is
@@ -103,8 +105,6 @@ class Scores:
         candidates: dict[tuple[int, frozenset[str]], bool] = {}
         owner: dict[tuple[int, str], frozenset[str]] = {}
         for index, (judge, segment, shown) in enumerate(items):
-            if judge == IGNORED_JUDGE:
-                continue
             where = f"screen #{index + 1} (rater {judge!r}, segment {segment})"
             if not isinstance(segment, (int, np.integer)) or segment < 0:
                 raise ValueError(f"{where}: segment must be a non-negative integer")
@@ -312,34 +312,28 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.divide(numerator, denominator, out=np.full(numerator.shape, np.nan), where=denominator > 0)
 
 
-def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None]:
-    """Row-wise Pearson and Spearman (Pearson of average ranks), each averaged over the rows (NaN rows skipped)."""
+def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Row-wise Pearson and Spearman (Pearson of average ranks), each averaged over the rows (NaN rows skipped;
+    NaN when every row is)."""
     pearson = _rowwise_pearson(x, y)
     spearman = _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
-    return tuple(None if np.all(np.isnan(v)) else float(np.nanmean(v)) for v in (pearson, spearman))
+    return tuple(float(np.mean(v[~np.isnan(v)])) if not np.all(np.isnan(v)) else np.nan for v in (pearson, spearman))
 
 
 @dataclass(frozen=True)
 class Reliability:
     """Split-half reliability (N19 Table 7): mean Pearson and Spearman over ``splits`` random splits, at sentence
     level (over the ``candidates`` with two ratings or more) and at system level (over ``systems`` systems).
-    A correlation is None where it cannot be computed (fewer than 3 units, or constant halves in every split)."""
+    A correlation is NaN where it cannot be computed: fewer than ``MIN_UNITS`` units, or constant halves in every
+    split."""
 
     splits: int
     candidates: int
     systems: int
-    sentence_pearson: float | None
-    sentence_spearman: float | None
-    system_pearson: float | None
-    system_spearman: float | None
-
-    def as_dict(self) -> dict:
-        return {
-            "splits": self.splits,
-            "sentence": {"pearson": self.sentence_pearson, "spearman": self.sentence_spearman,
-                         "candidates": self.candidates},
-            "system": {"pearson": self.system_pearson, "spearman": self.system_spearman, "systems": self.systems},
-        }
+    sentence_pearson: float
+    sentence_spearman: float
+    system_pearson: float
+    system_spearman: float
 
 
 def split_halves(scores: Scores, rng: np.random.Generator, splits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -372,7 +366,7 @@ def split_half_reliability(
         raise ValueError(f"splits must be at least 1, got {splits}")
     a, b = split_halves(scores, rng, splits)
     usable = np.flatnonzero(np.bincount(scores.rating_candidate, minlength=scores.n_candidates) >= 2)
-    sentence = _pearson_spearman(a[:, usable], b[:, usable]) if usable.size >= 3 else (None, None)
+    sentence = _pearson_spearman(a[:, usable], b[:, usable]) if usable.size >= MIN_UNITS else (np.nan, np.nan)
     incidence = sparse.csr_matrix(
         (np.ones(scores.member_candidate.size), (scores.member_candidate, scores.member_system)),
         shape=(scores.n_candidates, scores.n_systems),
@@ -382,7 +376,7 @@ def split_half_reliability(
     system_a, system_b = (
         np.asarray(incidence.T.dot(means[:, usable].T)).T[:, present] / sentences[present] for means in (a, b)
     )
-    system = _pearson_spearman(system_a, system_b) if present.size >= 3 else (None, None)
+    system = _pearson_spearman(system_a, system_b) if present.size >= MIN_UNITS else (np.nan, np.nan)
     return Reliability(splits, int(usable.size), int(present.size), *sentence, *system)
 
 
@@ -434,8 +428,29 @@ def qualified_rankings(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> 
     return relative_rankings(qualified(scores, threshold))
 
 
-def _number(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
+@dataclass(frozen=True)
+class PrwsReport:
+    """The PRWS statistics of a campaign (N19 §4.2-4.3, Tables 6, 7): the raters' quality check (``quality``, of
+    every rater), then, over the ratings of the raters who pass it, each system's statistics (``stats``) with the
+    mean of per-rater z-scores (``z_mean``, (S,)), the number of ``ratings`` and ``raters`` kept, and the split-half
+    ``reliability``. ``control`` (S,) marks the control systems."""
+
+    quality: RaterQuality
+    stats: SystemScores
+    z_mean: np.ndarray
+    control: np.ndarray
+    ratings: int
+    raters: int
+    reliability: Reliability
+
+    def ranked_systems(self) -> np.ndarray:
+        """Indices of the systems with a rated sentence, best mean first (ties by name)."""
+        rated = np.flatnonzero(self.stats.sentences > 0)
+        return rated[np.lexsort((rated, -self.stats.mean[rated]))]
+
+    def checked_raters(self) -> np.ndarray:
+        """Indices of the raters who had a screen showing both Source and Source+error."""
+        return np.flatnonzero(self.quality.screens > 0)
 
 
 def prws_report(
@@ -443,40 +458,19 @@ def prws_report(
     rng: np.random.Generator,
     threshold: float = QUALITY_THRESHOLD,
     splits: int = RELIABILITY_SPLITS,
-) -> dict:
-    """The "prws" part of the analysis JSON (PRODUCT.md): quality control, then per-system statistics (best mean
-    first, with the mean of per-rater z-scores as ``z_mean``), the excluded raters with their rates, and the
-    split-half reliability of the kept ratings."""
+) -> PrwsReport:
+    """Quality control, then per-system statistics, z-score means and the split-half reliability of the kept
+    ratings (see :class:`PrwsReport`); the reliability's random splits come from ``rng``."""
     quality = rater_quality(scores, threshold)
     kept = scores.for_judges(~quality.excluded)
-    stats = system_scores(kept)
-    z_mean = system_scores(kept.with_scores(z_normalized(kept))).mean
-    control = set(scores.control_systems.tolist())
-    rows = [
-        {
-            "system": name,
-            "mean": _number(stats.mean[i]),
-            "z_mean": _number(z_mean[i]),
-            "sentences": int(stats.sentences[i]),
-            "ratings": int(stats.ratings[i]),
-            "unchanged_pct": _number(stats.unchanged_pct[i]),
-            "meaning_changed_pct": _number(stats.meaning_changed_pct[i]),
-            "control": i in control,
-        }
-        for i, name in enumerate(stats.system_names)
-        if stats.sentences[i] > 0
-    ]
-    rows.sort(key=lambda row: (-row["mean"], row["system"]))
-    checked = [
-        {"rater": name, "screens": int(quality.screens[j]), "rate": float(quality.rate[j])}
-        for j, name in enumerate(quality.judge_names)
-        if quality.screens[j] > 0
-    ]
-    return {
-        "systems": rows,
-        "ratings": kept.n_ratings,
-        "raters": int(np.unique(kept.screen_judge).size),
-        "excluded_raters": [row for row in checked if row["rate"] < threshold],
-        "quality": {"threshold": threshold, "raters": checked},
-        "reliability": split_half_reliability(kept, rng, splits).as_dict(),
-    }
+    control = np.zeros(scores.n_systems, dtype=bool)
+    control[scores.control_systems] = True
+    return PrwsReport(
+        quality=quality,
+        stats=system_scores(kept),
+        z_mean=system_scores(kept.with_scores(z_normalized(kept))).mean,
+        control=control,
+        ratings=kept.n_ratings,
+        raters=int(np.unique(kept.screen_judge).size),
+        reliability=split_half_reliability(kept, rng, splits),
+    )

@@ -20,9 +20,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-IGNORED_JUDGE = "admin"
-"""Rankings by this user are test rankings and are ignored everywhere (METHODS 3)."""
-
 RankingItem = tuple[str, int, Sequence[tuple[tuple[str, ...], int]]]
 
 
@@ -69,7 +66,8 @@ class Rankings:
     def from_items(cls, items: Iterable[RankingItem], system_names: Sequence[str] | None = None) -> Rankings:
         """Build from ``(judge, segment, [(systems, rank), ...])`` items; an empty candidate list is a skipped ranking.
 
-        Items by the judge ``admin`` are dropped. ``system_names`` (optional) fixes the set of systems, which may
+        Every item is kept (leaving judges out, as METHODS 3 leaves out ``admin``, is the caller's selection: see
+        ``AnalysisParameters.ignored_judges``). ``system_names`` (optional) fixes the set of systems, which may
         include systems never shown; otherwise it is every system that occurs. Names are sorted either way. Judges are
         sorted by name. Raises ``ValueError`` (and builds nothing) when a rank is not a positive integer, a candidate
         names no system, a system occurs twice on one screen, or a system is not in ``system_names``.
@@ -78,8 +76,6 @@ class Rankings:
         segments: list[int] = []
         candidates: list[tuple[int, str, tuple[str, ...], int]] = []
         for index, (judge, segment, shown) in enumerate(items):
-            if judge == IGNORED_JUDGE:
-                continue
             where = f"ranking #{index + 1} (judge {judge!r}, segment {segment})"
             if not isinstance(segment, (int, np.integer)) or segment < 0:
                 raise ValueError(f"{where}: segment must be a non-negative integer")

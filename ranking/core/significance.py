@@ -37,31 +37,14 @@ def sign_test_p_values(wins: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class HeadToHead:
-    """Matrices indexed [row, column] over ``systems``: ``wins`` = column beat row, ``losses`` = row beat column."""
+    """Matrices indexed [row, column] over ``systems``: ``wins`` = column beat row, ``losses`` = row beat column;
+    ``share`` and ``p_value`` are NaN where the two systems have no decisive comparison (and on the diagonal)."""
 
     systems: tuple[str, ...]
     wins: np.ndarray
     losses: np.ndarray
     share: np.ndarray
     p_value: np.ndarray
-
-    def as_dict(self, order: Sequence[str] | None = None) -> dict:
-        """``{ROW: {COLUMN: {"share", "p_value", "wins", "losses"}}}`` in ``order`` (default: ``systems``)."""
-        index = {name: i for i, name in enumerate(self.systems)}
-        names = list(order) if order is not None else list(self.systems)
-        return {
-            row: {
-                column: {
-                    "share": float(self.share[index[row], index[column]]),
-                    "p_value": float(self.p_value[index[row], index[column]]),
-                    "wins": int(self.wins[index[row], index[column]]),
-                    "losses": int(self.losses[index[row], index[column]]),
-                }
-                for column in names
-                if column != row
-            }
-            for row in names
-        }
 
 
 def head_to_head(win_counts: np.ndarray, systems: Sequence[str]) -> HeadToHead:

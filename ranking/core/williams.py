@@ -69,24 +69,14 @@ def williams_test(r12: float, r13: float, r23: float, n: int, df_offset: int = 3
 @dataclass(frozen=True)
 class WilliamsMatrix:
     """Pearson's r of each metric with the human scores, and the (k, k) matrices of t and one-sided p-values:
-    cell (i, j) tests that metric i correlates better than metric j (N19 Figure 3); NaN on the diagonal."""
+    cell (i, j) tests that metric i correlates better than metric j (N19 Figure 3); NaN on the diagonal, and where
+    t is 0/0 (two metrics that correlate perfectly with each other and equally with the human scores)."""
 
     names: tuple[str, ...]
     correlation: np.ndarray
     t: np.ndarray
     p_value: np.ndarray
     df: int
-
-    def as_dict(self) -> dict:
-        """``{"correlations": {metric: r}, "p_values": {row: {column: p}}, "df": df}``; None on the diagonal."""
-        return {
-            "correlations": {name: float(r) for name, r in zip(self.names, self.correlation)},
-            "p_values": {
-                a: {b: (None if i == j else float(self.p_value[i, j])) for j, b in enumerate(self.names)}
-                for i, a in enumerate(self.names)
-            },
-            "df": self.df,
-        }
 
 
 def williams_matrix(

@@ -19,8 +19,10 @@ Sections, in file order, and the columns each fills (the others stay empty):
   excluded; ``prws_reliability``: key (sentence, system), value (candidates or systems compared), spearman, pearson;
   ``prws_metric``: metric, pearson (with the mean scores); ``prws_williams``: metric, other_metric, p_value
 
-Numbers are written in full precision (Python's ``repr``); missing values are empty cells; text that a spreadsheet
-would take for a formula gets a leading ``'`` (``gecappraise.safe_csv``).
+Numbers are written in full precision (Python's ``repr``); a number the analysis left undefined is "–" and the row's
+``reason`` column says why; cells a section does not fill are empty; text that a spreadsheet would take for a
+formula gets a leading ``'`` (``gecappraise.safe_csv``). Head-to-head rows follow G15 Table 3d's order (the
+full-data Expected Wins scores).
 """
 from __future__ import annotations
 
@@ -29,9 +31,11 @@ from typing import Iterator, Mapping
 
 from gecappraise.safe_csv import SafeDictWriter
 
-from .formatting import is_missing
+from ranking.contract import head_to_head_order
+
+from .formatting import UNDEFINED, is_missing, matrix_reason, reason_for
 from .provenance import METHOD_NAMES, provenance
-from .tables import ew_order, judges
+from .tables import judges
 
 COLUMNS = (
     "section", "method", "judge", "other_judge", "system", "opponent", "metric", "key", "value",
@@ -40,7 +44,7 @@ COLUMNS = (
     "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
     "beta", "spearman", "pearson", "other_metric",
     "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control",
-    "screens", "rate", "excluded",
+    "screens", "rate", "excluded", "reason",
 )
 PRWS_COLUMNS = ("system", "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control")
 PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
@@ -66,13 +70,13 @@ def csv_rows(analysis: Mapping) -> Iterator[Row]:
     yield from _agreement(analysis)
     for method in METHOD_NAMES:
         yield from _ranking("ranking", analysis[method]["systems"], method=method)
-    order = ew_order(analysis)
+    order = head_to_head_order(analysis)
     for row in order:
         for column in order:
             if column != row and column in analysis["head_to_head"].get(row, {}):
                 cell = analysis["head_to_head"][row][column]
                 yield {"section": "head_to_head", "system": row, "opponent": column,
-                       **{k: cell[k] for k in ("share", "p_value", "wins", "losses")}}
+                       **{k: cell[k] for k in ("share", "p_value", "wins", "losses")}, **_reason(cell)}
     per_judge = analysis.get("per_judge") or {}
     for judge in judges(analysis):
         if judge in per_judge.get("rankings", {}):
@@ -81,7 +85,9 @@ def csv_rows(analysis: Mapping) -> Iterator[Row]:
     yield from _metrics(analysis)
     for method, accuracy in (analysis.get("accuracy") or {}).items():
         for key, value in accuracy.items():
-            yield {"section": "accuracy", "method": method, "key": key, "value": value}
+            if key != "reason":
+                reason = {"reason": reason_for(accuracy, key)} if value is None else {}
+                yield {"section": "accuracy", "method": method, "key": key, "value": value, **reason}
     if analysis.get("prws"):
         yield from _prws(analysis["prws"])
 
@@ -96,7 +102,8 @@ def _pairs(analysis: Mapping) -> Iterator[Row]:
 def _agreement(analysis: Mapping) -> Iterator[Row]:
     agreement = analysis["agreement"]
     for key in ("inter", "intra"):
-        yield {"section": "agreement_overall", "key": key, "kappa": agreement[key]}
+        reason = {"reason": reason_for(agreement, key)} if agreement[key] is None else {}
+        yield {"section": "agreement_overall", "key": key, "kappa": agreement[key], **reason}
     names = judges(analysis)
     for i, judge in enumerate(names):
         for other in names[i:]:
@@ -108,8 +115,8 @@ def _ranking(section: str, systems: list[Mapping], **labels: str) -> Iterator[Ro
     for rank, row in enumerate(systems, start=1):
         yield {
             "section": section, **labels, "rank": rank, "system": row["system"], "score": row["score"],
-            "full_data_score": row["full_data_score"], "range_lo": row["range"][0], "range_hi": row["range"][1],
-            "cluster": row["cluster"],
+            "full_data_score": row["full_data_score"], "range_lo": row["range"] and row["range"][0],
+            "range_hi": row["range"] and row["range"][1], "cluster": row["cluster"], **_reason(row),
         }
 
 
@@ -119,8 +126,10 @@ def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
     names = sorted(correlations["rest"])
     for i, judge in enumerate(names):
         for other in names[i + 1:]:
+            spearman, pearson = correlations["spearman"][judge][other], correlations["pearson"][judge][other]
+            reason = {"reason": matrix_reason(correlations, judge, other)} if None in (spearman, pearson) else {}
             yield {"section": "judge_correlation", "judge": judge, "other_judge": other,
-                   "spearman": correlations["spearman"][judge][other], "pearson": correlations["pearson"][judge][other]}
+                   "spearman": spearman, "pearson": pearson, **reason}
     for judge in names:
         yield {"section": "judge_correlation_rest", "judge": judge, **correlations["rest"][judge]}
     yield {"section": "judge_correlation_mean", **correlations["weighted_mean_rest"]}
@@ -128,7 +137,8 @@ def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
 
 def _metrics(analysis: Mapping) -> Iterator[Row]:
     for name, values in sorted((analysis.get("metrics") or {}).items()):
-        yield {"section": "metric", "metric": name, "spearman": values["spearman"], "pearson": values["pearson"]}
+        yield {"section": "metric", "metric": name, "spearman": values["spearman"], "pearson": values["pearson"],
+               **_reason(values)}
     sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
     for name, sweep in sorted(sweeps.items()):
         for point in sweep:
@@ -147,16 +157,23 @@ def _prws(prws: Mapping) -> Iterator[Row]:
         if level in reliability:
             values = reliability[level]
             yield {"section": "prws_reliability", "key": level, "value": values.get(count),
-                   "spearman": values.get("spearman"), "pearson": values.get("pearson")}
+                   "spearman": values.get("spearman"), "pearson": values.get("pearson"), **_reason(values)}
     metrics = prws.get("metrics") or {}
     for name, r in sorted((metrics.get("correlations") or {}).items()):
         yield {"section": "prws_metric", "metric": name, "pearson": r}
     for name, row in sorted((metrics.get("p_values") or {}).items()):
         for other, p_value in sorted(row.items()):
             if other != name:
-                yield {"section": "prws_williams", "metric": name, "other_metric": other, "p_value": p_value}
+                reason = {"reason": matrix_reason(metrics, name, other)} if p_value is None else {}
+                yield {"section": "prws_williams", "metric": name, "other_metric": other, "p_value": p_value,
+                       **reason}
+
+
+def _reason(holder: Mapping) -> Row:
+    """The ``reason`` column of a row made from ``holder``: its reason, if it has undefined values."""
+    return {"reason": holder["reason"]} if holder.get("reason") else {}
 
 
 def _cell(value: object) -> object:
-    """Missing numbers (None, NaN) as empty cells; everything else as ``csv`` writes it."""
-    return "" if isinstance(value, (float, type(None))) and is_missing(value) else value
+    """Undefined numbers (None, NaN) as "–"; everything else as ``csv`` writes it."""
+    return UNDEFINED if isinstance(value, (float, type(None))) and is_missing(value) else value

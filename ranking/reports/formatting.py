@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 
 def is_missing(value: float | None) -> bool:
@@ -42,3 +43,20 @@ def beta(value: float) -> str:
     """An F-beta's beta as G15 Table 5 prints it: at least one decimal, at most two (``1.0``, ``0.5``, ``0.18``)."""
     text = f"{value:.2f}".rstrip("0")
     return text + "0" if text.endswith(".") else text
+
+
+UNDEFINED = "–"
+"""How every report shows a number the analysis left undefined (with its reason as a tooltip, note or column)."""
+
+
+def reason_for(holder: Mapping, field: str) -> str:
+    """The reason ``holder[field]`` is undefined (``ranking.contract``'s rule): the holder's ``reason``, or that
+    reason's ``field: ...`` part when the holder's fields are undefined for different reasons."""
+    reason = str(holder.get("reason") or "undefined")
+    parts = dict(part.split(": ", 1) for part in reason.split("; ") if ": " in part)
+    return parts.get(field, reason)
+
+
+def matrix_reason(holder: Mapping, row: str, column: str) -> str:
+    """The reason the cell (row, column) of a bare matrix in ``holder`` is undefined (its sibling ``reasons``)."""
+    return str((holder.get("reasons") or {}).get(row, {}).get(column, "undefined"))

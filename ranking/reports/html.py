@@ -4,7 +4,8 @@ It states the campaign, the data snapshot, the method parameters and the seed, t
 TrueSkill rankings with a rank-range plot, the head-to-head heat map, the pair statistics, the agreement with its
 matrix, the metric correlations with the beta sweep (when the analysis has metrics), the prediction accuracy,
 the per-judge rankings and correlations, and PRWS scores when the analysis has them. The page is rendered by a
-Django template engine of its own, with autoescaping, so every name from the data is escaped.
+Django template engine of its own, with autoescaping, so every name from the data is escaped. A number the analysis
+left undefined shows as "–" with its reason as a tooltip.
 """
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from django.template import Context, Engine
-from django.utils.safestring import mark_safe
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
-from .formatting import beta, fixed, percent, rank_range, short
+from ranking.contract import head_to_head_order
+from ranking.core.significance import significance_mark
+
+from .formatting import UNDEFINED, beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .plots import (
     agreement_plot, beta_sweep_plot, cluster_colour, head_to_head_plot, prws_scores_plot, rank_ranges_plot,
 )
@@ -29,6 +34,17 @@ PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expand
 @cache
 def _engine() -> Engine:
     return Engine(dirs=[str(Path(__file__).with_name("templates"))], autoescape=True)
+
+
+def undefined(reason: str) -> SafeString:
+    """An undefined number: "–" with its reason as a tooltip."""
+    return format_html('<span class="undefined" title="{}">{}</span>', reason, UNDEFINED)
+
+
+def shown(holder: Mapping, field: str, format_number=fixed) -> str:
+    """``holder[field]`` formatted by ``format_number``, or "–" with the reason where it is undefined."""
+    value = holder.get(field)
+    return undefined(reason_for(holder, field)) if value is None else format_number(value)
 
 
 def render_html(analysis: Mapping) -> str:
@@ -58,7 +74,7 @@ def report_context(analysis: Mapping) -> dict:
         ],
         "pairs_total": [analysis["pairs"][k] for k in PAIR_COLUMNS],
         "agreement": [
-            {"label": label, "value": fixed(analysis["agreement"][key], 2),
+            {"label": label, "value": shown(analysis["agreement"], key, lambda x: fixed(x, 2)),
              "degree": agreement_degree(analysis["agreement"][key])}
             for key, label in (("inter", "Inter-annotator"), ("intra", "Intra-annotator"))
         ],
@@ -69,7 +85,8 @@ def report_context(analysis: Mapping) -> dict:
             {"name": row.metric if row.beta is None else f"M2 F{beta(row.beta)}",
              "official": "official" in row.notes,
              "maxima": [label for note, label in (("max_spearman", "ρ"), ("max_pearson", "r")) if note in row.notes],
-             "spearman": fixed(row.spearman), "pearson": fixed(row.pearson)}
+             "spearman": undefined(row.reason) if row.spearman is None else fixed(row.spearman),
+             "pearson": undefined(row.reason) if row.pearson is None else fixed(row.pearson)}
             for row in metric_rows(analysis)
         ],
         "accuracy": _accuracy(analysis.get("accuracy")),
@@ -78,6 +95,8 @@ def report_context(analysis: Mapping) -> dict:
             for judge in judges(analysis) if judge in per_judge.get("rankings", {})
         ],
         "judge_correlations": _judge_correlations(per_judge.get("correlations")),
+        "judge_correlations_reason": None if per_judge.get("correlations") else per_judge.get("reason"),
+        "head_to_head": _head_to_head(analysis),
         "prws": _prws(analysis.get("prws")),
         "plots": {
             "rank_ranges": mark_safe(rank_ranges_plot({m: analysis[m]["systems"] for m in METHOD_NAMES})),
@@ -90,16 +109,36 @@ def report_context(analysis: Mapping) -> dict:
 
 
 def ranking_rows(systems: Sequence[Mapping], score_key: str) -> list[dict]:
-    """Rows of a ranking table: the cluster number and colour on each cluster's first row (``first``)."""
+    """Rows of a ranking table: the cluster number and colour on each cluster's first row (``first``); systems
+    never judged last, without a cluster, "–" for their score and range."""
     rows = []
     for group in clusters(list(systems)):
         for k, row in enumerate(group):
+            judged = row["range"] is not None
             rows.append({
-                "first": k == 0, "cluster": row["cluster"], "colour": cluster_colour(row["cluster"]),
-                "score": fixed(row[score_key]), "full_data_score": fixed(row["full_data_score"]),
-                "range": rank_range(*row["range"], dash="–"), "system": row["system"],
+                "first": k == 0 and judged, "cluster": row["cluster"],
+                "colour": cluster_colour(row["cluster"]) if judged else None,
+                "score": shown(row, score_key), "full_data_score": shown(row, "full_data_score"),
+                "range": rank_range(*row["range"], dash="–") if judged else shown(row, "range"),
+                "system": row["system"],
             })
     return rows
+
+
+def _head_to_head(analysis: Mapping) -> dict:
+    """G15 Table 3d as numbers: the share the column won with its sign-test mark, "–" where undefined."""
+    order = head_to_head_order(analysis)
+    table = analysis["head_to_head"]
+
+    def cell(row: str, column: str) -> str:
+        if row == column or column not in table.get(row, {}):
+            return ""
+        value = table[row][column]
+        if value["share"] is None:
+            return shown(value, "share")
+        return short(value["share"]) + significance_mark(value["p_value"])
+
+    return {"systems": order, "rows": [(row, [cell(row, column) for column in order]) for row in order]}
 
 
 def _accuracy(accuracy: Mapping | None) -> dict | None:
@@ -118,19 +157,23 @@ def _judge_correlations(correlations: Mapping | None) -> dict | None:
     if not correlations:
         return None
     names = sorted(correlations["rest"])
-    rows = [
-        (judge, [
-            "–" if i == j else short(correlations["spearman" if i < j else "pearson"][judge][other])
-            for j, other in enumerate(names)
-        ], short(correlations["rest"][judge]["spearman"]))
-        for i, judge in enumerate(names)
-    ]
+
+    def cell(i: int, j: int) -> str:
+        if i == j:
+            return UNDEFINED
+        value = correlations["spearman" if i < j else "pearson"][names[i]][names[j]]
+        return undefined(matrix_reason(correlations, names[i], names[j])) if value is None else short(value)
+
+    rest, mean = correlations["rest"], correlations["weighted_mean_rest"]
     return {
         "judges": names,
-        "rows": rows,
-        "rest_pearson": [short(correlations["rest"][judge]["pearson"]) for judge in names],
-        "mean_spearman": short(correlations["weighted_mean_rest"]["spearman"]),
-        "mean_pearson": short(correlations["weighted_mean_rest"]["pearson"]),
+        "rows": [
+            (judge, [cell(i, j) for j in range(len(names))], shown(rest[judge], "spearman", short))
+            for i, judge in enumerate(names)
+        ],
+        "rest_pearson": [shown(rest[judge], "pearson", short) for judge in names],
+        "mean_spearman": shown(mean, "spearman", short),
+        "mean_pearson": shown(mean, "pearson", short),
     }
 
 
@@ -158,8 +201,8 @@ def _prws(prws: Mapping | None) -> dict | None:
             for row in (prws.get("quality") or {}).get("raters", [])
         ],
         "reliability": [
-            {"level": level.capitalize(), "pearson": fixed(reliability[level].get("pearson")),
-             "spearman": fixed(reliability[level].get("spearman")), "count": reliability[level].get(count)}
+            {"level": level.capitalize(), "pearson": shown(reliability[level], "pearson"),
+             "spearman": shown(reliability[level], "spearman"), "count": reliability[level].get(count)}
             for level, count in (("sentence", "candidates"), ("system", "systems")) if level in reliability
         ],
         "splits": reliability.get("splits"),
@@ -167,6 +210,14 @@ def _prws(prws: Mapping | None) -> dict | None:
         "metric_correlations": [(name, fixed(r)) for name, r in sorted((metrics.get("correlations") or {}).items())],
         "williams": {
             "names": names,
-            "rows": [(a, [("–" if a == b else fixed(metrics["p_values"][a][b])) for b in names]) for a in names],
+            "rows": [(a, [_p_value(metrics, a, b) for b in names]) for a in names],
         },
     }
+
+
+def _p_value(significance: Mapping, row: str, column: str) -> str:
+    """A cell of the Williams p-value matrix: "–" on the diagonal, with the reason where undefined."""
+    if row == column:
+        return UNDEFINED
+    value = significance["p_values"][row][column]
+    return undefined(matrix_reason(significance, row, column)) if value is None else fixed(value)

@@ -6,19 +6,21 @@ upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and T
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
 analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
 it has them, and for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6). The tabulars need the
-``booktabs`` and ``graphicx`` packages. System and judge names are escaped.
+``booktabs`` and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined
+prints as "--" with a letter whose reason the table's note gives.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
 
-from .formatting import beta, fixed, is_missing, percent, rank_range, short
+from .formatting import beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .provenance import METHOD_NAMES, provenance
-from .tables import TABLE_4_ROWS, agreement_degree, clusters, ew_order, judges, metric_rows, too_few_comparisons
+from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -36,6 +38,26 @@ PACKAGES = ("booktabs", "graphicx")
 def escape_latex(text: str) -> str:
     """``text`` with LaTeX's special characters replaced by commands that print them."""
     return _SPECIAL.sub(lambda match: LATEX_SPECIALS[match.group()], str(text))
+
+
+@dataclass
+class Notes:
+    """The reasons of a table's undefined numbers, each with a letter: a cell prints ``--`` and its letter."""
+
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def undefined(self, reason: str) -> str:
+        """``--`` with the letter of ``reason`` (the next letter when it is new)."""
+        letter = self.reasons.setdefault(reason, "abcdefghijklmnopqrstuvwxyz"[len(self.reasons) % 26])
+        return f"--$^{{{letter}}}$"
+
+    def shown(self, holder: Mapping, key: str, text: str) -> str:
+        """``text`` (a formatted number), or ``--`` with the letter of the reason where ``holder[key]`` is None."""
+        return self.undefined(reason_for(holder, key)) if holder.get(key) is None else _number(text)
+
+    def note(self, text: str) -> str:
+        """``text`` followed by the letters' reasons."""
+        return text + "".join(f" $^{{{letter}}}$ {escape_latex(reason)}." for reason, letter in self.reasons.items())
 
 
 @dataclass(frozen=True)
@@ -83,11 +105,13 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
     bootstrap = parameters.get("bootstrap")
     tables = [pairs_table(analysis), agreement_table(analysis), agreement_matrix_table(analysis)]
     for number, method in (("3b", "expected_wins"), ("3c", "trueskill")):
+        notes = Notes()
+        tabular = ranking_tabular(analysis[method]["systems"], "score", notes)
         tables.append(LatexTable(
             number, f"Human {METHOD_NAMES[method]} ranking",
-            f"Score: mean over {bootstrap} bootstrap samples. Ranges and clusters from bootstrap resampling at "
-            f"confidence {confidence}.",
-            ranking_tabular(analysis[method]["systems"], "score"),
+            notes.note(f"Score: mean over {bootstrap} bootstrap samples. Ranges and clusters from bootstrap "
+                       f"resampling at confidence {confidence}."),
+            tabular,
         ))
     tables.append(head_to_head_table(analysis))
     if analysis.get("accuracy"):
@@ -98,14 +122,16 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
     if per_judge.get("correlations"):
         tables.append(judge_correlation_table(per_judge["correlations"]))
     if per_judge.get("rankings"):
+        notes = Notes()
+        tabular = "\n\\quad\n".join(
+            ranking_tabular(per_judge["rankings"][judge]["systems"], "full_data_score", notes, title=judge)
+            for judge in judges(analysis) if judge in per_judge["rankings"]
+        )
         tables.append(LatexTable(
             "7", "Rankings by individual judges",
-            f"Score: Expected Wins on the judge's pairs. Rank ranges and clusters from bootstrap resampling at "
-            f"confidence {parameters.get('judge_confidence')}.",
-            "\n\\quad\n".join(
-                ranking_tabular(per_judge["rankings"][judge]["systems"], "full_data_score", title=judge)
-                for judge in judges(analysis) if judge in per_judge["rankings"]
-            ),
+            notes.note(f"Score: Expected Wins on the judge's pairs. Rank ranges and clusters from bootstrap "
+                       f"resampling at confidence {parameters.get('judge_confidence')}."),
+            tabular,
         ))
     if (analysis.get("prws") or {}).get("systems"):
         tables.append(prws_table(analysis["prws"]))
@@ -130,12 +156,14 @@ def pairs_table(analysis: Mapping) -> LatexTable:
 def agreement_table(analysis: Mapping) -> LatexTable:
     """G15 Table 2a: inter- and intra-annotator kappa with their degree."""
     agreement = analysis["agreement"]
+    notes = Notes()
     rows = [
-        f"{label} & {_number(fixed(agreement[key], 2))} & {agreement_degree(agreement[key])} \\\\"
+        f"{label} & {notes.shown(agreement, key, fixed(agreement[key], 2))} & {agreement_degree(agreement[key])} \\\\"
         for key, label in (("inter", "Inter-annotator"), ("intra", "Intra-annotator"))
     ]
     return LatexTable("2a", "Inter-annotator and intra-annotator agreement for all judges",
-                      "Cohen's $\\kappa$ on unexpanded pairwise judgments; degrees after Landis and Koch (1977).",
+                      notes.note("Cohen's $\\kappa$ on unexpanded pairwise judgments; degrees after Landis and Koch "
+                                 "(1977)."),
                       _tabular("lrl", ["Agreement & Value & Degree \\\\"], rows))
 
 
@@ -157,16 +185,19 @@ def agreement_matrix_table(analysis: Mapping) -> LatexTable:
                       _tabular("l" + "r" * len(names), [header], rows))
 
 
-def ranking_tabular(systems: Sequence[Mapping], score_key: str, title: str | None = None) -> str:
+def ranking_tabular(systems: Sequence[Mapping], score_key: str, notes: Notes, title: str | None = None) -> str:
     """G15 Table 3b/3c/7 layout: cluster number on a cluster's first row, score, rank range, system; a rule
-    between clusters. ``score_key`` picks the printed score; ``title`` adds a heading row (Table 7's judge)."""
+    between clusters. ``score_key`` picks the printed score; ``title`` adds a heading row (Table 7's judge).
+    Systems never judged come last, without a cluster, their score and range undefined (``notes``)."""
     head = ([f"\\multicolumn{{4}}{{c}}{{{escape_latex(title)}}} \\\\", "\\midrule"] if title else [])
     head.append("\\# & Score & Range & System \\\\")
     groups = []
     for group in clusters(list(systems)):
         groups.append([
-            f"{group[0]['cluster'] if k == 0 else ''} & {_number(fixed(row[score_key]))} & "
-            f"{rank_range(*row['range'], dash='--')} & {escape_latex(row['system'])} \\\\"
+            f"{group[0]['cluster'] if k == 0 and row['cluster'] is not None else ''} & "
+            f"{notes.shown(row, score_key, fixed(row[score_key]))} & "
+            f"{rank_range(*row['range'], dash='--') if row['range'] else notes.shown(row, 'range', '')} & "
+            f"{escape_latex(row['system'])} \\\\"
             for k, row in enumerate(group)
         ])
     return _tabular("rrrl", head, *groups, align="[t]")
@@ -174,9 +205,11 @@ def ranking_tabular(systems: Sequence[Mapping], score_key: str, title: str | Non
 
 def head_to_head_table(analysis: Mapping) -> LatexTable:
     """G15 Table 3d: the share of judgments in which the column beat the row, with sign-test marks; rows and
-    columns in Expected Wins order; a share above .5 (the column won) in bold."""
-    order = ew_order(analysis)
+    columns in the order of the full-data Expected Wins scores (as G15's ``head2head.pl``); a share above .5 (the
+    column won) in bold; undefined shares (no decisive comparison) ``--`` with a note."""
+    order = head_to_head_order(analysis)
     h2h = analysis["head_to_head"]
+    notes = Notes()
     rows = []
     for row in order:
         cells = []
@@ -184,19 +217,24 @@ def head_to_head_table(analysis: Mapping) -> LatexTable:
             cell = h2h.get(row, {}).get(column)
             if row == column:
                 cells.append("--")
-            elif cell is None or is_missing(cell["share"]):
+            elif cell is None:
                 cells.append("")
+            elif cell["share"] is None:
+                cells.append(notes.shown(cell, "share", ""))
             else:
                 share = short(cell["share"])
                 text = f"\\textbf{{{share}}}" if cell["share"] > 0.5 else share
-                cells.append(text + MARKS.get(significance_mark(_float(cell["p_value"])), ""))
+                cells.append(text + MARKS.get(significance_mark(cell["p_value"]), ""))
         rows.append(" & ".join([escape_latex(row), *cells]) + " \\\\")
     header = " & ".join(["", *(_rotated(name) for name in order)]) + " \\\\"
     tabular = _tabular("l" + "c" * len(order), [header], rows)
     return LatexTable(
         "3d", "Head-to-head comparison for Expected Wins",
-        "Each cell: the share of non-tie judgments in which the column system beat the row system (bold: the column "
-        "won); sign test at $p \\le 0.10$ ($\\star$), $p \\le 0.05$ ($\\dagger$) and $p \\le 0.01$ ($\\ddagger$).",
+        notes.note(
+            "Each cell: the share of non-tie judgments in which the column system beat the row system (bold: the "
+            "column won); sign test at $p \\le 0.10$ ($\\star$), $p \\le 0.05$ ($\\dagger$) and $p \\le 0.01$ "
+            "($\\ddagger$). Systems in the order of their full-data Expected Wins scores."
+        ),
         "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n" + tabular + "}",
     )
 
@@ -205,17 +243,25 @@ def accuracy_table(accuracy: Mapping) -> LatexTable:
     """G15 Table 4: cross-validated accuracy (percent) of predicting pairwise judgments, per method."""
     methods = [m for m in METHOD_NAMES if m in accuracy]
     header = " & ".join(["Method", *(METHOD_NAMES[m] for m in methods)]) + " \\\\"
-    rows = [" & ".join([label, *(percent(accuracy[m][key]) for m in methods)]) + " \\\\" for key, label in TABLE_4_ROWS]
+    notes = Notes()
+    rows = [
+        " & ".join([label, *(notes.shown(accuracy[m], key, percent(accuracy[m][key])) for m in methods)]) + " \\\\"
+        for key, label in TABLE_4_ROWS
+    ]
     folds = next(iter(accuracy.values())).get("n_folds")
     return LatexTable("4", "Accuracy for ranking-based prediction of pairwise judgments",
-                      f"Percent, {folds}-fold cross-validation.", _tabular("l" + "r" * len(methods), [header], rows))
+                      notes.note(f"Percent, {folds}-fold cross-validation."),
+                      _tabular("l" + "r" * len(methods), [header], rows))
 
 
 def metrics_table(analysis: Mapping) -> LatexTable:
     """G15 Table 5: Spearman's rho and Pearson's r of each metric with the human ranking; M2 F-beta rows first."""
     sweep_rows, other_rows = [], []
+    notes = Notes()
     for row in metric_rows(analysis):
-        cells = f"{_number(fixed(row.spearman))} & {_number(fixed(row.pearson))} \\\\"
+        values = {"spearman": row.spearman, "pearson": row.pearson, "reason": row.reason}
+        cells = f"{notes.shown(values, 'spearman', fixed(row.spearman))} & " \
+                f"{notes.shown(values, 'pearson', fixed(row.pearson))} \\\\"
         if row.beta is None:
             other_rows.append(f"{escape_latex(row.metric)} & {cells}")
         else:
@@ -224,8 +270,11 @@ def metrics_table(analysis: Mapping) -> LatexTable:
     groups = [g for g in (sweep_rows, other_rows) if g]
     return LatexTable(
         "5", "Correlation of metrics with the human ranking",
-        "Human ranking: Expected Wins scores (Table 3b). M$^2$ F$_\\beta$ from precision and recall; $^{*}$ marks "
-        "the CoNLL-2014 choice $\\beta = 0.5$; ``max'' marks the $\\beta$ with the highest correlation.",
+        notes.note(
+            "Human ranking: Expected Wins scores (the bootstrap means of Table 3b, as printed). M$^2$ F$_\\beta$ from "
+            "precision and recall; $^{*}$ marks the CoNLL-2014 choice $\\beta = 0.5$; ``max'' marks the $\\beta$ "
+            "with the highest correlation."
+        ),
         _tabular("lrr", ["Metric & Spearman's $\\rho$ & Pearson's $r$ \\\\"], *groups),
     )
 
@@ -235,23 +284,36 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
     (last column rho, last row r) and the weighted means of those."""
     names = sorted(correlations["rest"])
     rest, mean = correlations["rest"], correlations["weighted_mean_rest"]
+    notes = Notes()
+
+    def cell(i: int, j: int) -> str:
+        if i == j:
+            return "--"
+        value = correlations["spearman" if i < j else "pearson"][names[i]][names[j]]
+        if value is None:
+            return notes.undefined(matrix_reason(correlations, names[i], names[j]))
+        return _number(short(value))
+
     rows = []
     for i, judge in enumerate(names):
-        cells = [
-            "--" if i == j else _number(short(correlations["spearman" if i < j else "pearson"][judge][other]))
-            for j, other in enumerate(names)
-        ]
-        cells += [_number(short(rest[judge]["spearman"])), _number(short(mean["spearman"])) if i == 0 else ""]
+        cells = [cell(i, j) for j in range(len(names))]
+        cells += [notes.shown(rest[judge], "spearman", short(rest[judge]["spearman"])),
+                  notes.shown(mean, "spearman", short(mean["spearman"])) if i == 0 else ""]
         rows.append(" & ".join([escape_latex(judge), *cells]) + " \\\\")
     footer = [
-        " & ".join(["$r$", *(_number(short(rest[judge]["pearson"])) for judge in names), "--", ""]) + " \\\\",
-        " & ".join(["$\\bar{r}$", _number(short(mean["pearson"])), *([""] * (len(names) + 1))]) + " \\\\",
+        " & ".join(["$r$", *(notes.shown(rest[judge], "pearson", short(rest[judge]["pearson"])) for judge in names),
+                    "--", ""]) + " \\\\",
+        " & ".join(["$\\bar{r}$", notes.shown(mean, "pearson", short(mean["pearson"])),
+                    *([""] * (len(names) + 1))]) + " \\\\",
     ]
     header = " & ".join(["", *(_rotated(name) for name in names), "$\\rho$", "$\\bar{\\rho}$"]) + " \\\\"
     return LatexTable(
         "6", "Inter-annotator correlation",
-        "Spearman's $\\rho$ above the diagonal, Pearson's $r$ below; $\\rho$ and $r$: each judge against the "
-        "ranking of all other judges; $\\bar{\\rho}$, $\\bar{r}$: their means weighted by the judges' expanded pairs.",
+        notes.note(
+            "Spearman's $\\rho$ above the diagonal, Pearson's $r$ below; $\\rho$ and $r$: each judge against the "
+            "ranking of all other judges; $\\bar{\\rho}$, $\\bar{r}$: their means weighted by the judges' expanded "
+            "pairs."
+        ),
         _tabular("l" + "r" * (len(names) + 2), [header], rows, footer),
     )
 
@@ -296,5 +358,3 @@ def _maxima(notes: Sequence[str]) -> str:
     return f" (max.\\ ${', '.join(maxima)}$)" if maxima else ""
 
 
-def _float(value: float | None) -> float:
-    return float("nan") if value is None else float(value)

@@ -25,11 +25,12 @@ from matplotlib.colors import BoundaryNorm, ListedColormap, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
 
 from .formatting import is_missing, short
 from .provenance import METHOD_NAMES
-from .tables import DEGREES, agreement_degree, ew_order, judges, too_few_comparisons
+from .tables import DEGREES, agreement_degree, judges, too_few_comparisons
 
 DEGREE_COLOURS = ("#f4cccc", "#f7fbff", "#d6e6f4", "#9ecae1", "#3182bd", "#08519c")
 """The colours of the agreement degrees (``tables.DEGREES``), poor to almost perfect."""
@@ -62,18 +63,19 @@ def cluster_colour(cluster: int) -> str:
 def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
     """One panel per method (``{method: systems in rank order}``): a bar from the low to the high end of each
     system's rank range, coloured by cluster, a dot at its place in the ranking, dashed lines between clusters and
-    the cluster numbers on the right."""
-    n_systems = max(len(systems) for systems in rankings.values())
+    the cluster numbers on the right. Systems never judged (no range) are named without a bar."""
+    n_systems = max([len(systems) for systems in rankings.values()] + [1])
     with _style("rank-ranges"):
         figure = Figure(figsize=(4.4 * len(rankings), 0.3 * n_systems + 1.2), layout="constrained")
         for axes, (method, systems) in zip(figure.subplots(1, len(rankings), squeeze=False)[0], rankings.items()):
             y = np.arange(len(systems))
-            lo = np.array([row["range"][0] for row in systems])
-            hi = np.array([row["range"][1] for row in systems])
-            colours = [cluster_colour(row["cluster"]) for row in systems]
-            axes.barh(y, hi - lo + 0.8, left=lo - 0.4, height=0.62, color=colours)
-            axes.plot(y + 1, y, "o", color="#1d2330", markersize=3.5)
-            for k in np.flatnonzero(np.diff([row["cluster"] for row in systems])):
+            ranked = [row for row in systems if row["range"] is not None]
+            lo = np.array([row["range"][0] for row in ranked], dtype=float)
+            hi = np.array([row["range"][1] for row in ranked], dtype=float)
+            colours = [cluster_colour(row["cluster"]) for row in ranked]
+            axes.barh(y[:len(ranked)], hi - lo + 0.8, left=lo - 0.4, height=0.62, color=colours)
+            axes.plot(y[:len(ranked)] + 1, y[:len(ranked)], "o", color="#1d2330", markersize=3.5)
+            for k in np.flatnonzero(np.diff([row["cluster"] for row in ranked])):
                 axes.axhline(k + 0.5, color="#5b6474", linestyle="--", linewidth=0.7)
             axes.set_yticks(y, [row["system"] for row in systems])
             axes.set_ylim(len(systems) - 0.5, -0.5)
@@ -83,7 +85,7 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
             axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
             axes.set_axisbelow(True)
             axes.set_title(METHOD_NAMES.get(method, method))
-            cluster_of = np.array([row["cluster"] for row in systems])
+            cluster_of = np.array([row["cluster"] for row in ranked], dtype=np.int64)
             for cluster in np.unique(cluster_of):
                 rows = np.flatnonzero(cluster_of == cluster)
                 axes.text(1.01, rows.mean(), str(cluster), transform=axes.get_yaxis_transform(), va="center",
@@ -93,8 +95,9 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
 
 def head_to_head_plot(analysis: Mapping) -> str:
     """G15 Table 3d as a heat map: cell (row, column) is the share of decided judgments the column won, blue where
-    the column won, red where the row won, labelled with the share and its sign-test mark."""
-    order = ew_order(analysis)
+    the column won, red where the row won, labelled with the share and its sign-test mark; blank where the two
+    were never compared decisively. Rows and columns in the order of G15 Table 3d (``head_to_head_order``)."""
+    order = head_to_head_order(analysis)
     h2h = analysis["head_to_head"]
     n = len(order)
     share = np.full((n, n), np.nan)
@@ -172,8 +175,8 @@ def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]]) -> str:
         top, bottom = figure.subplots(2, 1, sharex=True)
         for name, sweep in sorted(sweeps.items()):
             betas = [point["beta"] for point in sweep]
-            top.plot(betas, [point["spearman"] for point in sweep], label=name, linewidth=1.4)
-            bottom.plot(betas, [point["pearson"] for point in sweep], label=name, linewidth=1.4)
+            top.plot(betas, _values(sweep, "spearman"), label=name, linewidth=1.4)
+            bottom.plot(betas, _values(sweep, "pearson"), label=name, linewidth=1.4)
         for axes, label in ((top, "Spearman's ρ"), (bottom, "Pearson's r")):
             axes.axvline(0.5, color="#5b6474", linestyle="--", linewidth=0.9)
             axes.set_ylabel(label)
@@ -205,14 +208,19 @@ def prws_scores_plot(systems: Sequence[Mapping]) -> str:
         return _svg(figure, "prws-scores", "Mean PRWS score of each system")
 
 
+def _values(points: Sequence[Mapping], key: str) -> np.ndarray:
+    """``point[key]`` of each point as floats, NaN (a gap in the curve) where undefined."""
+    return np.array([np.nan if point[key] is None else point[key] for point in points], dtype=float)
+
+
 def _heat_map(axes, values: np.ndarray, cmap, norm):
     """Cells of ``values`` (NaN left blank) as vector squares centred on integer positions, row 0 at the top
     (``pcolormesh`` rather than ``imshow``, whose SVG is an embedded bitmap)."""
     rows, columns = values.shape
     mesh = axes.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5, np.ma.masked_invalid(values),
                            cmap=cmap, norm=norm)
-    axes.set_xlim(-0.5, columns - 0.5)
-    axes.set_ylim(rows - 0.5, -0.5)
+    axes.set_xlim(-0.5, max(columns, 1) - 0.5)
+    axes.set_ylim(max(rows, 1) - 0.5, -0.5)
     axes.set_aspect("equal")
     return mesh
 

@@ -15,6 +15,8 @@ PARAMETER_LABELS = (
     ("chunk_size", "Bootstrap chunk size"),
     ("accuracy_folds", "Accuracy folds"),
     ("accuracy_bootstrap", "Accuracy bootstrap samples"),
+    ("correlation_decimals", "Decimals of the human scores correlated with metrics"),
+    ("ignored_judges", "Ignored judges"),
 )
 """Method parameters of the analysis JSON with their labels, in the order reports list them (the seed and the
 judge filter are listed on their own)."""
@@ -27,9 +29,12 @@ def provenance(analysis: Mapping) -> list[tuple[str, str]]:
     """
     snapshot = analysis.get("snapshot") or {}
     parameters = dict(analysis.get("parameters") or {})
+    ignored = snapshot.get("ignored_judgments") or {}
     lines = [
         ("Campaign", str(analysis.get("campaign", ""))),
         ("Judgments (snapshot)", _text(snapshot.get("judgments"))),
+        *([("Judgments of ignored judges", ", ".join(f"{judge}: {n}" for judge, n in sorted(ignored.items())))]
+          if ignored else []),
         ("Last judgment", _time(snapshot.get("last_judgment_at"))),
         ("Last judgment id", _text(snapshot.get("last_judgment_id"))),
         ("Random seed", _text(parameters.pop("seed", None))),
@@ -43,6 +48,8 @@ def provenance(analysis: Mapping) -> list[tuple[str, str]]:
 
 
 def _text(value: object, none: str = "none") -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value) or none
     return none if value is None else str(value)
 
 

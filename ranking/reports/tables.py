@@ -1,7 +1,8 @@
 """The content of the report tables, independent of the output format: which rows, in which order.
 
 Orders never come from the key order of the analysis dict (a result read back from PostgreSQL's jsonb has its keys
-re-sorted): systems follow the Expected Wins ranking, judges their sorted names, as the analysis computed them.
+re-sorted): systems follow the Expected Wins ranking (Table 3d: its full-data scores, as G15's ``head2head.pl``),
+judges their sorted names, as the analysis computed them.
 """
 from __future__ import annotations
 
@@ -34,11 +35,6 @@ def judges(analysis: Mapping) -> list[str]:
     return sorted(analysis["pairs"]["per_judge"])
 
 
-def ew_order(analysis: Mapping) -> list[str]:
-    """System names in Expected Wins rank order, best first (the row and column order of G15 Table 3d)."""
-    return [row["system"] for row in analysis["expected_wins"]["systems"]]
-
-
 def clusters(systems: list[Mapping]) -> list[list[Mapping]]:
     """Ranking rows (in rank order) grouped into their clusters, first cluster first."""
     return [list(rows) for _, rows in groupby(systems, key=lambda row: row["cluster"])]
@@ -64,7 +60,7 @@ class MetricRow:
     """A row of G15 Table 5: ``metric`` is a metric file's name; ``beta`` is set on the M2 F-beta sweep rows.
 
     ``notes`` says why a sweep row is there besides the fixed betas: ``official`` (beta = 0.5), ``max_spearman``,
-    ``max_pearson``.
+    ``max_pearson``. ``reason`` says why a correlation is undefined (None).
     """
 
     metric: str
@@ -72,6 +68,7 @@ class MetricRow:
     pearson: float | None
     beta: float | None = None
     notes: tuple[str, ...] = ()
+    reason: str | None = None
 
 
 def metric_rows(analysis: Mapping) -> list[MetricRow]:
@@ -85,15 +82,18 @@ def metric_rows(analysis: Mapping) -> list[MetricRow]:
         notes: dict[float, list[str]] = {beta: [] for beta in TABLE_5_BETAS}
         notes[OFFICIAL_BETA].append("official")
         for statistic in ("spearman", "pearson"):
-            best = max(sweep, key=lambda point: point[statistic])  # the smallest beta on a tie, as the grid rises
-            notes.setdefault(round(best["beta"], 2), []).append(f"max_{statistic}")
+            defined = [point for point in sweep if not is_missing(point[statistic])]
+            if defined:
+                best = max(defined, key=lambda point: point[statistic])  # the smallest beta on a tie, as the grid rises
+                notes.setdefault(round(best["beta"], 2), []).append(f"max_{statistic}")
         by_beta = {round(point["beta"], 2): point for point in sweep}
         for beta in sorted(notes, reverse=True):
             if beta in by_beta:
                 point = by_beta[beta]
-                rows.append(MetricRow("m2", point["spearman"], point["pearson"], beta, tuple(notes[beta])))
+                rows.append(MetricRow("m2", point["spearman"], point["pearson"], beta, tuple(notes[beta]),
+                                      point.get("reason")))
     rows.extend(
-        MetricRow(name, values["spearman"], values["pearson"])
+        MetricRow(name, values["spearman"], values["pearson"], reason=values.get("reason"))
         for name, values in sorted(metrics.items())
         if not (sweep and name == "m2")
     )

@@ -15,6 +15,7 @@ from annotation.services.appraise_import import import_appraise_xml
 from annotation.services.importing import import_outputs
 from annotation.services.judgment_exports import judgments_csv
 from gecappraise.safe_csv import FORMULA_TRIGGERS, SafeWriter, neutralise
+from ranking.contract import analysis_json
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings
 from ranking.reports.csv import render_csv
@@ -118,9 +119,10 @@ def test_pairs_tsv_of_hostile_names_is_neutralised_and_keeps_one_cell_per_column
 
 
 def test_analysis_csv_report_of_hostile_names_is_neutralised():
-    result = analyze(hostile_rankings(), AnalysisParameters(bootstrap=20, seed=2))
-    analysis = {"campaign": "=campaign", "parameters": {**result.pop("parameters"), "judge": None},
-                "snapshot": {"judgments": 90, "last_judgment_at": None, "last_judgment_id": None}, **result}
+    analysis = analysis_json(
+        analyze(hostile_rankings(), AnalysisParameters(bootstrap=20, seed=2)), campaign="=campaign",
+        snapshot={"judgments": 90, "last_judgment_at": "2025-01-01T00:00:00+00:00", "last_judgment_id": 90},
+    )
     text = render_csv(analysis)
     assert_no_formula(text)
     rows = list(csv.DictReader(io.StringIO(text)))

@@ -68,13 +68,13 @@ def test_eager_chord_gives_the_same_result_as_the_in_process_run():
 
 @pytest.mark.django_db
 def test_a_failing_analysis_marks_the_run_failed_without_a_result():
-    campaign = synthetic_campaign("empty", np.random.default_rng(3), n_rankings=0)
-    run = create_run(campaign, FAST)
-    with pytest.raises(ValueError, match="no pairwise judgments"):
+    campaign = synthetic_campaign("unscored", np.random.default_rng(3), n_rankings=30)
+    run = create_run(campaign, FAST, metrics={"partial": {"sys0": (0.5,)}})
+    with pytest.raises(ValueError, match="no metric score for"):
         execute_in_process(run)
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.FAILED and run.result is None
-    assert "no pairwise judgments" in run.error
+    assert "metric 'partial': no metric score for" in run.error
 
 
 @pytest.mark.celery

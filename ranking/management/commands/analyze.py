@@ -7,8 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.commands.import_appraise_xml import get_campaign
-from ranking.core.analysis import AnalysisParameters
 from ranking.core.metric_scores import parse_metric_scores
+from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, AnalysisParameters
 from ranking.reports.json import render_json
 from ranking.runs import create_run, execute_in_process
 
@@ -63,6 +63,16 @@ class Command(BaseCommand):
             "--accuracy-folds", type=int, default=0, metavar="K",
             help="also cross-validate the prediction accuracy of both methods with K folds (G15 Table 4: 100)",
         )
+        parser.add_argument(
+            "--ignored-judges", default=",".join(IGNORED_JUDGES), metavar="USER,...",
+            help="leave these users' judgments out, comma-separated (default: admin, METHODS 3; '' for none); "
+                 "recorded in the parameters, their judgment counts in the snapshot",
+        )
+        parser.add_argument(
+            "--correlation-decimals", type=int, default=CORRELATION_DECIMALS, metavar="N",
+            help="round the human scores to N decimals before correlating them with metrics (default 3, as G15's "
+                 "Table 5 used Table 3b as printed; -1: no rounding)",
+        )
         parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
 
     def handle(self, *args, **options):
@@ -73,6 +83,8 @@ class Command(BaseCommand):
             parameters = AnalysisParameters(
                 bootstrap=options["bootstrap"], confidence=options["confidence"], seed=options["seed"],
                 accuracy_folds=options["accuracy_folds"],
+                correlation_decimals=None if options["correlation_decimals"] < 0 else options["correlation_decimals"],
+                ignored_judges=tuple(name.strip() for name in options["ignored_judges"].split(",") if name.strip()),
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None

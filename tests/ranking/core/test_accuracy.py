@@ -141,7 +141,7 @@ def test_cross_validation_trains_on_the_other_folds_and_scores_the_held_out_fold
         assert result.fold_clusters[k] == cluster_accuracy(clusters, held_out.first, held_out.second, held_out.relation)
     assert result.total_order == pytest.approx(result.fold_total_order.mean())
     assert result.clusters == pytest.approx(result.fold_clusters.mean())
-    assert result.as_dict()["n_folds"] == 5 and result.training == "other_folds"
+    assert result.fold_clusters.size == 5 and result.training == "other_folds"
 
 
 def test_g15_makefile_training_gives_run_r_the_same_counts_in_every_fold():

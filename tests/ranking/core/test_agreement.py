@@ -59,10 +59,8 @@ def test_cells_with_few_comparisons_are_starred_and_left_out():
     assert result.too_few.tolist() == [[True, False], [False, True]]
     assert np.isnan(result.intra)
     assert result.inter == pytest.approx(result.kappa[0, 1])
-    as_dict = result.as_dict()
-    assert as_dict["intra"] is None
-    assert as_dict["matrix"]["j0"]["j1"] == {"kappa": pytest.approx(result.kappa[0, 1]), "comparisons": 6}
-    assert as_dict["matrix"]["j1"]["j1"] == {"kappa": None, "comparisons": 0}
+    assert result.comparisons[0, 1] == 6
+    assert result.comparisons[1, 1] == 0 and np.isnan(result.kappa[1, 1])
 
 
 def test_overall_inter_is_comparison_weighted():

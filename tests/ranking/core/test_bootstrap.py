@@ -88,10 +88,20 @@ def test_bootstrap_ranking_orders_by_mean_and_reports_both_scores():
     assert [row.cluster for row in result.systems] == [1, 1, 2]
     by_full = bootstrap_ranking(samples, np.array([0.25, 0.6, 0.65]), ["A", "B", "C"], 1.0, order_by="full")
     assert [row.system for row in by_full.systems] == ["C", "B", "A"]
-    assert result.as_dict()["systems"][0] == {
-        "system": "B", "score": pytest.approx(0.7), "full_data_score": 0.6, "range": [1, 2], "cluster": 1
-    }
     assert (result.confidence, result.n_samples) == (1.0, 3)
+
+
+def test_systems_never_judged_come_last_without_score_range_or_cluster():
+    samples = np.array([[0.2, 0.0, 0.5, 0.0], [0.3, 0.0, 0.7, 0.0], [0.1, 0.0, 0.6, 0.0]])
+    judged = np.array([True, False, True, False])
+    result = bootstrap_ranking(samples, np.array([0.25, 0.0, 0.65, 0.0]), ["A", "B", "C", "D"], 1.0, judged=judged)
+    assert [row.system for row in result.systems] == ["C", "A", "B", "D"]
+    assert [(row.range, row.cluster) for row in result.systems] == [((1, 1), 1), ((2, 2), 2), (None, None),
+                                                                   (None, None)]
+    assert all(np.isnan(row.score) and np.isnan(row.full_data_score) for row in result.systems[2:])
+    assert [row.judged for row in result.systems] == [True, True, False, False]
+    nobody = bootstrap_ranking(samples, np.zeros(4), ["A", "B", "C", "D"], 1.0, judged=np.zeros(4, dtype=bool))
+    assert [row.system for row in nobody.systems] == ["A", "B", "C", "D"] and not any(r.judged for r in nobody.systems)
 
 
 def test_bootstrap_ranking_rejects_mismatched_shapes():

@@ -215,16 +215,16 @@ def test_split_halves_are_equal_disjoint_halves(ratings, seed):
             assert (a[:, index] + b[:, index]) / 2 == pytest.approx(np.full(5, values.mean()))
 
 
-def test_report_shape_and_order():
+def test_report_order_and_quality():
     report = prws_report(example(), np.random.default_rng(0))
-    assert [row["system"] for row in report["systems"]] == ["B", "C", "A", "SRC", "ERR"]
-    top = report["systems"][0]
-    assert top == {
-        "system": "B", "mean": 77.5, "z_mean": top["z_mean"], "sentences": 2, "ratings": 3,
-        "unchanged_pct": 0.0, "meaning_changed_pct": 0.0, "control": False,
-    }
-    assert report["systems"][-1]["control"] is True
-    assert report["excluded_raters"] == [{"rater": "r2", "screens": 1, "rate": 0.0}]
-    assert report["quality"]["raters"][0] == {"rater": "r1", "screens": 2, "rate": 1.0}
-    assert report["raters"] == 2 and report["ratings"] == 10
-    assert set(report["reliability"]) == {"splits", "sentence", "system"}
+    names = report.stats.system_names
+    ranked = report.ranked_systems()
+    assert [names[s] for s in ranked] == ["B", "C", "A", "SRC", "ERR"]
+    top = ranked[0]
+    assert (report.stats.mean[top], report.stats.sentences[top], report.stats.ratings[top]) == (77.5, 2, 3)
+    assert (report.stats.unchanged_pct[top], report.stats.meaning_changed_pct[top]) == (0.0, 0.0)
+    assert report.control[ranked[-1]] and not report.control[top]
+    quality = report.quality
+    assert [quality.judge_names[j] for j in report.checked_raters()] == ["r1", "r2"]
+    assert [(quality.rate[j], quality.excluded[j]) for j in report.checked_raters()] == [(1.0, False), (0.0, True)]
+    assert report.raters == 2 and report.ratings == 10 and report.reliability.splits == 100

@@ -33,11 +33,11 @@ def test_from_items_builds_flat_arrays_with_sorted_names():
     assert rankings.member_candidate.tolist() == [0, 1, 1, 2]
 
 
-def test_admin_rankings_are_ignored():
+def test_every_item_is_kept_even_a_judge_named_admin():
+    """Leaving judges out is a parameter of the analysis, applied where judgments are loaded (ranking.loading)."""
     rankings = Rankings.from_items([SCREEN, ("admin", 1, [(("E",), 1), (("A",), 2)])])
-    assert rankings.n_rankings == 1
-    assert "admin" not in rankings.judge_names
-    assert "E" not in rankings.system_names
+    assert rankings.n_rankings == 2
+    assert "admin" in rankings.judge_names and "E" in rankings.system_names
 
 
 def test_system_names_may_add_unjudged_systems_and_are_sorted():

@@ -35,13 +35,11 @@ def test_significance_marks(p, mark):
     assert significance_mark(p) == mark
 
 
-def test_as_dict_in_requested_order():
-    table = head_to_head(WINS, ["A", "B", "C"])
-    as_dict = table.as_dict(order=["B", "A", "C"])
-    assert list(as_dict) == ["B", "A", "C"]
-    assert list(as_dict["B"]) == ["A", "C"]
-    assert as_dict["B"]["A"]["share"] == pytest.approx(0.75)
-    assert (as_dict["B"]["A"]["wins"], as_dict["B"]["A"]["losses"]) == (30, 10)
+def test_pairs_without_a_decisive_comparison_have_no_share_and_no_p_value():
+    table = head_to_head(np.array([[0, 3, 0], [1, 0, 0], [0, 0, 0]]), ["A", "B", "C"])
+    assert np.isnan(table.share[0, 2]) and np.isnan(table.p_value[2, 0])
+    assert (table.wins[0, 2], table.losses[0, 2]) == (0, 0)
+    assert table.share[0, 1] == pytest.approx(0.25)
 
 
 def test_shape_mismatch_raises():

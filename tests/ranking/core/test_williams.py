@@ -85,9 +85,7 @@ def test_matrix_cells_are_the_pairwise_tests():
                 assert matrix.t[i, j] == pytest.approx(expected.t)
                 assert matrix.p_value[i, j] == pytest.approx(expected.p_value)
     assert matrix.p_value[0, 2] < 0.05 < matrix.p_value[2, 0], "the least noisy metric is significantly better"
-    data = matrix.as_dict()
-    assert data["p_values"]["a"]["a"] is None and data["df"] == 9
-    assert data["p_values"]["a"]["c"] == pytest.approx(matrix.p_value[0, 2])
+    assert np.isnan(np.diag(matrix.p_value)).all() and matrix.df == 9
     assert williams_matrix(human, metrics, ["a", "b", "c"], df_offset=2).df == 10
 
 

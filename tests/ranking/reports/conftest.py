@@ -1,7 +1,7 @@
 """Analyses for the renderer tests, computed by the ranking core from in-memory rankings (no database).
 
-``analysis_json`` wraps the core's result the way ``ranking.runs.finish`` stores it (campaign, parameters with the
-judge filter, snapshot first), so the renderers see what they see in the product.
+``analysis_json`` writes the core's result as ``ranking.runs.finish`` stores it (``ranking.contract.analysis_json``:
+campaign, parameters with the judge filter, snapshot first), so the renderers see what they see in the product.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import rankdata
 
 from annotation.services.appraise_xml import parse_appraise_xml
+from ranking import contract
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings
 from ranking.management.commands.analyze import read_metrics
@@ -44,14 +45,9 @@ def analysis_json(
     rankings: Rankings, parameters: AnalysisParameters, metrics: dict | None = None, campaign: str = "synthetic"
 ) -> dict:
     """The analysis JSON as a run stores it."""
-    result = analyze(rankings, parameters, metrics=metrics)
-    return {
-        "campaign": campaign,
-        "parameters": {**result.pop("parameters"), "judge": None},
-        "snapshot": {"judgments": int(rankings.ranking_judge.size), "last_judgment_at": "2025-03-04T05:06:07+00:00",
-                     "last_judgment_id": 4321},
-        **result,
-    }
+    snapshot = {"judgments": int(rankings.ranking_judge.size), "last_judgment_at": "2025-03-04T05:06:07+00:00",
+                "last_judgment_id": 4321, "ignored_judgments": {}}
+    return contract.analysis_json(analyze(rankings, parameters, metrics=metrics), campaign=campaign, snapshot=snapshot)
 
 
 def synthetic_metrics(rng: np.random.Generator) -> dict:

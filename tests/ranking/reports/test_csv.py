@@ -60,7 +60,8 @@ def test_names_with_commas_quotes_and_newlines_stay_one_cell(plain_analysis):
     assert next(r["value"] for r in rows if r["key"] == "Campaign") == odd
 
 
-def test_missing_values_are_empty_cells(plain_analysis):
-    broken = {**plain_analysis, "agreement": {**plain_analysis["agreement"], "inter": None}}
-    overall = {r["key"]: r["kappa"] for r in read(broken) if r["section"] == "agreement_overall"}
-    assert overall["inter"] == "" and float(overall["intra"]) == plain_analysis["agreement"]["intra"]
+def test_undefined_values_are_dashes_with_their_reason(plain_analysis):
+    undefined = {**plain_analysis, "agreement": {**plain_analysis["agreement"], "inter": None, "reason": "why not"}}
+    overall = {r["key"]: r for r in read(undefined) if r["section"] == "agreement_overall"}
+    assert (overall["inter"]["kappa"], overall["inter"]["reason"]) == ("–", "why not")
+    assert float(overall["intra"]["kappa"]) == plain_analysis["agreement"]["intra"] and overall["intra"]["reason"] == ""

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 
-from ranking.reports.json import contract_order, render_json
+import pytest
+
+from ranking.contract import contract_order, head_to_head_order
+from ranking.reports.json import render_json
 
 
 def jsonb_order(value):
@@ -23,9 +26,17 @@ def test_an_analysis_read_back_from_jsonb_gets_its_order_back(full_analysis):
     shuffled = jsonb_order(full_analysis)
     assert list(shuffled)[:3] != ["campaign", "parameters", "snapshot"]
     assert render_json(shuffled) == render_json(full_analysis)
-    ew_order = [row["system"] for row in full_analysis["expected_wins"]["systems"]]
-    assert list(contract_order(shuffled)["head_to_head"]) == ew_order
+    by_full_data = [row["system"] for row in sorted(full_analysis["expected_wins"]["systems"],
+                                                    key=lambda row: -row["full_data_score"])]
+    assert list(contract_order(shuffled)["head_to_head"]) == by_full_data == head_to_head_order(full_analysis)
 
 
 def test_the_json_report_holds_the_same_data(plain_analysis):
     assert json.loads(render_json(plain_analysis)) == plain_analysis
+
+
+def test_a_nan_fails_loudly_instead_of_writing_no_json(plain_analysis):
+    broken = json.loads(json.dumps(plain_analysis))
+    broken["agreement"]["inter"] = float("nan")
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        render_json(broken)

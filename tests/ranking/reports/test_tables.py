@@ -10,7 +10,8 @@ import pytest
 from ranking.core.correlation import BETA_GRID
 from ranking.reports.formatting import beta, fixed, percent, rank_range, short
 from ranking.reports.provenance import provenance
-from ranking.reports.tables import agreement_degree, clusters, ew_order, judges, metric_rows
+from ranking.contract import head_to_head_order
+from ranking.reports.tables import agreement_degree, clusters, judges, metric_rows
 
 
 @pytest.mark.parametrize("value, places, expected", [
@@ -76,7 +77,8 @@ def test_orders_come_from_the_rankings_not_from_dict_order(full_analysis):
     }
     assert judges(reversed_dicts) == sorted(full_analysis["pairs"]["per_judge"])
     systems = full_analysis["expected_wins"]["systems"]
-    assert ew_order(full_analysis) == [row["system"] for row in systems]
+    by_full_data = sorted(systems, key=lambda row: -row["full_data_score"])
+    assert head_to_head_order({"expected_wins": {"systems": systems[::-1]}}) == [row["system"] for row in by_full_data]
     groups = clusters(systems)
     assert [row for group in groups for row in group] == systems
     assert [group[0]["cluster"] for group in groups] == list(range(1, len(groups) + 1))

@@ -1,0 +1,362 @@
+"""The analysis JSON (PRODUCT.md "Command line and JSON contract"): the one place that writes it.
+
+:func:`analysis_json` turns the core's :class:`~ranking.core.analysis.Analysis` into the contract's dict, in the
+order of its schema (``ranking.contract_schema``); :func:`contract_order` restores that order in a result read back
+from PostgreSQL's jsonb; :func:`dumps` serialises strictly (``allow_nan=False``), so that a NaN that slipped through
+fails loudly instead of writing ``NaN``, which is no JSON.
+
+One rule for undefined values: a number that the data leave undefined (NaN in the core) is ``null``, and the
+object holding it gets a ``reason``: one short string, or ``"field: reason; ..."`` when its fields are undefined for
+different reasons. In a matrix of bare numbers (judge correlations, Williams p-values) the reasons go into the
+sibling object ``reasons``, keyed like the matrix, and the diagonal, which does not apply, is left out. A statistic
+that could not be computed at all keeps its key with ``null`` (or, as before, ``skipped`` with its reason).
+
+This module imports no NumPy: it reads the core's arrays element by element.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from .contract_schema import SCHEMA, Schema
+from .core.parameters import METHODS, AnalysisParameters
+
+if TYPE_CHECKING:
+    from .core.analysis import Analysis, MetricCorrelations, MetricSignificance, PerJudge
+    from .core.bootstrap import RankingResult
+    from .core.prws import PrwsReport
+    from .loading import Snapshot
+
+NO_JUDGMENTS = "no judgments yet"
+NEVER_JUDGED = "no judgment of this system"
+NO_DECISIVE_COMPARISON = "no decisive comparison"
+NO_SHARED_PAIR = "no pair judged by both"
+NO_REPEATED_PAIR = "no pair judged twice"
+ONE_RELATION = "every relation was the same, so chance agreement is 1"
+NO_INTER = "no two judges share enough comparisons"
+NO_INTRA = "no judge repeated enough comparisons"
+CONSTANT = "one of the score vectors is constant"
+UNDEFINED_IN_MEAN = "a judge's correlation with the rest is undefined"
+FEW_SYSTEMS = "fewer than {n} systems have human scores"
+NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
+NO_HELD_OUT = "no held-out pair"
+FEW_UNITS = "fewer than {n} {units} with two ratings or more"
+CONSTANT_HALVES = "the halves' means are constant in every split"
+WILLIAMS_UNDEFINED = "the two metrics correlate perfectly with each other and equally with the human scores"
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON text; raises ``ValueError`` on NaN or an infinity."""
+    return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def render(analysis: Mapping) -> str:
+    """The analysis as indented JSON in contract order, ending with a newline (the JSON report)."""
+    return dumps(contract_order(analysis), indent=2) + "\n"
+
+
+def number(value: float | int | None) -> float | None:
+    """A finite number as float; NaN, an infinity or None as None (undefined)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def defined(value: float | int) -> float:
+    """A number that is never undefined, as float; raises ``ValueError`` if it is not finite."""
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"a value that is always defined is {value}")
+    return value
+
+
+def fields(values: Mapping[str, Any], reasons: Mapping[str, str]) -> dict:
+    """``values`` with undefined numbers as None and, if there is one, the ``reason`` key (module docstring).
+
+    ``reasons`` gives the reason each field has when it is undefined; an undefined field without one is a bug and
+    raises ``ValueError``.
+    """
+    result = {key: number(value) if isinstance(value, float) or value is None else value
+              for key, value in values.items()}
+    undefined = {key: reasons.get(key) for key, value in result.items() if value is None}
+    if not undefined:
+        return result
+    if None in undefined.values():
+        raise ValueError(f"undefined {', '.join(k for k, r in undefined.items() if r is None)} without a reason")
+    distinct = set(undefined.values())
+    result["reason"] = distinct.pop() if len(distinct) == 1 else "; ".join(f"{k}: {r}" for k, r in undefined.items())
+    return result
+
+
+def bare_matrix(values, names: Sequence[str], reason: str) -> tuple[dict, dict]:
+    """A (K, K) matrix over ``names`` as ``{row: {column: value}}`` without the diagonal, and the ``reasons`` of its
+    undefined cells (all ``reason``)."""
+    matrix, reasons = {}, {}
+    for i, row in enumerate(names):
+        matrix[row] = {column: number(values[i][j]) for j, column in enumerate(names) if j != i}
+        undefined = {column: reason for column, value in matrix[row].items() if value is None}
+        if undefined:
+            reasons[row] = undefined
+    return matrix, reasons
+
+
+def parameters_json(parameters: AnalysisParameters, judge: str | None = None) -> dict:
+    """The ``parameters`` object: the method parameters, the seed and the judge filter."""
+    values = asdict(parameters)
+    values["ignored_judges"] = list(parameters.ignored_judges)
+    return {**values, "judge": judge}
+
+
+def snapshot_json(snapshot: Snapshot) -> dict:
+    """The ``snapshot`` object: what data the analysis saw."""
+    return fields(
+        {"judgments": snapshot.judgments, "last_judgment_at": snapshot.last_judgment_at,
+         "last_judgment_id": snapshot.last_judgment_id, "ignored_judgments": dict(sorted(snapshot.ignored.items()))},
+        {"last_judgment_at": NO_JUDGMENTS, "last_judgment_id": NO_JUDGMENTS},
+    )
+
+
+def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge: str | None = None) -> dict:
+    """The analysis JSON of ``analysis`` of ``campaign``'s judgments in ``snapshot`` (a :func:`snapshot_json`)."""
+    result = {
+        "campaign": campaign,
+        "parameters": parameters_json(analysis.parameters, judge),
+        "snapshot": dict(snapshot),
+        "pairs": {**analysis.pairs.total(), "per_judge": analysis.pairs.per_judge()},
+        "agreement": _agreement(analysis),
+    }
+    for method in METHODS:
+        ranking = analysis.rankings[method]
+        result[method] = {**_ranking(ranking), "bootstrap": ranking.n_samples}
+    result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
+    result["per_judge"] = _per_judge(analysis.per_judge)
+    if analysis.metrics is not None:
+        result.update(_metrics(analysis.metrics))
+    if analysis.accuracy is not None or analysis.accuracy_skipped is not None:
+        result["accuracy"] = _accuracy(analysis)
+    if analysis.prws is not None:
+        result["prws"] = _prws(analysis.prws, analysis.prws_metrics)
+    dumps(result)
+    return result
+
+
+def head_to_head_order(analysis: Mapping) -> list[str]:
+    """The systems of G15 Table 3d's rows and columns: by full-data Expected Wins score, best first, as G15's
+    ``head2head.pl`` orders them (ties, and never-judged systems after all others, by name)."""
+    rows = analysis["expected_wins"]["systems"]
+    return [row["system"] for row in sorted(
+        rows, key=lambda row: (row["full_data_score"] is None, -(row["full_data_score"] or 0.0), row["system"])
+    )]
+
+
+def _agreement(analysis: Analysis) -> dict:
+    table = analysis.agreement
+    judges = table.judges
+    matrix = {}
+    for i, a in enumerate(judges):
+        matrix[a] = {}
+        for j, b in enumerate(judges):
+            comparisons = int(table.comparisons[i][j])
+            empty = NO_REPEATED_PAIR if i == j else NO_SHARED_PAIR
+            matrix[a][b] = fields({"kappa": float(table.kappa[i][j]), "comparisons": comparisons},
+                                  {"kappa": empty if comparisons == 0 else ONE_RELATION})
+    overall = fields({"inter": float(table.inter), "intra": float(table.intra)},
+                     {"inter": NO_INTER, "intra": NO_INTRA})
+    reason = overall.pop("reason", None)
+    return {**overall, "matrix": matrix, **({"reason": reason} if reason else {})}
+
+
+def _ranking(ranking: RankingResult) -> dict:
+    return {"systems": [
+        fields(
+            {"system": row.system, "score": row.score, "full_data_score": row.full_data_score,
+             "range": list(row.range) if row.judged else None, "cluster": row.cluster},
+            dict.fromkeys(("score", "full_data_score", "range", "cluster"), NEVER_JUDGED),
+        )
+        for row in ranking.systems
+    ]}
+
+
+def _head_to_head(analysis: Analysis, order: list[str]) -> dict:
+    table = analysis.head_to_head
+    index = {name: i for i, name in enumerate(table.systems)}
+    return {
+        row: {
+            column: fields(
+                {"share": float(table.share[index[row]][index[column]]),
+                 "p_value": float(table.p_value[index[row]][index[column]]),
+                 "wins": int(table.wins[index[row]][index[column]]),
+                 "losses": int(table.losses[index[row]][index[column]])},
+                {"share": NO_DECISIVE_COMPARISON, "p_value": NO_DECISIVE_COMPARISON},
+            )
+            for column in order if column != row
+        }
+        for row in order
+    }
+
+
+def _per_judge(per_judge: PerJudge) -> dict:
+    result: dict = {"rankings": {judge: _ranking(table) for judge, table in per_judge.rankings.items()}}
+    table = per_judge.correlations
+    if table is None:
+        return {**result, "correlations": None, "reason": per_judge.skipped}
+    spearman, reasons = bare_matrix(table.spearman, table.judges, CONSTANT)
+    pearson, _ = bare_matrix(table.pearson, table.judges, CONSTANT)
+    correlations = {
+        "spearman": spearman,
+        "pearson": pearson,
+        "rest": {
+            judge: fields({"spearman": float(s), "pearson": float(p)}, dict.fromkeys(("spearman", "pearson"), CONSTANT))
+            for judge, s, p in zip(table.judges, table.rest_spearman, table.rest_pearson)
+        },
+        "weighted_mean_rest": fields(
+            {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson},
+            dict.fromkeys(("spearman", "pearson"), UNDEFINED_IN_MEAN),
+        ),
+    }
+    if reasons:
+        correlations["reasons"] = reasons
+    return {**result, "correlations": correlations}
+
+
+def _metrics(metrics: MetricCorrelations) -> dict:
+    from .core.correlation import MIN_SYSTEMS
+
+    reason = FEW_SYSTEMS.format(n=MIN_SYSTEMS) if len(metrics.systems) < MIN_SYSTEMS else CONSTANT
+    both = dict.fromkeys(("spearman", "pearson"), reason)
+    sweeps = {
+        name: [
+            fields({"beta": defined(b), "spearman": float(s), "pearson": float(p)}, both)
+            for b, s, p in zip(sweep.betas, sweep.spearman, sweep.pearson)
+        ]
+        for name, sweep in metrics.sweeps.items()
+    }
+    result = {
+        "metrics": {
+            name: fields({"spearman": c.spearman, "pearson": c.pearson}, both)
+            for name, c in metrics.correlations.items()
+        },
+        "beta_sweeps": sweeps,
+        "metric_significance": _significance(metrics.significance),
+    }
+    if "m2" in sweeps:
+        result["beta_sweep"] = sweeps["m2"]
+    return result
+
+
+def _significance(significance: MetricSignificance) -> dict:
+    result: dict = {"systems": list(significance.systems)}
+    williams = significance.williams
+    if williams is None:
+        return {**result, "skipped": significance.skipped}
+    p_values, reasons = bare_matrix(williams.p_value, williams.names, WILLIAMS_UNDEFINED)
+    result.update(
+        correlations={name: defined(r) for name, r in zip(williams.names, williams.correlation)},
+        p_values=p_values,
+        df=int(williams.df),
+    )
+    if reasons:
+        result["reasons"] = reasons
+    return result
+
+
+def _accuracy(analysis: Analysis) -> dict:
+    from .core.accuracy import DEFAULT_TRAINING
+
+    if analysis.accuracy is None:
+        parameters = analysis.parameters
+        return {
+            method: fields(
+                {"total_order": None, "clusters": None, "n_folds": parameters.accuracy_folds,
+                 "n_boot": parameters.accuracy_bootstrap, "confidence": parameters.confidence,
+                 "training": DEFAULT_TRAINING},
+                dict.fromkeys(("total_order", "clusters"), analysis.accuracy_skipped),
+            )
+            for method in METHODS
+        }
+    return {
+        method: fields(
+            {"total_order": accuracy.total_order, "clusters": accuracy.clusters,
+             "n_folds": int(accuracy.fold_clusters.size), "n_boot": accuracy.n_boot,
+             "confidence": accuracy.confidence, "training": accuracy.training},
+            {"total_order": NO_DECISIVE_HELD_OUT, "clusters": NO_HELD_OUT},
+        )
+        for method, accuracy in analysis.accuracy.items()
+    }
+
+
+def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
+    from .core.prws import MIN_UNITS
+
+    stats, quality = report.stats, report.quality
+    raters = [
+        {"rater": quality.judge_names[j], "screens": int(quality.screens[j]), "rate": defined(quality.rate[j])}
+        for j in report.checked_raters()
+    ]
+    reliability = report.reliability
+    result = {
+        "systems": [
+            {"system": stats.system_names[s], "mean": defined(stats.mean[s]), "z_mean": defined(report.z_mean[s]),
+             "sentences": int(stats.sentences[s]), "ratings": int(stats.ratings[s]),
+             "unchanged_pct": defined(stats.unchanged_pct[s]),
+             "meaning_changed_pct": defined(stats.meaning_changed_pct[s]), "control": bool(report.control[s])}
+            for s in report.ranked_systems()
+        ],
+        "ratings": int(report.ratings),
+        "raters": int(report.raters),
+        "excluded_raters": [row for row, j in zip(raters, report.checked_raters()) if quality.excluded[j]],
+        "quality": {"threshold": defined(quality.threshold), "raters": raters},
+        "reliability": {
+            "splits": reliability.splits,
+            "sentence": _reliability(reliability.sentence_pearson, reliability.sentence_spearman, "candidates",
+                                     reliability.candidates, MIN_UNITS),
+            "system": _reliability(reliability.system_pearson, reliability.system_spearman, "systems",
+                                   reliability.systems, MIN_UNITS),
+        },
+    }
+    if metrics is not None:
+        result["metrics"] = _significance(metrics)
+    return result
+
+
+def _reliability(pearson: float, spearman: float, units: str, count: int, minimum: int) -> dict:
+    reason = FEW_UNITS.format(n=minimum, units=units) if count < minimum else CONSTANT_HALVES
+    return fields({"pearson": float(pearson), "spearman": float(spearman), units: int(count)},
+                  dict.fromkeys(("pearson", "spearman"), reason))
+
+
+def contract_order(analysis: Mapping) -> dict:
+    """A copy of ``analysis`` with every object's keys in the contract's order (``contract_schema``): properties as
+    the schema lists them, systems keyed by the head-to-head order, other names sorted; keys the schema does not
+    know come last, sorted."""
+    order = head_to_head_order(analysis) if "expected_wins" in analysis else []
+    return _ordered(analysis, SCHEMA, {name: i for i, name in enumerate(order)})
+
+
+def _ordered(value: Any, schema: Schema, systems: dict[str, int]) -> Any:
+    schema = _branch(schema, value)
+    if isinstance(value, Mapping):
+        properties = schema.get("properties")
+        if properties is not None:
+            keys = [key for key in properties if key in value] + sorted(key for key in value if key not in properties)
+            return {key: _ordered(value[key], properties.get(key, {}), systems) for key in keys}
+        item = schema.get("additionalProperties", {})
+        if schema.get("x-key-order") == "head_to_head":
+            keys = sorted(value, key=lambda name: (name not in systems, systems.get(name, 0), name))
+        else:
+            keys = sorted(value)
+        return {key: _ordered(value[key], item if isinstance(item, dict) else {}, systems) for key in keys}
+    if isinstance(value, list):
+        return [_ordered(item, schema.get("items", {}), systems) for item in value]
+    return value
+
+
+def _branch(schema: Schema, value: Any) -> Schema:
+    """The branch of an ``anyOf`` that describes ``value``'s type (objects and arrays; others need no order)."""
+    for option in schema.get("anyOf", ()):
+        if option.get("type") == ("object" if isinstance(value, Mapping) else "array"):
+            return option
+    return schema

@@ -1,0 +1,194 @@
+"""The JSON Schema (draft 2020-12) of the analysis JSON (PRODUCT.md "Command line and JSON contract").
+
+Besides validating (the tests check every analysis against it), the schema fixes the order of keys: every object's
+``properties`` are listed in the order the analysis writes them, and an object keyed by names (systems, judges,
+metrics) says in ``x-key-order`` how its keys are ordered: ``"head_to_head"`` (systems in G15 Table 3d's order,
+``ranking.contract.head_to_head_order``) or ``"sorted"``. ``ranking.contract.contract_order`` uses this to restore
+the order of a result that PostgreSQL's jsonb stored with its keys re-sorted.
+
+Undefined values: a number the data leave undefined is ``null`` and its object has a ``reason``; in a matrix of
+bare numbers (judge correlations, Williams p-values) the reasons sit in the sibling ``reasons``, keyed like the
+matrix. Parameters may be ``null`` as settings (no judge filter, no rounding).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+Schema = dict[str, Any]
+
+STRING: Schema = {"type": "string"}
+NAME: Schema = {"type": "string", "minLength": 1}
+REASON: Schema = {"type": "string", "minLength": 1}
+INTEGER: Schema = {"type": "integer"}
+COUNT: Schema = {"type": "integer", "minimum": 0}
+NUMBER: Schema = {"type": "number"}
+
+
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or null."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def fraction(nullable_value: bool = True) -> Schema:
+    """A number in [0, 1] (a share, a p-value, an accuracy), null where undefined."""
+    schema = {"type": "number", "minimum": 0, "maximum": 1}
+    return nullable(schema) if nullable_value else schema
+
+
+def correlation() -> Schema:
+    """A correlation coefficient in [-1, 1], null where undefined."""
+    return nullable({"type": "number", "minimum": -1, "maximum": 1})
+
+
+def record(properties: dict[str, Schema], optional: tuple[str, ...] = ("reason",)) -> Schema:
+    """An object with these properties, in this order; all required but ``optional``; no others."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [name for name in properties if name not in optional],
+        "additionalProperties": False,
+    }
+
+
+def by_name(value: Schema, order: str = "sorted") -> Schema:
+    """An object keyed by names (systems, judges, metrics), each holding ``value``, keys ordered by ``order``."""
+    return {"type": "object", "propertyNames": NAME, "additionalProperties": value, "x-key-order": order}
+
+
+def array(items: Schema, length: int | None = None) -> Schema:
+    schema: Schema = {"type": "array", "items": items}
+    if length is not None:
+        schema.update(minItems=length, maxItems=length)
+    return schema
+
+
+PARAMETERS = record({
+    "bootstrap": {"type": "integer", "minimum": 2},
+    "confidence": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    "seed": INTEGER,
+    "judge_confidence": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    "chunk_size": {"type": "integer", "minimum": 1},
+    "accuracy_folds": COUNT,
+    "accuracy_bootstrap": {"type": "integer", "minimum": 1},
+    "correlation_decimals": nullable(COUNT),
+    "ignored_judges": array(NAME),
+    "judge": nullable(NAME),
+}, optional=())
+
+SNAPSHOT = record({
+    "judgments": COUNT,
+    "last_judgment_at": nullable(STRING),
+    "last_judgment_id": nullable(INTEGER),
+    "ignored_judgments": by_name(COUNT),
+    "reason": REASON,
+})
+
+PAIR_COUNTS = record({name: COUNT for name in ("rankings", "unexpanded", "unexpanded_ties", "expanded",
+                                               "expanded_ties")}, optional=())
+PAIRS = record({**PAIR_COUNTS["properties"], "per_judge": by_name(PAIR_COUNTS)}, optional=())
+
+KAPPA = nullable({"type": "number", "maximum": 1})
+AGREEMENT = record({
+    "inter": KAPPA,
+    "intra": KAPPA,
+    "matrix": by_name(by_name(record({"kappa": KAPPA, "comparisons": COUNT, "reason": REASON}))),
+    "reason": REASON,
+})
+
+RANKED_SYSTEM = record({
+    "system": NAME,
+    "score": nullable(NUMBER),
+    "full_data_score": nullable(NUMBER),
+    "range": nullable(array({"type": "integer", "minimum": 1}, length=2)),
+    "cluster": nullable({"type": "integer", "minimum": 1}),
+    "reason": REASON,
+})
+METHOD_RANKING = record({"systems": array(RANKED_SYSTEM), "bootstrap": {"type": "integer", "minimum": 2}},
+                        optional=())
+JUDGE_RANKING = record({"systems": array(RANKED_SYSTEM)}, optional=())
+
+HEAD_TO_HEAD_CELL = record({"share": fraction(), "p_value": fraction(), "wins": COUNT, "losses": COUNT,
+                            "reason": REASON})
+HEAD_TO_HEAD = by_name(by_name(HEAD_TO_HEAD_CELL, "head_to_head"), "head_to_head")
+
+CORRELATION_PAIR = record({"spearman": correlation(), "pearson": correlation(), "reason": REASON})
+BARE_MATRIX = by_name(by_name(correlation()))
+REASONS = by_name(by_name(REASON))
+JUDGE_CORRELATIONS = record({
+    "spearman": BARE_MATRIX,
+    "pearson": BARE_MATRIX,
+    "rest": by_name(CORRELATION_PAIR),
+    "weighted_mean_rest": CORRELATION_PAIR,
+    "reasons": REASONS,
+}, optional=("reasons",))
+PER_JUDGE = record({"rankings": by_name(JUDGE_RANKING), "correlations": nullable(JUDGE_CORRELATIONS),
+                    "reason": REASON})
+
+SWEEP_POINT = record({"beta": NUMBER, "spearman": correlation(), "pearson": correlation(), "reason": REASON})
+SIGNIFICANCE = record({
+    "systems": array(NAME),
+    "correlations": by_name({"type": "number", "minimum": -1, "maximum": 1}),
+    "p_values": by_name(by_name(fraction())),
+    "df": COUNT,
+    "reasons": REASONS,
+    "skipped": REASON,
+}, optional=("correlations", "p_values", "df", "reasons", "skipped"))
+
+ACCURACY = record({
+    "total_order": fraction(),
+    "clusters": fraction(),
+    "n_folds": COUNT,
+    "n_boot": {"type": "integer", "minimum": 1},
+    "confidence": NUMBER,
+    "training": {"enum": ["other_folds", "g15_makefile"]},
+    "reason": REASON,
+})
+
+RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(nullable_value=False)}, optional=())
+PRWS_SYSTEM = record({
+    "system": NAME,
+    "mean": {"type": "number", "minimum": 0, "maximum": 100},
+    "z_mean": NUMBER,
+    "sentences": COUNT,
+    "ratings": COUNT,
+    "unchanged_pct": {"type": "number", "minimum": 0, "maximum": 100},
+    "meaning_changed_pct": {"type": "number", "minimum": 0, "maximum": 100},
+    "control": {"type": "boolean"},
+}, optional=())
+PRWS = record({
+    "systems": array(PRWS_SYSTEM),
+    "ratings": COUNT,
+    "raters": COUNT,
+    "excluded_raters": array(RATER),
+    "quality": record({"threshold": fraction(nullable_value=False), "raters": array(RATER)}, optional=()),
+    "reliability": record({
+        "splits": {"type": "integer", "minimum": 1},
+        "sentence": record({"pearson": correlation(), "spearman": correlation(), "candidates": COUNT,
+                            "reason": REASON}),
+        "system": record({"pearson": correlation(), "spearman": correlation(), "systems": COUNT, "reason": REASON}),
+    }, optional=()),
+    "metrics": SIGNIFICANCE,
+}, optional=("metrics",))
+
+SCHEMA: Schema = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "gecappraise analysis",
+    **record({
+        "campaign": STRING,
+        "parameters": PARAMETERS,
+        "snapshot": SNAPSHOT,
+        "pairs": PAIRS,
+        "agreement": AGREEMENT,
+        "expected_wins": METHOD_RANKING,
+        "trueskill": METHOD_RANKING,
+        "head_to_head": HEAD_TO_HEAD,
+        "per_judge": PER_JUDGE,
+        "metrics": by_name(CORRELATION_PAIR),
+        "beta_sweeps": by_name(array(SWEEP_POINT)),
+        "metric_significance": SIGNIFICANCE,
+        "beta_sweep": array(SWEEP_POINT),
+        "accuracy": by_name(ACCURACY),
+        "prws": PRWS,
+    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws")),
+}
+"""The analysis JSON's schema."""

@@ -1,0 +1,104 @@
+"""Analyses that never break: `manage.py analyze` on whatever judgments a campaign can hold, through PostgreSQL.
+
+Subsets of the CoNLL-14 judgments (the first 1, 10, 50 and 200 rankings; each judge alone) are written to files and
+imported with the product's commands, as an organizer would; their analyses leave systems unjudged, pairs of systems
+without a decisive comparison, judges without a partner for agreement. Every analysis must succeed, parse as strict
+JSON, satisfy the contract's schema with a reason beside every undefined number, and render in every report format.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
+
+from .contract_checks import assert_contract, assert_reports_render, strict_loads, undefined_head_to_head
+
+pytestmark = pytest.mark.django_db
+
+JUDGES = tuple(f"annotator0{n}" for n in range(1, 9))
+
+
+@pytest.fixture(scope="module")
+def conll14_items(conll14_dir: Path) -> list:
+    return parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes()).items
+
+
+def import_subset(conll14_dir: Path, tmp_path: Path, items: list) -> None:
+    """Import the CoNLL-14 outputs and ``items`` (written to a file) as the campaign "subset", with the commands."""
+    outputs = conll14_dir / "outputs"
+    call_command("import_outputs", "--campaign", "subset", "--source", str(outputs / "INPUT"),
+                 *sorted(str(p) for p in outputs.iterdir()), stdout=io.StringIO())
+    if items:
+        xml = tmp_path / "subset.xml"
+        xml.write_text(write_appraise_xml(AppraiseResults(items=items)), encoding="utf-8")
+        call_command("import_appraise_xml", "--campaign", "subset", str(xml), stdout=io.StringIO())
+
+
+def analyze(conll14_dir: Path, tmp_path: Path, *options: str) -> dict:
+    """``manage.py analyze`` of the campaign "subset" with the metric files (Table 5 on the subset): its JSON,
+    parsed strictly, checked against the contract and rendered in every report format."""
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", "subset", "--bootstrap", "20", "--seed", "1",
+                 "--metrics", str(conll14_dir / "metrics"), *options, "--out", str(out), stderr=io.StringIO())
+    analysis = strict_loads(out.read_text(encoding="utf-8"))
+    assert_contract(analysis)
+    assert_reports_render(analysis)
+    return analysis
+
+
+def analyze_subset(conll14_dir: Path, tmp_path: Path, items: list) -> dict:
+    import_subset(conll14_dir, tmp_path, items)
+    return analyze(conll14_dir, tmp_path)
+
+
+@pytest.mark.parametrize("n", [1, 10, 50, 200])
+def test_analyze_the_first_rankings_of_judgments_xml(conll14_dir, conll14_items, tmp_path, n):
+    analysis = analyze_subset(conll14_dir, tmp_path, conll14_items[:n])
+    assert analysis["pairs"]["rankings"] == n
+    if n == 50:
+        # The issue's case: two systems that only ever tied get neither a share nor a p-value.
+        undefined = undefined_head_to_head(analysis)
+        assert undefined and {reason for *_, reason in undefined} == {"no decisive comparison"}
+        row, column, _ = undefined[0]
+        assert analysis["head_to_head"][row][column]["p_value"] is None
+        assert analysis["head_to_head"][row][column]["wins"] == analysis["head_to_head"][row][column]["losses"] == 0
+    if n == 1:
+        agreement = analysis["agreement"]
+        assert agreement["inter"] is None and agreement["intra"] is None and agreement["reason"]
+        assert analysis["per_judge"]["correlations"] is None and analysis["per_judge"]["reason"]
+        unjudged = [row for row in analysis["expected_wins"]["systems"] if row["score"] is None]
+        assert unjudged, "one screen shows at most five candidates of 13 systems"
+        assert all(row["range"] is None and row["cluster"] is None and row["reason"] for row in unjudged)
+        assert analysis["expected_wins"]["systems"][-len(unjudged):] == unjudged, "unjudged systems come last"
+
+
+@pytest.mark.slow
+def test_analyze_each_judge_alone(conll14_dir, conll14_items, tmp_path):
+    import_subset(conll14_dir, tmp_path, conll14_items)
+    for judge in JUDGES:
+        analysis = analyze(conll14_dir, tmp_path, "--judge", judge)
+        assert list(analysis["pairs"]["per_judge"]) == [judge] and analysis["parameters"]["judge"] == judge
+        assert analysis["agreement"]["inter"] is None, "one judge: no inter-annotator agreement"
+        assert "reason" in analysis["agreement"]
+        assert analysis["per_judge"]["correlations"] is None
+
+
+def test_analyze_a_campaign_without_judgments(conll14_dir, tmp_path):
+    analysis = analyze_subset(conll14_dir, tmp_path, [])
+    assert analysis["pairs"]["rankings"] == 0
+    assert analysis["snapshot"]["judgments"] == 0 and analysis["snapshot"]["reason"]
+    assert all(row["score"] is None for row in analysis["expected_wins"]["systems"])
+    assert all(cell["share"] is None for row in analysis["head_to_head"].values() for cell in row.values())
+    assert all(value["spearman"] is None and value["reason"] for value in analysis["metrics"].values())
+
+
+def test_analyze_only_flagged_screens(conll14_dir, conll14_items, tmp_path):
+    flagged = [item for item in conll14_items if item.skipped][:5]
+    assert len(flagged) == 5
+    analysis = analyze_subset(conll14_dir, tmp_path, flagged)
+    assert analysis["pairs"]["rankings"] == 5 and analysis["pairs"]["expanded"] == 0
+    assert all(row["score"] is None for row in analysis["trueskill"]["systems"])
