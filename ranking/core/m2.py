@@ -18,10 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import numpy as np
+
+from ranking.core import m2_kernel
+
 GoldEdit = tuple[int, int, str, tuple[str, ...]]
 """A gold edit: start and end token offsets, the original tokens joined by spaces, the accepted corrections."""
 
 _EPSILON = 0.001
+_UNSCORABLE = "the official scorer stops with an error on this sentence (a removed lattice arc is listed twice)"
 _INF = float("inf")
 _SUB, _DEL, _INS = 1, 2, 4
 
@@ -306,19 +311,78 @@ def _count_matches(sequence: Sequence[tuple], gold: Sequence[GoldEdit]) -> int:
     return matches
 
 
+def reference_sentence_counts(
+    source: Sequence[str],
+    hypothesis: Sequence[str],
+    gold_by_annotator: Sequence[Sequence[GoldEdit]],
+    max_unchanged_words: int = 2,
+) -> tuple[EditCounts, ...]:
+    """Edit counts of one sentence against each annotator, computed step by step as the official scorer does.
+
+    Used for lattices too large for the compiled kernel and as its reference in tests. Raises ``ValueError``
+    where the official scorer stops with an error (an arc it removed is listed again).
+    """
+    try:
+        lattice = build_lattice(source, hypothesis, max_unchanged_words)
+        counts = []
+        for gold in gold_by_annotator:
+            sequence = _best_edit_sequence(lattice, _set_weights(lattice, gold))
+            counts.append(EditCounts(_count_matches(sequence, gold), len(sequence), len(gold)))
+    except KeyError:
+        raise ValueError(_UNSCORABLE) from None
+    return tuple(counts)
+
+
+def _accepted_spans(hypothesis: Sequence[str], edits: Sequence[GoldEdit]) -> np.ndarray:
+    """``accepted[g, j1, j2]``: hypothesis tokens ``j1:j2`` joined by spaces equal one of edit g's corrections."""
+    m = len(hypothesis)
+    accepted = np.zeros((len(edits), m + 1, m + 1), dtype=np.bool_)
+    for g, edit in enumerate(edits):
+        for correction in edit[3]:
+            if correction == "":
+                accepted[g, np.arange(m + 1), np.arange(m + 1)] = True
+                continue
+            tokens = correction.split(" ")
+            length = len(tokens)
+            for j in range(m - length + 1):
+                if list(hypothesis[j : j + length]) == tokens:
+                    accepted[g, j, j + length] = True
+    return accepted
+
+
 def sentence_counts(
     source: Sequence[str],
     hypothesis: Sequence[str],
     gold_by_annotator: Sequence[Sequence[GoldEdit]],
     max_unchanged_words: int = 2,
 ) -> tuple[EditCounts, ...]:
-    """Edit counts of one hypothesis sentence against each annotator's gold edits, in the given order."""
-    lattice = build_lattice(source, hypothesis, max_unchanged_words)
-    counts = []
-    for gold in gold_by_annotator:
-        sequence = _best_edit_sequence(lattice, _set_weights(lattice, gold))
-        counts.append(EditCounts(_count_matches(sequence, gold), len(sequence), len(gold)))
-    return tuple(counts)
+    """Edit counts of one hypothesis sentence against each annotator's gold edits, in the given order.
+
+    Equal to ``reference_sentence_counts``; computed by the numba kernel unless the lattice is larger than
+    ``MAX_KERNEL_VERTICES``. A hypothesis equal to the source proposes nothing (its lattice is the diagonal).
+    """
+    if list(source) == list(hypothesis):
+        return tuple(EditCounts(0, 0, len(gold)) for gold in gold_by_annotator)
+    ids: dict[str, int] = {}
+    source_ids = np.array([ids.setdefault(token, len(ids)) for token in source], dtype=np.int64)
+    hypothesis_ids = np.array([ids.setdefault(token, len(ids)) for token in hypothesis], dtype=np.int64)
+    if m2_kernel.lattice_size(source_ids, hypothesis_ids) > m2_kernel.MAX_KERNEL_VERTICES:
+        return reference_sentence_counts(source, hypothesis, gold_by_annotator, max_unchanged_words)
+    edits = [edit for gold in gold_by_annotator for edit in gold]
+    owners = np.array([a for a, gold in enumerate(gold_by_annotator) for _ in gold], dtype=np.int64)
+    status, counts = m2_kernel.annotator_counts(
+        source_ids,
+        hypothesis_ids,
+        max_unchanged_words,
+        np.array([edit[0] for edit in edits], dtype=np.int64),
+        np.array([edit[1] for edit in edits], dtype=np.int64),
+        owners,
+        _accepted_spans(hypothesis, edits),
+        len(gold_by_annotator),
+    )
+    if status:
+        raise ValueError(_UNSCORABLE)
+    return tuple(EditCounts(int(row[0]), int(row[1]), int(row[2])) for row in counts)
 
 
 def _precision_recall_f(correct: float, proposed: float, gold: float, beta: float) -> tuple[float, float, float]:
