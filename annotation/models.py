@@ -15,7 +15,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 
 class Campaign(models.Model):
@@ -234,7 +234,7 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
 
     screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="assignments")
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", editable=False)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", editable=False, db_index=False)
     judge = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments"
     )
@@ -255,6 +255,8 @@ class Assignment(models.Model):
         ordering = ["position", "id"]
         indexes = [
             models.Index(fields=["judge", "status"]),
+            # A campaign's slots, and its last position (``screens.next_slot_position``).
+            models.Index(fields=["campaign", "position"], name="assignment_campaign_position"),
             # The pool: open slots of a campaign in the order they are handed out, and by screen (progress).
             models.Index(
                 fields=["campaign", "position", "id"], name="assignment_pool_order",
@@ -293,6 +295,45 @@ class Assignment(models.Model):
         if self.campaign_id is None:
             self.campaign_id = self.screen.campaign_id
         super().save(*args, **kwargs)
+
+
+class ScreenJob(models.Model):
+    """A request for more screens than one web request writes: a background task writes them in chunks.
+
+    The screens are planned as one batch (seeded with the campaign's seed and ``first_number``, the number the
+    campaign's next screen had when the job was asked for), so they are the screens ``create_screens`` would have
+    written at once; ``created`` counts those written so far, each chunk in one transaction with its count, so a
+    job that was interrupted goes on where it stopped (``services.screen_jobs``).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screen_jobs")
+    requested = models.PositiveIntegerField(help_text="Screens to create.")
+    created = models.PositiveIntegerField(default=0, help_text="Screens created so far.")
+    first_number = models.PositiveIntegerField(help_text="Seeds the batch's plan (with the campaign's seed).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.CharField(max_length=500, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When it was handed to the task queue.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "-requested_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(requested__gte=1), name="screen_job_requests_screens"),
+            models.CheckConstraint(condition=Q(created__lte=F("requested")), name="screen_job_created_at_most_requested"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.requested} screens for {self.campaign_id} ({self.status})"
 
 
 class Judgment(models.Model):
