@@ -487,3 +487,75 @@ class TrainingAnswer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["training_screen", "judge"], name="training_answer_once_per_judge"),
         ]
+
+
+class ReferenceSet(models.Model):
+    """References of a campaign for automatic metrics: the gold edits of an M2 file, or one corrected text.
+
+    A campaign holds at most one M2 gold set (``GoldEdit`` rows, every annotator of the file) and any number of
+    corrected reference texts (``ReferenceText`` rows, one per segment), each named after its file.
+    """
+
+    class Kind(models.TextChoices):
+        M2 = "m2", "M2 gold edits"
+        TEXT = "text", "Corrected reference text"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="reference_sets")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    annotators = models.JSONField(default=list, help_text="Annotator ids of an M2 file, ascending.")
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="reference_set_unique_name"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=Q(kind="m2"), name="reference_set_one_m2_per_campaign"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind}) of {self.campaign_id}"
+
+
+class GoldEdit(models.Model):
+    """One ``A`` line of an M2 file: an annotator's edit of a segment's tokens ``start:end`` (``-1 -1`` for noop).
+
+    ``position`` keeps the order of the file within the segment (the M2 scorer matches edits in that order).
+    """
+
+    reference_set = models.ForeignKey(ReferenceSet, on_delete=models.CASCADE, related_name="gold_edits")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="gold_edits")
+    position = models.PositiveSmallIntegerField()
+    annotator = models.PositiveSmallIntegerField()
+    start = models.IntegerField()
+    end = models.IntegerField()
+    error_type = models.CharField(max_length=50)
+    corrections = models.JSONField(help_text="Accepted corrections; an empty string deletes the tokens.")
+
+    class Meta:
+        ordering = ["reference_set", "segment", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reference_set", "segment", "position"], name="gold_edit_unique_position"
+            ),
+            models.CheckConstraint(
+                condition=(Q(start=-1) & Q(end=-1)) | (Q(start__gte=0) & Q(end__gte=F("start"))),
+                name="gold_edit_span",
+            ),
+        ]
+
+
+class ReferenceText(models.Model):
+    """The corrected text of one segment in one reference set of kind ``text``."""
+
+    reference_set = models.ForeignKey(ReferenceSet, on_delete=models.CASCADE, related_name="texts")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="reference_texts")
+    text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["reference_set", "segment"]
+        constraints = [
+            models.UniqueConstraint(fields=["reference_set", "segment"], name="reference_text_unique_segment"),
+        ]
