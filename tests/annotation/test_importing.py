@@ -280,7 +280,12 @@ def test_import_outputs_command_refuses_bad_names_and_big_files_with_a_message(t
         call_command("import_outputs", "--campaign", "cli", "--source", str(tmp_path / "source"),
                      str(tmp_path / "alpha"), str(tmp_path / "A B"))
     read = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("big was read") if self.name == "big" else read(self))
+
+    def read_small(path: Path) -> bytes:
+        assert path.name != "big", "a file over the limit was read"
+        return read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_small)
     with pytest.raises(CommandError, match="big: 120 bytes is over the upload limit of 100 bytes"):
         call_command("import_outputs", "--campaign", "cli", "--source", str(tmp_path / "source"),
                      str(tmp_path / "big"))
