@@ -28,12 +28,11 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterable
 from xml.sax import SAXParseException
-from xml.sax.expatreader import ExpatLocator
 from xml.sax.handler import ContentHandler
 from xml.sax.saxutils import quoteattr
-from xml.sax.xmlreader import AttributesImpl
+from xml.sax.xmlreader import AttributesImpl, InputSource
 
 from defusedxml import DefusedXmlException
 from defusedxml.sax import make_parser
@@ -55,7 +54,6 @@ FIELD_LIMITS = {
 _SRC_ID = re.compile(r"[0-9]{1,9}")
 _RANK = re.compile(r"[0-9]{1,2}")
 _DURATION = re.compile(r"([0-9]{1,6}):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,6}))?")
-_CHUNK = 1 << 16
 _username = UnicodeUsernameValidator()
 
 
@@ -243,21 +241,25 @@ class _Reader(ContentHandler):
             self.item = None
 
 
-def _chunks(source: bytes | BinaryIO, limit: int | None) -> Iterator[bytes]:
-    """The source in pieces of 64 KiB; AppraiseXMLError once it passes ``limit`` bytes (None: no limit)."""
-    size = _known_size(source)
-    if limit is not None and size is not None and size > limit:
-        raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
-    total = 0
-    if isinstance(source, bytes):
-        pieces: Iterable[bytes] = (source[start:start + _CHUNK] for start in range(0, len(source), _CHUNK))
-    else:
-        pieces = iter(lambda: source.read(_CHUNK), b"")
-    for piece in pieces:
-        total += len(piece)
-        if limit is not None and total > limit:
-            raise AppraiseXMLError(f"the file is over the upload limit of {_megabytes(limit)}")
-        yield piece
+class _LimitedReader:
+    """The source (bytes or a binary file) as a file for the SAX parser, refusing to read past ``limit`` bytes."""
+
+    def __init__(self, source: bytes | BinaryIO, limit: int | None):
+        size = _known_size(source)
+        if limit is not None and size is not None and size > limit:
+            raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
+        self.source = io.BytesIO(source) if isinstance(source, bytes) else source
+        self.limit, self.total = limit, 0
+
+    def read(self, size: int) -> bytes:
+        piece = self.source.read(size)
+        self.total += len(piece)
+        if self.limit is not None and self.total > self.limit:
+            raise AppraiseXMLError(f"the file is over the upload limit of {_megabytes(self.limit)}")
+        return piece
+
+    def close(self) -> None:
+        """The caller closes the source it passed."""
 
 
 def _known_size(source: bytes | BinaryIO) -> int | None:
@@ -277,16 +279,17 @@ def _megabytes(size: int) -> str:
 
 
 def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> AppraiseResults:
-    """Parse Appraise ranking XML from bytes or a binary file, streaming; raise AppraiseXMLError naming the item,
-    line and attribute at fault, or the size when the source is over ``limit`` bytes (None: no limit)."""
+    """Parse Appraise ranking XML (UTF-8, whatever the file declares) from bytes or a binary file, streaming; raise
+    AppraiseXMLError naming the item, line and attribute at fault, or the size when the source is over ``limit``
+    bytes (None: no limit)."""
     reader = _Reader()
     parser = make_parser()
     parser.setContentHandler(reader)
-    reader.setDocumentLocator(ExpatLocator(parser))
+    stream = InputSource()
+    stream.setByteStream(_LimitedReader(source, limit))
+    stream.setEncoding("UTF-8")
     try:
-        for piece in _chunks(source, limit):
-            parser.feed(piece)
-        parser.close()
+        parser.parse(stream)
     except SAXParseException as exc:
         raise AppraiseXMLError(
             f"not well-formed XML: {exc.getMessage()} (line {exc.getLineNumber()}, column {exc.getColumnNumber()})"

@@ -237,6 +237,16 @@ def test_each_bad_attribute_is_refused_with_its_item_and_line(campaign, data, me
     assert judged_state(campaign) == before and nothing_judged()
 
 
+@pytest.mark.parametrize("encoding", ["U-TF-8", "rot13", "Shift_JIS", "utf-32"])
+def test_files_are_read_as_utf8_whatever_they_declare(campaign, encoding):
+    declared = GOOD.replace('encoding="UTF-8"', f'encoding="{encoding}"')
+    assert import_appraise_xml(campaign, declared.encode()).rankings == 2
+    Judgment.objects.all().delete()
+    latin = declared.replace('user="judge1"', 'user="judgé"').encode("latin-1")
+    with pytest.raises(AppraiseXMLError, match=r"not well-formed XML: not well-formed \(invalid token\) \(line 6"):
+        import_appraise_xml(campaign, latin)
+
+
 def test_long_values_up_to_the_limits_are_stored_and_exported(campaign):
     data = (good_with('id="0"', f'id="{"i" * 100}"').decode()
             .replace('doc-id="hit-1-0"', f'doc-id="{"d" * 200}"').replace('id="hit-1"', f'id="{"g" * 200}"')
