@@ -1,5 +1,5 @@
 """Property-based fuzzing of the test-set parsers (issue 7): the text-file reader, the test-set checks, the archive
-listing and extraction, and the whole import down to PostgreSQL.
+listing and extraction, the whole import down to PostgreSQL, and the system-name rule against Appraise XML.
 
 Whatever the input, the only exception is the import's own refusal (``InputFileError``); an accepted input gives
 sane results: lines without line ends, trailing whitespace or control characters, system names within the rule,
@@ -22,6 +22,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from annotation.models import Candidate, Document, Output, Segment, System
+from annotation.services.appraise_xml import AppraiseResults, RankingItem, parse_appraise_xml, write_appraise_xml
 from annotation.services.field_rules import check_system_name
 from annotation.services.importing import import_outputs, read_test_set, split_archive
 from annotation.services.textfiles import InputFileError, NamedFile, decode_lines, read_archive
@@ -55,7 +56,7 @@ def assert_sane_lines(lines: list[str]) -> None:
         assert not any(unicodedata.category(char) == "Cc" and char != "\t" for char in line)
 
 
-@fuzz(600)
+@fuzz(400)
 @given(data=file_bytes)
 def test_decode_lines_refuses_or_gives_clean_lines(data):
     try:
@@ -240,3 +241,25 @@ def test_an_import_refuses_or_stores_exactly_what_it_read(source, systems, docum
             assert list(stored.values_list("candidate__text", flat=True)) == lines
         assert Candidate.objects.filter(segment__campaign=campaign).count() == sum(map(len, test_set.groups))
         transaction.set_rollback(True)
+
+
+def accepted_system_name(name: str) -> bool:
+    try:
+        check_system_name(name)
+    except InputFileError:
+        return False
+    return True
+
+
+@fuzz(150)
+@given(groups=st.lists(
+    st.lists(st.text(alphabet=st.sampled_from(TRICKY + "abcXYZ019"), min_size=1, max_size=8)
+             .filter(accepted_system_name), min_size=1, max_size=3, unique=True),
+    min_size=1, max_size=4,
+))
+def test_every_accepted_system_name_survives_the_appraise_xml_round_trip(groups):
+    translations = [(tuple(group), rank) for rank, group in enumerate(groups, 1)]
+    item = RankingItem(id="1", doc_id="d", src_id=0, user="ann", duration=None, skipped=False,
+                       translations=translations, group="g")
+    parsed = parse_appraise_xml(write_appraise_xml(AppraiseResults(items=[item])).encode("utf-8"))
+    assert [t for item in parsed.items for t in item.translations] == translations
