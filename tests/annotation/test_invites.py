@@ -146,7 +146,11 @@ def test_a_link_does_not_log_in_an_account_with_its_own_credentials(campaign, or
     assert refused.status_code == 403 and b"log in as pat" in refused.content
     assert session_user(someone) == other and Invite.objects.get().used_at is None
 
-    client.force_login(own_account)
+    if own_account.has_usable_password():
+        back = client.post(reverse("login"), {"username": "pat", "password": "pat-password-1", "next": url})
+        assert back.status_code == 302 and back["Location"] == url, "the login page returns to the invite"
+    else:
+        client.force_login(own_account)
     assert b"Accept" in client.get(url).content
     accepted = client.post(url)
     assert accepted.status_code == 302 and accepted["Location"] == reverse("judge-campaign", args=[campaign.pk])
