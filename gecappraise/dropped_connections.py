@@ -35,8 +35,8 @@ def close_dropped_connections() -> bool:
 
 
 class RetryReadOnlyOnDroppedConnection:
-    """Middleware (last in ``MIDDLEWARE``, so that a retry runs the view layer only): a GET or HEAD whose view fails
-    with ``OperationalError``/``InterfaceError`` because its connection was dropped is run once more."""
+    """Middleware (at the end of ``MIDDLEWARE``, so that a retry runs little more than the view): a GET or HEAD whose
+    view fails with ``OperationalError``/``InterfaceError`` because its connection was dropped is run once more."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
