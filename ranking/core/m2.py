@@ -23,7 +23,8 @@ import numpy as np
 from ranking.core import m2_kernel
 
 GoldEdit = tuple[int, int, str, tuple[str, ...]]
-"""A gold edit: start and end token offsets, the original tokens joined by spaces, the accepted corrections."""
+"""A gold edit: start and end token offsets, the original tokens joined by spaces (the source's tokens
+``start:end``, as the official scorer derives them), the accepted corrections."""
 
 _EPSILON = 0.001
 _UNSCORABLE = "the official scorer stops with an error on this sentence (a removed lattice arc is listed twice)"

@@ -1,0 +1,103 @@
+"""GLEU for grammatical error correction with several references (Napoles et al. 2015; "GLEU without tuning", 2016).
+
+The version of github cnap/gec-ranking's ``compute_gleu``: per sentence and n = 1..4, the hypothesis n-grams
+matching the reference minus those matching source n-grams absent from the reference (at least 0), over the
+hypothesis n-grams; corpus GLEU is ``exp(min(0, 1 - r/c) + mean log precision)`` of the summed statistics, 0 when
+any statistic is 0. With several references each iteration draws one reference per sentence (``random.seed(101 j)``
+and Python 2's ``randint``, i.e. ``int(random() * k)``, so the draws are the script's); the score is the mean over
+500 iterations (1 with one reference). Sentence GLEU is the mean over the references of the smoothed GLEU (zero
+statistics counted as 1), as its ``--debug`` output prints.
+
+Written here rather than taken from the ``gleu`` package on PyPI: that package is a command line tool whose
+tokenization is a module-wide setting, and its sentence-level score is unsmoothed, unlike the script's.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+ORDER = 4
+ITERATIONS = 500
+
+
+def _ngrams(tokens: Sequence[str], n: int) -> Counter:
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) + 1 - n))
+
+
+def sentence_statistics(source: Sequence[str], reference: Sequence[str], hypothesis: Sequence[str]) -> np.ndarray:
+    """``(c, r, match_1, total_1, ..., match_4, total_4)`` of one tokenized hypothesis against one reference."""
+    stats = [len(hypothesis), len(reference)]
+    for n in range(1, ORDER + 1):
+        h_ngrams = _ngrams(hypothesis, n)
+        r_ngrams = _ngrams(reference, n)
+        s_only = _ngrams(source, n)
+        for key in set(s_only) & set(r_ngrams):
+            del s_only[key]
+        matched = sum((h_ngrams & r_ngrams).values()) - sum((h_ngrams & s_only).values())
+        stats += [max(matched, 0), max(len(hypothesis) + 1 - n, 0)]
+    return np.array(stats, dtype=np.int64)
+
+
+def gleu_from_statistics(stats: Sequence[float], smooth: bool = False) -> float:
+    """GLEU of summed statistics; 0 when any is 0 (``smooth`` counts zeros as 1, for single sentences)."""
+    if smooth:
+        stats = [s if s != 0 else 1 for s in stats]
+    if any(s == 0 for s in stats):
+        return 0.0
+    c, r = stats[0], stats[1]
+    log_precision = sum(math.log(float(x) / y) for x, y in zip(stats[2::2], stats[3::2])) / 4
+    return math.exp(min(0.0, 1 - float(r) / c) + log_precision)
+
+
+def reference_draws(sentences: int, references: int, iterations: int = ITERATIONS) -> np.ndarray:
+    """The reference index of each sentence in each iteration, as ``compute_gleu`` draws them."""
+    if references == 1:
+        return np.zeros((1, sentences), dtype=np.int64)
+    draws = np.empty((iterations, sentences), dtype=np.int64)
+    generator = random.Random()
+    for j in range(iterations):
+        generator.seed(j * 101, version=1)
+        draws[j] = [int(generator.random() * references) for _ in range(sentences)]
+    return draws
+
+
+@dataclass(frozen=True)
+class GleuResult:
+    """Corpus GLEU (mean over iterations) with its standard deviation, and the sentence-level GLEU."""
+
+    score: float
+    std: float
+    sentence_scores: tuple[float, ...]
+
+
+def corpus_gleu(
+    sources: Sequence[Sequence[str]],
+    references: Sequence[Sequence[Sequence[str]]],
+    hypotheses: Sequence[Sequence[str]],
+    draws: np.ndarray | None = None,
+) -> GleuResult:
+    """GLEU of tokenized ``hypotheses``; ``references[k][i]`` is reference k of sentence i.
+
+    ``draws`` (from ``reference_draws``) may be passed to share them between systems.
+    """
+    if not references:
+        raise ValueError("GLEU needs at least one reference")
+    n = len(hypotheses)
+    if len(sources) != n or any(len(reference) != n for reference in references):
+        raise ValueError("sources, references and hypotheses differ in number of sentences")
+    stats = np.array(
+        [[sentence_statistics(sources[i], reference[i], hypotheses[i]) for reference in references] for i in range(n)]
+    ).reshape(n, len(references), 2 * ORDER + 2)
+    draws = reference_draws(n, len(references)) if draws is None else draws
+    totals = stats[np.arange(n)[None, :], draws].sum(axis=1)
+    scores = [gleu_from_statistics(row.tolist()) for row in totals]
+    sentence = tuple(
+        float(np.mean([gleu_from_statistics(stats[i, k].tolist(), smooth=True) for k in range(len(references))]))
+        for i in range(n)
+    )
+    return GleuResult(float(np.mean(scores)), float(np.std(scores)), sentence)
