@@ -42,6 +42,7 @@ from .significance import HeadToHead, head_to_head
 from .trueskill import trueskill_scores
 from .williams import WilliamsMatrix, williams_matrix
 
+NEED_TWO_JUDGES = "judge correlations need two judges with pairwise judgments"
 PRWS_STREAM = 8
 """The split-half reliability draws from ``default_rng([seed, PRWS_STREAM])`` (2 is per-judge, 7 accuracy)."""
 
@@ -267,11 +268,13 @@ def prws_metric_significance(report: PrwsReport, metrics: MetricScores) -> Metri
 def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> PerJudge:
     """Per-judge EW rankings at the judge confidence (Table 7) and the judges' correlations (Table 6)."""
     systems, judges = rankings.system_names, rankings.judge_names
+    if len(pairs) == 0:
+        return PerJudge({}, None, NEED_TWO_JUDGES)
     rng = np.random.default_rng([parameters.seed, len(METHODS)])
     tables = judge_rankings(pairs, systems, judges, parameters.bootstrap, rng, parameters.judge_confidence)
     present = [j for j, judge in enumerate(judges) if judge in tables]
     if len(present) < 2:
-        return PerJudge(tables, None, "judge correlations need two judges with pairwise judgments")
+        return PerJudge(tables, None, NEED_TWO_JUDGES)
     if len(systems) < MIN_SYSTEMS:
         return PerJudge(tables, None, f"judge correlations need at least {MIN_SYSTEMS} systems")
     scores = judge_scores(pairs, len(systems), len(judges))[present]

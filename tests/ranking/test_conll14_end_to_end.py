@@ -75,12 +75,15 @@ def test_conll14_tables_through_the_product(analysis, conll14_dir):
                 assert f"{h2h[row][column]['share']:.2f}".lstrip("0") == cell[:3]
                 assert significance_mark(h2h[row][column]["p_value"]) == cell[3:]
 
+    # Table 5 from this run's Table 3b (bootstrap means to three decimals), as G15's pipeline: Spearman's rho as
+    # published; Pearson's r within the bootstrap's noise (IPN's mean, 0.2995, rounds either way; from G15's own
+    # printed means it reproduces exactly, tests/ranking/core/test_conll14_reproduction.py).
     sweep = {row["beta"]: row for row in analysis["beta_sweep"]}
     for beta, (rho, r) in TABLE_5_M2.items():
-        assert (round(sweep[beta]["spearman"], 3), round(sweep[beta]["pearson"], 3)) == (rho, r)
+        assert round(sweep[beta]["spearman"], 3) == rho and sweep[beta]["pearson"] == pytest.approx(r, abs=0.003)
     for metric, (rho, r) in TABLE_5_OTHER.items():
         got = analysis["metrics"][metric]
-        assert (round(got["spearman"], 3), round(got["pearson"], 3)) == (rho, r)
+        assert round(got["spearman"], 3) == rho and got["pearson"] == pytest.approx(r, abs=0.003)
 
     williams = analysis["metric_significance"]  # METHODS 12: is M2's correlation above BLEU's?
     assert williams["df"] == 13 - 3

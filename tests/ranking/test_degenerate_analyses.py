@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from scipy.stats import pearsonr
 
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
 
@@ -102,3 +103,26 @@ def test_analyze_only_flagged_screens(conll14_dir, conll14_items, tmp_path):
     analysis = analyze_subset(conll14_dir, tmp_path, flagged)
     assert analysis["pairs"]["rankings"] == 5 and analysis["pairs"]["expanded"] == 0
     assert all(row["score"] is None for row in analysis["trueskill"]["systems"])
+
+
+def test_table_5_from_the_bootstrap_means_and_table_3d_in_full_data_order(conll14_dir, conll14_items, tmp_path):
+    """G15's pipeline: Table 5 correlates the metrics with Table 3b's scores (the bootstrap means, as printed to three
+    decimals) and head2head.pl orders Table 3d by the full-data Expected Wins scores. On the first 200 rankings the
+    two readings differ, so using the other one fails here."""
+    analysis = analyze_subset(conll14_dir, tmp_path, conll14_items[:200])
+    rows = analysis["expected_wins"]["systems"]
+    systems = sorted(row["system"] for row in rows)
+    means = {row["system"]: round(row["score"], 3) for row in rows}
+    full = {row["system"]: round(row["full_data_score"], 3) for row in rows}
+    bleu = {line.split()[0]: float(line.split()[1])
+            for line in (conll14_dir / "metrics" / "scores.bleu").read_text().splitlines() if line.strip()}
+    from_means = pearsonr([means[s] for s in systems], [bleu[s] for s in systems]).statistic
+    from_full = pearsonr([full[s] for s in systems], [bleu[s] for s in systems]).statistic
+    assert abs(from_means - from_full) > 0.01, "the subset tells the readings apart"
+    assert analysis["metrics"]["bleu"]["pearson"] == pytest.approx(from_means, abs=1e-12)
+    assert analysis["parameters"]["correlation_decimals"] == 3
+
+    by_full_data = [row["system"] for row in sorted(rows, key=lambda row: -row["full_data_score"])]
+    assert by_full_data != [row["system"] for row in rows], "the subset tells the orders apart"
+    assert list(analysis["head_to_head"]) == by_full_data
+    assert all(list(cells) == [s for s in by_full_data if s != row] for row, cells in analysis["head_to_head"].items())
