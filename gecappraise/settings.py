@@ -5,9 +5,9 @@ Environment variables:
                       (default: SQLite in db.sqlite3 beside manage.py, the embedded mode)
   CELERY_BROKER_URL   Celery broker, e.g. redis://127.0.0.1:6379/0; REDIS_URL is used when it is unset.
                       With neither, tasks run in-process (eager), the embedded mode.
-  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "thread"
-                      (a background thread of the web process; the default without one) or "inline" (in the
-                      request, after it commits; for tests). See ranking/dispatch.py.
+  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "process"
+                      (a new process per analysis, started by the web process; the default without a broker) or
+                      "inline" (in the request, after it commits; for tests). See ranking/dispatch.py.
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses that requests recorded to the workers
                       (default 2)
   SECRET_KEY          required when DEBUG is off
@@ -222,11 +222,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")
-if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
+ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
+if ANALYSIS_EXECUTION not in {"celery", "process", "inline"}:
     from django.core.exceptions import ImproperlyConfigured
 
-    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
+    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, process or inline, not {ANALYSIS_EXECUTION!r}.")
 ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
 
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL

@@ -4,29 +4,33 @@ the ``ANALYSIS_EXECUTION`` setting.
 - ``celery`` (the default with a broker): the run waits in the database until ``ranking.tasks.send_waiting`` sends
   it to the workers (Celery beat every ``ANALYSIS_DISPATCH_SECONDS``, or ``manage.py requeue_analyses``). The
   request touches neither the broker nor the result backend, so the pages answer at once during a Redis outage.
-- ``thread`` (the default without a broker: the embedded mode, ``./dev demo``): one background thread of this
-  process computes the runs one after another, writing their progress to their rows as the workers do. A run that
-  was still queued or running when the process stopped stays so; ``requeue_analyses`` computes queued ones.
+- ``process`` (the default without a broker: the embedded mode, ``./dev demo``): a new Python process
+  (``python -m ranking.compute_run RUN_ID``) computes the run and writes its progress to its row, as the workers
+  do. The web process imports no numeric code and lends the analysis neither its CPU time nor its interpreter lock,
+  so its pages stay quick while an analysis runs; a run costs the new process's start (~2-3 s of imports).
 - ``inline``: the run is computed in the requesting thread once its transaction commits (the test settings).
 
 This module imports no NumPy, SciPy or numba: the numeric core is loaded where a run is computed.
 """
 from __future__ import annotations
 
+import json
 import logging
-import queue
-import threading
+import os
+import subprocess
+import sys
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import transaction
 
 from annotation.models import Campaign
 
+from .compute_run import DATABASES_VARIABLE
 from .core.parameters import AnalysisParameters
 from .models import AnalysisRun
 from .runs import create_run, progress_recorder
 
-EXECUTION_MODES = ("celery", "thread", "inline")
+EXECUTION_MODES = ("celery", "process", "inline")
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +39,8 @@ def start_analysis(campaign: Campaign, parameters: AnalysisParameters, *, reques
     """Record a queued run of the campaign as it is now and hand it to the configured execution (after commit)."""
     run = create_run(campaign, parameters, requested_by=requested_by)
     mode = settings.ANALYSIS_EXECUTION
-    if mode == "thread":
-        transaction.on_commit(lambda: _background.submit(run.pk))
+    if mode == "process":
+        transaction.on_commit(lambda: start_process(run.pk))
     elif mode == "inline":
         transaction.on_commit(lambda: compute_here(run.pk))
     return run
@@ -44,7 +48,7 @@ def start_analysis(campaign: Campaign, parameters: AnalysisParameters, *, reques
 
 def compute_here(run_id: int) -> None:
     """Compute the run in this thread, its progress written to its row. A failure is recorded on the run and
-    logged, not raised (the caller is a request or a background thread)."""
+    logged, not raised (the caller is a request, a command or the embedded mode's process)."""
     from .runs import execute_in_process
 
     try:
@@ -68,30 +72,12 @@ def requeue() -> int:
     return len(waiting)
 
 
-class BackgroundRunner:
-    """One daemon thread that computes the submitted runs in order; started on the first submit. Runs go one at a
-    time: an analysis already uses every core (numba's threads), and numba's parallel kernels must not be entered
-    from two threads at once."""
+def start_process(run_id: int) -> None:
+    """Start ``python -m ranking.compute_run RUN_ID`` with this process's environment (its settings module) and
+    database settings, and leave it.
 
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[int] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def submit(self, run_id: int) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name="analyses", daemon=True)
-                self._thread.start()
-        self._queue.put(run_id)
-
-    def _work(self) -> None:
-        while True:
-            run_id = self._queue.get()
-            try:
-                compute_here(run_id)
-            finally:
-                connections.close_all()
-
-
-_background = BackgroundRunner()
+    It runs in its own session, so it finishes the run even when the web process stops or reloads; its errors go
+    to this process's stderr."""
+    env = {**os.environ, DATABASES_VARIABLE: json.dumps(settings.DATABASES, default=str)}  # and DJANGO_SETTINGS_MODULE
+    subprocess.Popen([sys.executable, "-m", "ranking.compute_run", str(run_id)], cwd=settings.BASE_DIR, env=env,
+                     stdin=subprocess.DEVNULL, start_new_session=True)

@@ -23,6 +23,6 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("TEST_CELERY_QUEUE", f"gecappraise-test-{os.getpid()}")
 
-# Analyses are computed in the request that starts them, once it commits (tests that need the background thread or
-# the workers set ANALYSIS_EXECUTION themselves).
+# Analyses are computed in the request that starts them, once it commits (tests of the embedded mode's process or
+# of the workers set ANALYSIS_EXECUTION themselves).
 ANALYSIS_EXECUTION = "inline"

@@ -1,6 +1,6 @@
 """Starting analyses never waits: not for a Redis outage (broker and result backend down, default timeouts, a real
-gunicorn), not for the analysis itself (the background thread of the embedded mode); the page's status endpoint
-and banner; requeue_analyses without Celery."""
+gunicorn), not for the analysis itself (the embedded mode computes in a process of its own); the page's status
+endpoint and banner; requeue_analyses without Celery."""
 from __future__ import annotations
 
 import http.client
@@ -131,9 +131,9 @@ def test_pages_answer_at_once_while_the_broker_and_the_result_backend_are_down(o
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_embedded_mode_computes_in_a_background_thread_after_the_request_returned(settings):
-    settings.ANALYSIS_EXECUTION = "thread"
-    campaign = synthetic_campaign("thread", np.random.default_rng(12))
+def test_the_embedded_mode_computes_in_a_process_of_its_own_after_the_request_returned(settings):
+    settings.ANALYSIS_EXECUTION = "process"
+    campaign = synthetic_campaign("process", np.random.default_rng(12))
     client = Client()
     client.force_login(organizer_of(campaign))
     started = time.perf_counter()
@@ -154,7 +154,7 @@ def test_a_run_that_fails_in_the_background_is_recorded_failed_and_shown_so():
     client.force_login(organizer_of(campaign))
     run = create_run(campaign, FAST)
     AnalysisRun.objects.filter(pk=run.pk).update(parameters={**run.parameters, "bootstrap": 1})
-    compute_here(run.pk)  # logs the error; a request or the background thread goes on
+    compute_here(run.pk)  # logs the error; the request, command or process that called it goes on
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.FAILED and "bootstrap must be at least 2" in run.error
     body = client.get(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}").content.decode()
@@ -196,7 +196,7 @@ def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(setti
 
 @pytest.mark.django_db
 def test_requeue_analyses_computes_waiting_runs_without_celery(settings):
-    settings.ANALYSIS_EXECUTION = "thread"
+    settings.ANALYSIS_EXECUTION = "process"
     campaign = synthetic_campaign("requeue", np.random.default_rng(15))
     run = create_run(campaign, FAST)
     out = io.StringIO()
