@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from scipy.stats import pearsonr
@@ -17,6 +18,7 @@ from scipy.stats import pearsonr
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
 
 from .contract_checks import assert_contract, assert_reports_render, strict_loads, undefined_head_to_head
+from .factories import synthetic_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -126,3 +128,35 @@ def test_table_5_from_the_bootstrap_means_and_table_3d_in_full_data_order(conll1
     assert by_full_data != [row["system"] for row in rows], "the subset tells the orders apart"
     assert list(analysis["head_to_head"]) == by_full_data
     assert all(list(cells) == [s for s in by_full_data if s != row] for row, cells in analysis["head_to_head"].items())
+
+
+def test_ignored_judges_and_the_rounding_are_recorded_parameters(tmp_path):
+    """METHODS 3 leaves out a judge named admin (the demo's superuser too): by default, but never silently."""
+    synthetic_campaign("with-admin", np.random.default_rng(8), n_rankings=60, judges=("ann", "bob", "admin"))
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    (metrics / "scores.bleu").write_text("".join(f"sys{k} {0.1 * k + 0.013 * k * k}\n" for k in range(6)))
+
+    def run(*options: str) -> dict:
+        out = tmp_path / "analysis.json"
+        call_command("analyze", "--campaign", "with-admin", "--bootstrap", "20", "--metrics", str(metrics),
+                     *options, "--out", str(out), stderr=io.StringIO())
+        analysis = strict_loads(out.read_text(encoding="utf-8"))
+        assert_contract(analysis)
+        return analysis
+
+    default = run()
+    admin = default["snapshot"]["ignored_judgments"]["admin"]
+    assert admin > 0 and default["parameters"]["ignored_judges"] == ["admin"]
+    assert "admin" not in default["pairs"]["per_judge"] and default["pairs"]["rankings"] == 60 - admin
+    html = assert_reports_render(default)["html"]
+    assert f"admin: {admin}" in html and "Ignored judges" in html
+
+    everyone = run("--ignored-judges", "", "--correlation-decimals", "-1")
+    assert everyone["parameters"]["ignored_judges"] == [] and everyone["snapshot"]["ignored_judgments"] == {}
+    assert everyone["pairs"]["rankings"] == 60 and "admin" in everyone["pairs"]["per_judge"]
+    assert everyone["parameters"]["correlation_decimals"] is None
+    rows = sorted(everyone["expected_wins"]["systems"], key=lambda row: row["system"])
+    bleu = [0.1 * k + 0.013 * k * k for k in range(6)]
+    assert everyone["metrics"]["bleu"]["pearson"] == pytest.approx(
+        pearsonr([row["score"] for row in rows], bleu).statistic, abs=1e-12)

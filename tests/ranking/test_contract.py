@@ -1,0 +1,87 @@
+"""The analysis JSON's one writer (ranking.contract): the rule for undefined values, the schema's order, strictness."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranking.contract import (
+    NEVER_JUDGED, NO_DECISIVE_COMPARISON, analysis_json, bare_matrix, contract_order, dumps, fields,
+)
+from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.rankings import Rankings
+
+from .contract_checks import assert_contract
+from .reports.test_json import jsonb_order
+
+SNAPSHOT = {"judgments": 3, "last_judgment_at": "2025-01-01T00:00:00+00:00", "last_judgment_id": 3,
+            "ignored_judgments": {}}
+FAST = AnalysisParameters(bootstrap=10, seed=2)
+
+
+def test_undefined_numbers_are_null_with_their_reason():
+    assert fields({"share": 0.5, "wins": 2}, {"share": "x"}) == {"share": 0.5, "wins": 2}
+    assert fields({"share": float("nan"), "p_value": float("inf"), "wins": 0}, {"share": "none", "p_value": "none"}) \
+        == {"share": None, "p_value": None, "wins": 0, "reason": "none"}
+    assert fields({"inter": None, "intra": np.nan}, {"inter": "one judge", "intra": "no repeats"})["reason"] \
+        == "inter: one judge; intra: no repeats"
+    with pytest.raises(ValueError, match="undefined kappa without a reason"):
+        fields({"kappa": np.nan}, {})
+
+
+def test_bare_matrices_leave_out_the_diagonal_and_keep_reasons_beside():
+    matrix, reasons = bare_matrix(np.array([[np.nan, 0.5], [np.nan, np.nan]]), ["a", "b"], "constant")
+    assert matrix == {"a": {"b": 0.5}, "b": {"a": None}}
+    assert reasons == {"b": {"a": "constant"}}
+
+
+def test_json_is_strict():
+    with pytest.raises(ValueError):
+        dumps({"x": float("nan")})
+    assert dumps({"x": 1.5, "name": "ü"}) == '{"x": 1.5, "name": "ü"}'
+
+
+def test_ties_only_and_a_system_never_judged():
+    """A and B only ever tie, C beats both, D is never shown: the A-B cell has no share, D no score."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 1)]), ("ann", 1, [(("C",), 1), (("A", "B"), 2)])] * 3
+    rankings = Rankings.from_items(items, system_names=["A", "B", "C", "D"])
+    analysis = analysis_json(analyze(rankings, FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    cell = analysis["head_to_head"]["A"]["B"]
+    assert cell == {"share": None, "p_value": None, "wins": 0, "losses": 0, "reason": NO_DECISIVE_COMPARISON}
+    assert analysis["head_to_head"]["A"]["C"]["share"] == 1.0
+    last = analysis["expected_wins"]["systems"][-1]
+    assert last == {"system": "D", "score": None, "full_data_score": None, "range": None, "cluster": None,
+                    "reason": NEVER_JUDGED}
+    assert list(analysis["head_to_head"])[0] == "C" and list(analysis["head_to_head"])[-1] == "D"
+
+
+@st.composite
+def rankings(draw) -> Rankings:
+    """Up to 8 screens of up to 4 systems with ranks 1-3 (ties likely), by up to 3 judges, some skipped."""
+    systems = ["s0", "s1", "s2", "s3"]
+    items = []
+    for _ in range(draw(st.integers(0, 8))):
+        shown = draw(st.lists(st.sampled_from(systems), unique=True, max_size=4))
+        ranks = draw(st.lists(st.integers(1, 3), min_size=len(shown), max_size=len(shown)))
+        items.append((draw(st.sampled_from(["j1", "j2", "j3"])), draw(st.integers(0, 2)),
+                      [((system,), rank) for system, rank in zip(shown, ranks)]))
+    return Rankings.from_items(items, system_names=systems)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=rankings(), decimals=st.sampled_from([None, 0, 3]))
+def test_any_rankings_give_contract_json_in_schema_order(data, decimals):
+    metrics = {"m2": {s: (0.1 * k, 0.2, 0.1 * k) for k, s in enumerate(data.system_names)},
+               "flat": {s: (0.5,) for s in data.system_names}}
+    parameters = AnalysisParameters(bootstrap=10, seed=1, correlation_decimals=decimals)
+    analysis = analysis_json(analyze(data, parameters, metrics=metrics), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    assert analysis["parameters"]["correlation_decimals"] == decimals
+    text = dumps(analysis, indent=2)
+    assert dumps(contract_order(jsonb_order(json.loads(text))), indent=2) == text, "the builder writes schema order"
+    assert all(value["spearman"] is None and value["reason"] for value in analysis["metrics"].values()
+               if value["pearson"] is None)
