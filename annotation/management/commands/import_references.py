@@ -1,0 +1,40 @@
+"""manage.py import_references: add M2 gold edits and/or corrected reference texts to a campaign."""
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands.import_outputs import read_named
+from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.services.references import import_references
+from annotation.services.textfiles import InputFileError
+
+
+class Command(BaseCommand):
+    help = (
+        "Add references for automatic metrics to a campaign: gold edits in the M2 format (--m2; 'S' lines equal to "
+        "the campaign's source lines, one block per line, every annotator's 'A' lines) and/or corrected reference "
+        "texts aligned line by line with the source. Reference sets are named after their files. Nothing is "
+        "written if any file is wrong."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the campaign")
+        parser.add_argument("--m2", metavar="GOLD.m2", help="gold edits in the M2 format (one file per campaign)")
+        parser.add_argument(
+            "reference_files", nargs="*", metavar="REFERENCE_FILE", help="corrected texts, one sentence per line"
+        )
+
+    def handle(self, *args, **options):
+        campaign = get_campaign(options["campaign"])
+        m2 = read_named(options["m2"]) if options["m2"] else None
+        texts = [read_named(path) for path in options["reference_files"]]
+        try:
+            created = import_references(campaign, m2, texts)
+        except InputFileError as exc:
+            raise CommandError(str(exc)) from None
+        for reference_set in created:
+            detail = (
+                f"{reference_set.gold_edits.exclude(start=-1).count()} gold edits of annotators "
+                f"{', '.join(map(str, reference_set.annotators))}"
+                if reference_set.kind == reference_set.Kind.M2
+                else f"{reference_set.texts.count()} corrected sentences"
+            )
+            self.stdout.write(f"Added {reference_set.name!r} to {campaign.name!r}: {detail}.")

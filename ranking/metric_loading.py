@@ -1,0 +1,62 @@
+"""Turns a campaign's test set and references into the inputs of the automatic metrics (``core/m2.py``, GLEU, chrF).
+
+Systems of kind ``control`` are not scored (they are attention checks, not contestants); the source (kind
+``input``) is scored like any system, as CoNLL-14's INPUT is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from annotation.models import GoldEdit, Output, ReferenceSet, ReferenceText, System
+
+
+@dataclass
+class MetricInputs:
+    """Per segment line: the source, each system's output, the M2 gold edits (annotator id to that annotator's
+    edits in file order, noop annotators with no edits; None without an M2 set) and each reference text."""
+
+    campaign: str
+    sources: list[str]
+    outputs: dict[str, list[str]]
+    gold: list[dict[int, list[tuple[int, int, str, tuple[str, ...]]]]] | None = None
+    references: dict[str, list[str]] = field(default_factory=dict)
+
+
+def load_metric_inputs(campaign) -> MetricInputs:
+    """Read a campaign's sources, system outputs and references in line order."""
+    segments = list(campaign.segments.order_by("line").values_list("id", "source"))
+    line_of = {segment_id: line for line, (segment_id, _) in enumerate(segments)}
+    sources = [source for _, source in segments]
+    outputs: dict[str, list[str]] = {}
+    rows = (
+        Output.objects.filter(segment__campaign=campaign)
+        .exclude(system__kind=System.Kind.CONTROL)
+        .values_list("system__name", "segment_id", "candidate__text")
+    )
+    for name, segment_id, text in rows:
+        outputs.setdefault(name, [""] * len(segments))[line_of[segment_id]] = text
+    inputs = MetricInputs(campaign.name, sources, dict(sorted(outputs.items())))
+    m2_set = campaign.reference_sets.filter(kind=ReferenceSet.Kind.M2).first()
+    if m2_set is not None:
+        gold: list[dict] = [{} for _ in segments]
+        edits = GoldEdit.objects.filter(reference_set=m2_set).order_by("segment_id", "position")
+        for segment_id, annotator, start, end, corrections in edits.values_list(
+            "segment_id", "annotator", "start", "end", "corrections"
+        ):
+            line = line_of[segment_id]
+            annotator_edits = gold[line].setdefault(annotator, [])
+            if start >= 0:
+                original = " ".join(sources[line].split()[start:end])
+                annotator_edits.append((start, end, original, tuple(corrections)))
+        for annotations in gold:
+            if not annotations:
+                annotations[0] = []
+        inputs.gold = gold
+    for reference_set in campaign.reference_sets.filter(kind=ReferenceSet.Kind.TEXT).order_by("name"):
+        lines = [""] * len(segments)
+        for segment_id, text in ReferenceText.objects.filter(reference_set=reference_set).values_list(
+            "segment_id", "text"
+        ):
+            lines[line_of[segment_id]] = text
+        inputs.references[reference_set.name] = lines
+    return inputs
