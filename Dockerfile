@@ -13,7 +13,8 @@ COPY templates templates
 COPY static static
 # DEBUG=0: the hashed, compressed files and manifest that whitenoise serves when DEBUG is off.
 RUN SECRET_KEY=build-only DEBUG=0 python manage.py collectstatic --noinput
-RUN useradd --system --uid 10001 gecappraise
+# The workers' numba cache volume (docker-compose.yml) takes this folder's owner when it is first created.
+RUN useradd --system --uid 10001 gecappraise && mkdir -p /var/cache/numba && chown gecappraise /var/cache/numba
 USER gecappraise
 EXPOSE 8000
 CMD ["gunicorn", "-c", "python:gecappraise.gunicorn_conf", "gecappraise.wsgi"]

@@ -51,7 +51,8 @@ def test_workers_scale_and_data_services_are_checked_and_kept(compose):
     assert "ports" not in services["worker"] and "container_name" not in services["worker"]  # --scale worker=N
     for name in ("postgres", "redis"):
         assert services[name]["healthcheck"]["test"] and services[name]["volumes"]
-    assert set(compose["volumes"]) == {"pgdata", "redisdata"}
+    assert set(compose["volumes"]) == {"pgdata", "redisdata", "numbacache"}
+    assert [v.split(":")[:2] for v in services["worker"]["volumes"]] == [["numbacache", "/var/cache/numba"]]
 
 
 def test_gunicorn_settings_come_from_the_environment(monkeypatch):
