@@ -109,7 +109,6 @@ EXPECTED: dict[str, list[Check]] = {
     # judges' pages (an invite link is a bearer secret: it shows its confirmation to anyone who has it)
     "": get(LOGGED_IN),
     "judge/": get(LOGGED_IN),
-    "judge/": get(LOGGED_IN),
     "invite/<str:secret>/": get(EVERYONE),
     "judge/password/": get(LOGGED_IN),
     "judge/campaigns/<int:campaign_id>/": get(ITS_JUDGE),
@@ -194,7 +193,7 @@ def world(django_user_model):
     values = {
         "pk": campaign.pk, "campaign_id": campaign.pk, "number": screen.number, "invite_id": invite.pk,
         "screen_id": training.pk, "position": training.position, "secret": secret, "run_id": run.pk,
-        "token": served.token, "uidb64": "MQ", "format": "json",
+        "token": served.token, "uidb64": "MQ",
         "object_id": admin.pk, "id": admin.pk, "content_type_id": 1,
     }
     clients = {"anonymous": Client()}
@@ -205,7 +204,8 @@ def world(django_user_model):
 
 
 def concrete(piece: URLPattern | URLResolver, values: dict) -> str:
-    """One piece of a URL pattern with its parameters filled in (a regex alternation: its first choice)."""
+    """One piece of a URL pattern with its parameters filled in from ``values`` (a regex group that has none: the
+    first choice of its alternation, or ``1``)."""
     pattern = piece.pattern
     converters = getattr(pattern, "converters", {})
     text = str(pattern)
@@ -215,9 +215,9 @@ def concrete(piece: URLPattern | URLResolver, values: dict) -> str:
 
     def group(match: re.Match) -> str:
         name, body = match.group(1), match.group(2)
-        if name in values and name not in ("format",):
+        if name in values:
             return str(values[name])
-        return body.split("|")[0] if "|" in body else str(values.get(name, "1"))
+        return body.split("|")[0] if "|" in body else "1"
 
     text = re.sub(r"\(\?P<(\w+)>((?:[^()]|\([^()]*\))*)\)", group, text)
     return text.lstrip("^").rstrip("$").replace("/?", "").replace("\\.", ".")
