@@ -6,6 +6,7 @@ from .api import CampaignViewSet
 # No format-suffix routes (".json"): the API speaks JSON only, and the custom actions take no format argument.
 router = DefaultRouter()
 router.include_format_suffixes = False
-router.register("campaigns", CampaignViewSet, basename="campaign")
+# Names apart from the pages' ("campaign-list" is the HTML list): the API root links to /api/campaigns/.
+router.register("campaigns", CampaignViewSet, basename="api-campaign")
 
 urlpatterns = router.urls

@@ -1,10 +1,11 @@
 """Judge page URLs (included at the site root by annotation.urls)."""
 from django.urls import path
 
-from .views import judge
+from .views import judge, start
 
 urlpatterns = [
-    path("", judge.home, name="home"),
+    path("", start.start, name="home"),
+    path("judge/", judge.home, name="judge-home"),
     path("invite/<str:secret>/", judge.invite, name="invite"),
     path("judge/password/", judge.password, name="judge-password"),
     path("judge/campaigns/<int:campaign_id>/", judge.campaign, name="judge-campaign"),

@@ -30,6 +30,11 @@ def managed_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campai
     return Campaign.objects.filter(Q(owner=user) | Q(organizers=user)).distinct()
 
 
+def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """May create campaigns or manages at least one: the campaign list is their start page."""
+    return is_organizer(user) or managed_campaigns(user).exists()
+
+
 def can_manage(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bool:
     """May manage ``campaign``."""
     return managed_campaigns(user).filter(pk=campaign.pk).exists()

@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "axes",
     "annotation",
     "ranking",
@@ -140,6 +141,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "annotation.navigation.role_links",
             ],
         },
     },
@@ -220,6 +222,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     # Request bodies get their own components, so uploads are described as files (format: binary).
     "COMPONENT_SPLIT_REQUEST": True,
+    # /api/docs/ serves Swagger UI's files itself (drf-spectacular-sidecar): it works without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
@@ -267,4 +273,7 @@ LOGGING = {
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
+    # went to both that handler and the root's (printed twice). Only runserver's request lines keep theirs.
+    "loggers": {"django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True}},
 }

@@ -1,0 +1,371 @@
+"""The Django admin for support work: every annotation model, with list displays, filters and search.
+
+What support asks: a judge's assignments (Assignment, searched by username), a screen's judgments (Judgment,
+filtered by campaign and searched by screen number or token, or from the screen's "judgments" link), who was
+invited, which screens are excluded. The test set, assignments, references and screen jobs are shown read-only
+(editing them would change what analyses read); judgments, their ranks or scores and flags can neither be
+changed nor deleted here. Foreign keys are raw ids, so no page lists a whole table in a drop-down.
+"""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from .models import (
+    Assignment,
+    Campaign,
+    Candidate,
+    CandidateJudgment,
+    Document,
+    Flag,
+    GoldEdit,
+    GuidelinesAcknowledgement,
+    Invite,
+    Judgment,
+    Output,
+    ReferenceSet,
+    ReferenceText,
+    Screen,
+    ScreenCandidate,
+    ScreenJob,
+    Segment,
+    System,
+    TrainingAnswer,
+    TrainingCandidate,
+    TrainingScreen,
+)
+
+
+def changelist_link(model, label: str, **filters) -> str:
+    """A link to ``model``'s admin list filtered by ``filters`` (lookups as the list's query string takes them)."""
+    query = "&".join(f"{key}={value}" for key, value in filters.items())
+    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+    return format_html('<a href="{}?{}">{}</a>', url, query, label)
+
+
+class SupportAdmin(admin.ModelAdmin):
+    """Large tables: no full count of unfiltered lists, 50 rows a page, every field shown."""
+
+    show_full_result_count = False
+    list_per_page = 50
+
+
+class ReadOnlyAdmin(SupportAdmin):
+    """Shown, searched and deletable (with what depends on it) but never added or edited here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class JudgmentRecordAdmin(ReadOnlyAdmin):
+    """What judges submitted: read-only, and not deletable (a judgment leaves only with its campaign or judge)."""
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Campaign)
+class CampaignAdmin(SupportAdmin):
+    list_display = ("name", "mode", "sampling", "max_candidates", "redundancy", "owner", "created_at", "closed_at",
+                    "screens")
+    list_filter = ("mode", "sampling", "closed_at")
+    search_fields = ("name", "owner__username", "organizers__username", "judges__username")
+    raw_id_fields = ("owner",)
+    filter_horizontal = ("organizers", "judges")
+    readonly_fields = ("distinct_histogram", "created_at")
+    date_hierarchy = "created_at"
+
+    @admin.display(description="screens")
+    def screens(self, campaign: Campaign) -> str:
+        return changelist_link(Screen, "screens", campaign__id__exact=campaign.pk)
+
+
+@admin.register(System)
+class SystemAdmin(ReadOnlyAdmin):
+    list_display = ("name", "kind", "campaign")
+    list_filter = ("kind", "campaign")
+    search_fields = ("name", "campaign__name")
+    list_select_related = ("campaign",)
+
+
+@admin.register(Document)
+class DocumentAdmin(ReadOnlyAdmin):
+    list_display = ("name", "position", "campaign")
+    list_filter = ("campaign",)
+    search_fields = ("name", "campaign__name")
+    list_select_related = ("campaign",)
+
+
+@admin.register(Segment)
+class SegmentAdmin(ReadOnlyAdmin):
+    list_display = ("id", "campaign", "document", "line", "position", "source")
+    list_filter = ("campaign",)
+    search_fields = ("source", "=line", "document__name")
+    list_select_related = ("campaign", "document")
+
+
+@admin.register(Candidate)
+class CandidateAdmin(ReadOnlyAdmin):
+    list_display = ("id", "segment", "text")
+    list_filter = ("segment__campaign",)
+    search_fields = ("text", "systems__name")
+    list_select_related = ("segment",)
+
+
+@admin.register(Output)
+class OutputAdmin(ReadOnlyAdmin):
+    list_display = ("id", "system", "segment", "candidate")
+    list_filter = ("system__campaign", "system__kind")
+    search_fields = ("system__name", "=segment__line")
+    list_select_related = ("system", "segment", "candidate")
+
+
+class AssignmentInline(admin.TabularInline):
+    """A screen's slots: who took each, its status and times (read-only)."""
+
+    model = Assignment
+    fields = ("position", "judge", "status", "repeat_of", "served_at", "submitted_at", "judgment_link")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="judgment")
+    def judgment_link(self, assignment: Assignment) -> str:
+        return changelist_link(Judgment, "judgment", assignment__id__exact=assignment.pk)
+
+
+@admin.register(Screen)
+class ScreenAdmin(SupportAdmin):
+    """Screens: only ``excluded`` (left out of every analysis) can be changed."""
+
+    list_display = ("id", "campaign", "number", "segment", "excluded", "created_at", "judgments")
+    list_filter = ("campaign", "excluded")
+    search_fields = ("=number", "campaign__name", "segment__source")
+    list_select_related = ("campaign", "segment")
+    fields = ("campaign", "number", "segment", "created_at", "excluded")
+    readonly_fields = ("campaign", "number", "segment", "created_at")
+    inlines = (AssignmentInline,)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="judgments")
+    def judgments(self, screen: Screen) -> str:
+        return changelist_link(Judgment, "judgments", assignment__screen__id__exact=screen.pk)
+
+
+@admin.register(ScreenCandidate)
+class ScreenCandidateAdmin(ReadOnlyAdmin):
+    list_display = ("screen", "position", "candidate")
+    list_filter = ("screen__campaign",)
+    search_fields = ("=screen__number",)
+    list_select_related = ("screen", "candidate")
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(ReadOnlyAdmin):
+    """A judge's assignments: search by username, filter by campaign and status."""
+
+    list_display = ("id", "campaign", "screen_number", "judge", "status", "repeat_of", "position", "served_at",
+                    "lease_expires_at", "submitted_at")
+    list_filter = ("status", "campaign", ("repeat_of", admin.EmptyFieldListFilter))
+    search_fields = ("judge__username", "=token", "=screen__number")
+    list_select_related = ("campaign", "screen", "judge")
+
+    @admin.display(description="screen", ordering="screen__number")
+    def screen_number(self, assignment: Assignment) -> int:
+        return assignment.screen.number
+
+
+@admin.register(ScreenJob)
+class ScreenJobAdmin(ReadOnlyAdmin):
+    list_display = ("id", "campaign", "status", "requested", "created", "requested_by", "requested_at", "sent_at",
+                    "finished_at", "error")
+    list_filter = ("status", "campaign")
+    search_fields = ("campaign__name", "error")
+    list_select_related = ("campaign", "requested_by")
+
+
+class CandidateJudgmentInline(admin.TabularInline):
+    model = CandidateJudgment
+    fields = ("position", "candidate", "rank", "score", "meaning_changed")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class FlaggedFilter(admin.SimpleListFilter):
+    title = "flagged"
+    parameter_name = "flagged"
+
+    def lookups(self, request, model_admin):
+        return (("yes", "Flagged"), ("no", "Judged"))
+
+    def queryset(self, request, queryset: QuerySet) -> QuerySet:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(flag__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(JudgmentRecordAdmin):
+    """Judgments (read-only): filter by campaign or flag, search by judge, screen number, token or Appraise id;
+    a screen's judgments are its "judgments" link in the screen list."""
+
+    list_display = ("id", "campaign", "screen_number", "judge", "created_at", "duration", "active_time", "flagged",
+                    "external_id")
+    list_filter = ("assignment__campaign", FlaggedFilter, "created_at")
+    search_fields = ("assignment__judge__username", "=assignment__screen__number", "=assignment__token",
+                     "external_id")
+    list_select_related = ("assignment__campaign", "assignment__screen", "assignment__judge", "flag")
+    inlines = (CandidateJudgmentInline,)
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        """Also the links from a screen (``assignment__screen__id__exact``) and from an assignment."""
+        if lookup in ("assignment__screen__id__exact", "assignment__id__exact"):
+            return True
+        return super().lookup_allowed(lookup, value, request)
+
+    @admin.display(description="campaign", ordering="assignment__campaign__name")
+    def campaign(self, judgment: Judgment) -> Campaign:
+        return judgment.assignment.campaign
+
+    @admin.display(description="screen", ordering="assignment__screen__number")
+    def screen_number(self, judgment: Judgment) -> int:
+        return judgment.assignment.screen.number
+
+    @admin.display(description="judge", ordering="assignment__judge__username")
+    def judge(self, judgment: Judgment) -> str:
+        return judgment.assignment.judge.username
+
+    @admin.display(description="flag", boolean=True)
+    def flagged(self, judgment: Judgment) -> bool:
+        return hasattr(judgment, "flag")
+
+
+@admin.register(CandidateJudgment)
+class CandidateJudgmentAdmin(JudgmentRecordAdmin):
+    list_display = ("judgment", "position", "candidate", "rank", "score", "meaning_changed")
+    list_filter = ("judgment__assignment__campaign", "rank", "meaning_changed")
+    search_fields = ("judgment__assignment__judge__username", "=judgment__assignment__screen__number")
+    list_select_related = ("judgment__assignment__screen", "candidate")
+
+
+@admin.register(Flag)
+class FlagAdmin(JudgmentRecordAdmin):
+    list_display = ("judgment", "reason", "campaign")
+    list_filter = ("judgment__assignment__campaign",)
+    search_fields = ("reason", "judgment__assignment__judge__username")
+    list_select_related = ("judgment__assignment__campaign", "judgment__assignment__screen")
+
+    @admin.display(description="campaign")
+    def campaign(self, flag: Flag) -> Campaign:
+        return flag.judgment.assignment.campaign
+
+
+@admin.register(Invite)
+class InviteAdmin(SupportAdmin):
+    """Invites: the link itself is never stored (only its digest); an unused invite's expiry can be changed."""
+
+    list_display = ("judge", "campaign", "created_by", "created_at", "expires_at", "used_at")
+    list_filter = ("campaign", ("used_at", admin.EmptyFieldListFilter))
+    search_fields = ("judge__username", "campaign__name", "created_by__username")
+    list_select_related = ("judge", "campaign", "created_by")
+    fields = ("campaign", "judge", "created_by", "created_at", "expires_at", "used_at")
+    readonly_fields = ("campaign", "judge", "created_by", "created_at", "used_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(GuidelinesAcknowledgement)
+class GuidelinesAcknowledgementAdmin(ReadOnlyAdmin):
+    list_display = ("judge", "campaign", "acknowledged_at")
+    list_filter = ("campaign",)
+    search_fields = ("judge__username",)
+    list_select_related = ("judge", "campaign")
+
+
+class TrainingCandidateInline(admin.TabularInline):
+    model = TrainingCandidate
+    fields = ("position", "candidate", "expected_rank")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(TrainingScreen)
+class TrainingScreenAdmin(SupportAdmin):
+    """Training screens: their feedback can be edited; their candidates and expected ranks are fixed."""
+
+    list_display = ("id", "campaign", "position", "segment")
+    list_filter = ("campaign",)
+    search_fields = ("campaign__name", "feedback")
+    list_select_related = ("campaign", "segment")
+    fields = ("campaign", "position", "segment", "feedback")
+    readonly_fields = ("campaign", "position", "segment")
+    inlines = (TrainingCandidateInline,)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(TrainingCandidate)
+class TrainingCandidateAdmin(ReadOnlyAdmin):
+    list_display = ("training_screen", "position", "candidate", "expected_rank")
+    list_filter = ("training_screen__campaign",)
+    list_select_related = ("training_screen", "candidate")
+
+
+@admin.register(TrainingAnswer)
+class TrainingAnswerAdmin(ReadOnlyAdmin):
+    list_display = ("judge", "training_screen", "agreement", "ranks", "created_at")
+    list_filter = ("training_screen__campaign",)
+    search_fields = ("judge__username",)
+    list_select_related = ("judge", "training_screen")
+
+
+@admin.register(ReferenceSet)
+class ReferenceSetAdmin(ReadOnlyAdmin):
+    list_display = ("name", "kind", "campaign", "annotators", "imported_at")
+    list_filter = ("kind", "campaign")
+    search_fields = ("name", "campaign__name")
+    list_select_related = ("campaign",)
+
+
+@admin.register(GoldEdit)
+class GoldEditAdmin(ReadOnlyAdmin):
+    list_display = ("reference_set", "segment", "annotator", "start", "end", "error_type", "corrections")
+    list_filter = ("reference_set", "error_type")
+    search_fields = ("=segment__line", "error_type")
+    list_select_related = ("reference_set", "segment")
+
+
+@admin.register(ReferenceText)
+class ReferenceTextAdmin(ReadOnlyAdmin):
+    list_display = ("reference_set", "segment", "text")
+    list_filter = ("reference_set",)
+    search_fields = ("text", "=segment__line")
+    list_select_related = ("reference_set", "segment")

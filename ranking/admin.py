@@ -1,0 +1,65 @@
+"""The Django admin of analysis runs: each run's parameters, status and error at a glance, read-only.
+
+The result (the analysis JSON, megabytes on a large campaign) is never loaded by the list and shown on a run's page
+only as stored or not; its reports are on the campaign's analyses page.
+"""
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from .models import AnalysisRun
+
+
+@admin.register(AnalysisRun)
+class AnalysisRunAdmin(admin.ModelAdmin):
+    """Search by campaign, requester or error text; filter by status and campaign. Runs can be deleted, not edited."""
+
+    list_display = ("id", "campaign", "status", "parameter_summary", "seed", "requested_by", "created_at",
+                    "finished_at", "attempts", "short_error")
+    list_filter = ("status", "campaign", "created_at")
+    search_fields = ("campaign__name", "requested_by__username", "error", "=task_id")
+    list_select_related = ("campaign", "requested_by")
+    show_full_result_count = False
+    fields = ("campaign", "requested_by", "status", "progress", "stage", "attempts", "task_id", "seed",
+              "parameters_json", "snapshot_json", "timings_json", "error", "result_stored", "created_at", "started_at",
+              "finished_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).defer("result")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="parameters")
+    def parameter_summary(self, run: AnalysisRun) -> str:
+        return ", ".join(f"{key} {value}" for key, value in sorted(run.parameters.items())) or "–"
+
+    @admin.display(description="error")
+    def short_error(self, run: AnalysisRun) -> str:
+        return run.error if len(run.error) <= 120 else run.error[:119] + "…"
+
+    @admin.display(description="parameters")
+    def parameters_json(self, run: AnalysisRun) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(run.parameters, indent=2, sort_keys=True))
+
+    @admin.display(description="snapshot")
+    def snapshot_json(self, run: AnalysisRun) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(run.snapshot, indent=2, sort_keys=True))
+
+    @admin.display(description="timings")
+    def timings_json(self, run: AnalysisRun) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(run.timings, indent=2, sort_keys=True))
+
+    @admin.display(description="result")
+    def result_stored(self, run: AnalysisRun) -> str:
+        stored = AnalysisRun.objects.filter(pk=run.pk, result__isnull=False).exists()
+        return "stored (its reports are on the campaign's analyses page)" if stored else "none"

@@ -1,0 +1,110 @@
+"""The Django admin: every model is registered (enumerated with apps.get_models(), so models added later are
+covered), every changelist answers 200 for an admin with rows in it, and support's questions have answers there."""
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Judgment, Screen
+from annotation.services import queue
+from annotation.services.invites import create_invite
+from annotation.services.training import add_training_screen, answer_training
+from ranking.models import AnalysisRun
+from tests.annotation.factories import add_screen, judge, small_campaign
+
+pytestmark = pytest.mark.django_db
+
+#: Framework tables that are not the product's data, and why the admin leaves them out.
+NOT_REGISTERED = {
+    "admin.LogEntry": "the admin's own history, shown on each object's History page",
+    "auth.Permission": "fixed by the code; roles are groups and flags on users",
+    "contenttypes.ContentType": "Django's table of models",
+    "sessions.Session": "login sessions: secrets, not support data",
+    "axes.AccessAttemptExpiration": "django-axes' internal expiry of an attempt (attempts themselves are listed)",
+}
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    """A superuser's client, with a campaign holding a judged and a flagged screen, a training answer, an invite
+    and a failed analysis."""
+    user = User.objects.create_superuser("root", password="pw")
+    campaign = small_campaign("support", owner=user)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    add_screen(campaign, 0, judges=[ann, bob])
+    served = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(served.token, ann, [1, 2, 2, 3][: served.screen.slots.count()], queue.candidate_keys(served))
+    flagged = queue.next_assignment(campaign, bob)
+    queue.flag_screen(flagged.token, bob, "garbled")
+    segment = campaign.segments.get(line=1)
+    training = add_training_screen(campaign, segment, list(segment.candidates.order_by("id"))[:2], [1, 2])
+    answer_training(training, ann, [1, 2])
+    create_invite(campaign, "carol", user)
+    AnalysisRun.objects.create(campaign=campaign, seed=7, status=AnalysisRun.Status.FAILED,
+                               parameters={"bootstrap": 1000, "confidence": 0.95, "accuracy_folds": 0},
+                               error="no judgments to analyse")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_every_model_is_registered_in_the_admin():
+    missing = [model._meta.label for model in apps.get_models()
+               if not admin.site.is_registered(model) and model._meta.label not in NOT_REGISTERED]
+    assert missing == [], f"models missing from the admin: {missing}"
+    product = [label for label in NOT_REGISTERED if label.split(".")[0] in ("annotation", "ranking")]
+    assert product == []
+
+
+def test_every_changelist_and_a_change_page_answer_200_for_an_admin(admin_client):
+    wrong = []
+    for model in admin.site._registry:
+        info = model._meta.app_label, model._meta.model_name
+        listing = admin_client.get(reverse("admin:%s_%s_changelist" % info))
+        if listing.status_code != 200:
+            wrong.append(f"{model._meta.label} list: {listing.status_code}")
+        searched = admin_client.get(reverse("admin:%s_%s_changelist" % info), {"q": "ann 1"})
+        if searched.status_code != 200:
+            wrong.append(f"{model._meta.label} search: {searched.status_code}")
+        first = model._default_manager.order_by("pk").first()
+        if first is not None:
+            page = admin_client.get(reverse("admin:%s_%s_change" % info, args=[first.pk]))
+            if page.status_code != 200:
+                wrong.append(f"{model._meta.label} page: {page.status_code}")
+    assert wrong == []
+
+
+def test_support_finds_a_judges_assignments_a_screens_judgments_and_a_runs_parameters_and_error(admin_client):
+    assignments = admin_client.get(reverse("admin:annotation_assignment_changelist"), {"q": "ann"}).content.decode()
+    assert "ann" in assignments and "bob" not in assignments
+
+    screen = Screen.objects.get()
+    screens = admin_client.get(reverse("admin:annotation_screen_changelist")).content.decode()
+    link = f"{reverse('admin:annotation_judgment_changelist')}?assignment__screen__id__exact={screen.pk}"
+    assert link in screens
+    judgments = admin_client.get(link)
+    assert judgments.status_code == 200
+    assert judgments.context["cl"].result_count == 2
+    flagged = admin_client.get(reverse("admin:annotation_judgment_changelist"), {"flagged": "yes"})
+    assert [j.assignment.judge.username for j in flagged.context["cl"].result_list] == ["bob"]
+
+    runs = admin_client.get(reverse("admin:ranking_analysisrun_changelist")).content.decode()
+    assert "accuracy_folds 0, bootstrap 1000, confidence 0.95" in runs and "no judgments to analyse" in runs
+
+
+def test_judgments_are_read_only_in_the_admin(admin_client):
+    judgment = Judgment.objects.filter(flag__isnull=True).get()
+    url = reverse("admin:annotation_judgment_change", args=[judgment.pk])
+    page = admin_client.get(url).content.decode()
+    assert 'name="_save"' not in page
+    assert admin_client.post(url, {}).status_code == 403
+    assert admin_client.get(reverse("admin:annotation_judgment_add")).status_code == 403
+    assert admin_client.post(reverse("admin:annotation_judgment_delete", args=[judgment.pk]),
+                             {"post": "yes"}).status_code == 403
+    for name in ("candidatejudgment", "flag"):
+        assert admin_client.get(reverse(f"admin:annotation_{name}_add")).status_code == 403
+    assert Judgment.objects.count() == 2
