@@ -1,0 +1,266 @@
+"""Tests of ranking.core.active: running TrueSkill, expected information of screens, EASL for PRWS (issue 13)."""
+from __future__ import annotations
+
+import time
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranking.core.active import (
+    CandidateBeliefs,
+    RunningTrueSkill,
+    ScreenOptions,
+    choose_candidates,
+    overlapping_ranges,
+    pair_weights,
+    screen_information,
+    select_prws_screen,
+    select_screen,
+    shown_pair_probability,
+)
+from ranking.core.trueskill import draw_margin, rate_1vs1
+
+pair_lists = st.integers(2, 6).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.sampled_from((-1, 0, 1))).filter(
+                lambda p: p[0] != p[1]
+            ),
+            max_size=30,
+        ),
+    )
+)
+
+
+@given(pair_lists)
+@settings(max_examples=60, deadline=None)
+def test_running_trueskill_is_rate_1vs1_pair_by_pair(case):
+    """The running update is exactly the trueskill module's two-player update, applied in order."""
+    n, pairs = case
+    belief = RunningTrueSkill.start(n, beta=0.4)
+    first, second, relation = (np.array([p[k] for p in pairs], dtype=np.int64) for k in range(3))
+    belief.observe(first, second, relation)
+    mu, sigma = [0.0] * n, [0.5] * n
+    margin = float(draw_margin(0.4))
+    for a, b, r in pairs:
+        if r == 1:
+            mu[b], sigma[b], mu[a], sigma[a] = rate_1vs1(mu[b], sigma[b], mu[a], sigma[a], False, 0.4, margin)
+        else:
+            mu[a], sigma[a], mu[b], sigma[b] = rate_1vs1(mu[a], sigma[a], mu[b], sigma[b], r == 0, 0.4, margin)
+    np.testing.assert_allclose(belief.mu, mu, atol=1e-12)
+    np.testing.assert_allclose(belief.sigma, sigma, atol=1e-12)
+    assert np.all(belief.sigma <= 0.5 + 1e-12)
+
+
+def test_running_trueskill_moves_winner_up_and_loser_down():
+    belief = RunningTrueSkill.start(3)
+    belief.observe(np.array([0]), np.array([2]), np.array([1]))
+    assert belief.mu[2] > 0.0 > belief.mu[0]
+    assert belief.mu[1] == 0.0 and belief.sigma[1] == 0.5
+    assert belief.sigma[0] < 0.5 and belief.sigma[2] < 0.5
+
+
+def test_running_trueskill_with_tau_keeps_sigma_from_collapsing():
+    frozen, moving = RunningTrueSkill.start(2), RunningTrueSkill.start(2, tau=0.05)
+    for _ in range(2000):
+        for belief in (frozen, moving):
+            belief.observe(np.array([0]), np.array([1]), np.array([0]))
+    assert moving.sigma.min() > frozen.sigma.max()
+
+
+@pytest.mark.parametrize(
+    "first, second, relation",
+    [([0], [0], [0]), ([0], [3], [0]), ([0], [1], [2]), ([0, 1], [1], [0])],
+)
+def test_running_trueskill_refuses_bad_pairs(first, second, relation):
+    belief = RunningTrueSkill.start(3)
+    with pytest.raises(ValueError):
+        belief.observe(np.array(first), np.array(second), np.array(relation))
+    assert np.all(belief.mu == 0.0)
+
+
+def test_overlapping_ranges():
+    overlap = overlapping_ranges(np.array([1, 2, 4]), np.array([2, 3, 4]))
+    assert overlap.tolist() == [[False, True, False], [True, False, False], [False, False, False]]
+
+
+@given(
+    st.lists(st.floats(-1, 1), min_size=3, max_size=8),
+    st.lists(st.floats(0.01, 0.5), min_size=8, max_size=8),
+)
+@settings(max_examples=60, deadline=None)
+def test_pair_weights_are_symmetric_and_favour_close_uncertain_pairs(mu, sigma):
+    belief = RunningTrueSkill.start(len(mu))
+    belief.mu[:] = mu
+    belief.sigma[:] = sigma[: len(mu)]
+    weights = pair_weights(belief)
+    assert np.all(weights >= 0) and np.all(np.diag(weights) == 0)
+    np.testing.assert_allclose(weights, weights.T)
+    # the same sigma, a closer partner: at least as much to learn
+    belief.sigma[:] = 0.3
+    weights = pair_weights(belief)
+    gap = np.abs(belief.mu[:, None] - belief.mu[None, :])
+    closer = gap[0, 1] <= gap[0, 2]
+    assert (weights[0, 1] >= weights[0, 2]) == closer or np.isclose(gap[0, 1], gap[0, 2])
+
+
+def test_resolved_pairs_weigh_less():
+    belief = RunningTrueSkill.start(3)
+    unresolved = overlapping_ranges(np.array([1, 1, 3]), np.array([2, 2, 3]))
+    weights = pair_weights(belief, unresolved, resolved_weight=0.1)
+    assert weights[0, 1] == pytest.approx(10 * weights[0, 2])
+
+
+labels_strategy = st.integers(2, 7).flatmap(
+    lambda s: st.lists(st.lists(st.integers(0, 4), min_size=s, max_size=s), min_size=1, max_size=6)
+)
+
+
+@given(labels_strategy, st.integers(0, 2**32 - 1))
+@settings(max_examples=80, deadline=None)
+def test_screen_information_is_the_sum_over_separated_pairs(labels, seed):
+    """Brute force: every two systems in different candidates add their weight, times the chance both are shown."""
+    labels = np.array(labels)
+    rng = np.random.default_rng(seed)
+    n_systems = labels.shape[1]
+    weights = rng.random((n_systems, n_systems))
+    weights = weights + weights.T
+    np.fill_diagonal(weights, 0.0)
+    options = ScreenOptions.from_labels(labels)
+    got = screen_information(weights, options, np.arange(labels.shape[0]), max_shown=3)
+    for i, row in enumerate(labels):
+        k = len(set(row.tolist()))
+        q = 1.0 if k <= 3 else 6 / (k * (k - 1))
+        expected = q * sum(weights[a, b] for a, b in combinations(range(n_systems), 2) if row[a] != row[b])
+        assert got[i] == pytest.approx(expected)
+    # the same screens listed candidate by candidate (not complete) give the same numbers
+    screens = [[[s for s in range(n_systems) if row[s] == c] for c in sorted(set(row.tolist()))] for row in labels]
+    listed = ScreenOptions.from_screens(screens)
+    assert not listed.complete
+    np.testing.assert_allclose(
+        screen_information(weights, listed, np.arange(labels.shape[0]), max_shown=3), got, atol=1e-9
+    )
+
+
+def test_a_sentence_all_systems_leave_alike_teaches_nothing():
+    options = ScreenOptions.from_labels(np.array([[0, 0, 0, 0], [0, 1, 1, 1]]))
+    belief = RunningTrueSkill.start(4)
+    info = screen_information(pair_weights(belief), options, np.array([0, 1]))
+    assert info[0] == 0.0 and info[1] > 0.0
+
+
+def test_shown_pair_probability():
+    np.testing.assert_allclose(shown_pair_probability(np.array([2, 5, 6, 10]), 5), [1, 1, 20 / 30, 20 / 90])
+
+
+def test_select_screen_takes_the_most_informative_available_screen():
+    # systems 0 and 1 are uncertain and close; 2 and 3 are settled far apart
+    belief = RunningTrueSkill.start(4)
+    belief.mu[:] = [0.0, 0.01, 2.0, -2.0]
+    belief.sigma[:] = [0.5, 0.5, 0.05, 0.05]
+    weights = pair_weights(belief)
+    options = ScreenOptions.from_labels(np.array([[0, 0, 1, 2], [0, 1, 0, 0], [0, 1, 2, 3], [0, 0, 0, 0]]))
+    rng = np.random.default_rng(1)
+    assert select_screen(weights, options, np.ones(4, dtype=bool), rng) == 2
+    assert select_screen(weights, options, np.array([True, True, False, True]), rng) == 1
+    assert select_screen(weights, options, np.array([True, False, False, True]), rng) == 0
+    assert select_screen(weights, options, np.zeros(4, dtype=bool), rng) == -1
+
+
+def test_choose_candidates_shows_the_uncertain_pairs():
+    belief = RunningTrueSkill.start(8)
+    belief.mu[:] = [0.0, 0.0, 0.01, 3.0, -3.0, 6.0, -6.0, 9.0]
+    belief.sigma[:] = [0.5, 0.5, 0.5, 0.01, 0.01, 0.01, 0.01, 0.01]
+    weights = pair_weights(belief)
+    options = ScreenOptions.from_labels(np.arange(8)[None, :])
+    shown = choose_candidates(weights, options, 0, 3, np.random.default_rng(0))
+    assert sorted(shown.tolist()) == [0, 1, 2]
+    assert sorted(choose_candidates(weights, options, 0, 8, np.random.default_rng(0)).tolist()) == list(range(8))
+
+
+def test_selection_under_20_ms_with_100_systems_and_100000_sentences():
+    """One served screen: weights from the running belief, a sentence, its shown candidates, and the update."""
+    rng = np.random.default_rng(0)
+    n_sentences, n_systems = 100_000, 100
+    # a realistic spread of collapse: 2 to 40 distinct outputs, most systems sharing a few frequent ones
+    distinct = rng.integers(2, 41, size=n_sentences)
+    labels = np.minimum(rng.geometric(0.25, size=(n_sentences, n_systems)) - 1, distinct[:, None] - 1)
+    options = ScreenOptions.from_labels(labels)
+    belief = RunningTrueSkill.start(n_systems)
+    available = np.ones(n_sentences, dtype=bool)
+    select_screen(pair_weights(belief), options, available, rng)
+    times = []
+    for _ in range(40):
+        start = time.perf_counter()
+        weights = pair_weights(belief)
+        screen = select_screen(weights, options, available, rng)
+        shown = choose_candidates(weights, options, screen, 5, rng)
+        times.append(time.perf_counter() - start)
+        members = slice(options.offsets[screen], options.offsets[screen + 1])
+        rank_of = np.zeros(options.n_candidates[screen], dtype=np.int64)
+        rank_of[shown] = rng.permutation(shown.size) + 1
+        rank = rank_of[options.member_candidate[members]]
+        systems = options.member_system[members][rank > 0]
+        rank = rank[rank > 0]
+        a, b = np.triu_indices(systems.size, 1)
+        belief.observe(systems[a], systems[b], np.sign(rank[a] - rank[b]))
+        available[screen] = False
+    assert np.median(times) < 0.020, f"median {np.median(times) * 1e3:.1f} ms"
+
+
+def test_candidate_beliefs_follow_easl():
+    beliefs = CandidateBeliefs.start(3)
+    beliefs.observe(np.array([0, 0, 2]), np.array([100.0, 25.0, 0.0]))
+    np.testing.assert_allclose(beliefs.alpha, [1 + 1 + 0.25, 1, 1])
+    np.testing.assert_allclose(beliefs.beta, [1 + 0 + 0.75, 1, 2])
+    assert beliefs.ratings.tolist() == [2, 0, 1]
+    np.testing.assert_allclose(beliefs.variance[1], 1 / 12)
+    with pytest.raises(ValueError):
+        beliefs.observe(np.array([1]), np.array([101.0]))
+    assert beliefs.ratings.tolist() == [2, 0, 1]
+
+
+sentence_sizes = st.lists(st.integers(1, 7), min_size=1, max_size=12)
+
+
+@given(sentence_sizes, st.integers(2, 5), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_prws_first_pass_covers_every_candidate_then_follows_variance(sizes, max_shown, seed):
+    rng = np.random.default_rng(seed)
+    offsets = np.r_[0, np.cumsum(sizes)]
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    n = int(offsets[-1])
+    beliefs = CandidateBeliefs.start(n)
+    screens = 0
+    while (beliefs.ratings == 0).any():
+        shown = select_prws_screen(beliefs, offsets, sentence, max_shown, rng)
+        assert 1 <= shown.size <= max_shown and np.unique(shown).size == shown.size
+        assert np.unique(sentence[shown]).size == 1
+        # the first pass rates no candidate twice while its sentence has unrated ones left on the screen's budget
+        assert (beliefs.ratings[shown] == 0).any()
+        beliefs.observe(shown, rng.uniform(0, 100, shown.size))
+        screens += 1
+    assert screens <= n
+    for _ in range(5):
+        variance = beliefs.variance
+        shown = select_prws_screen(beliefs, offsets, sentence, max_shown, rng)
+        assert variance[shown].max() == variance.max()
+        lead = shown[np.argmax(variance[shown])]
+        same = np.arange(offsets[sentence[lead]], offsets[sentence[lead] + 1])
+        rest = np.setdiff1d(same, shown)
+        if rest.size and shown.size > 1:
+            gap = np.abs(beliefs.mean - beliefs.mean[lead])
+            assert gap[shown].max() <= gap[rest].min() + 1e-12
+        beliefs.observe(shown, rng.uniform(0, 100, shown.size))
+
+
+def test_prws_selection_respects_availability():
+    beliefs = CandidateBeliefs.start(4)
+    offsets, sentence = np.array([0, 2, 4]), np.array([0, 0, 1, 1])
+    shown = select_prws_screen(beliefs, offsets, sentence, 5, np.random.default_rng(0), np.array([0, 0, 1, 0], bool))
+    assert shown.tolist() == [2]
+    assert select_prws_screen(beliefs, offsets, sentence, 5, np.random.default_rng(0), np.zeros(4, bool)).size == 0
