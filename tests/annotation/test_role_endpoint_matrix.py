@@ -236,6 +236,7 @@ def outcome(response, admin_site: bool) -> str:
     return f"status {response.status_code}"
 
 
+@pytest.mark.slow
 def test_every_role_gets_what_the_table_says_on_every_url(world):
     values, clients = world
     wrong = []
