@@ -10,7 +10,9 @@ class AnalysisForm(forms.Form):
     seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, initial=1)
     accuracy_folds = forms.IntegerField(
         min_value=0, max_value=1000, initial=0, required=False,
-        help_text="Cross-validate the prediction accuracy with this many folds (G15 Table 4: 100; 0 skips it).",
+        help_text="G15 Table 4: how well each ranking method predicts judgments it did not see, by cross-validation "
+        "with this many folds (G15 used 100). Slow: every fold ranks the systems again, minutes on a large campaign. "
+        "0 skips it.",
     )
 
     def parameters(self) -> AnalysisParameters:

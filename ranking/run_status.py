@@ -6,8 +6,52 @@ from django.urls import reverse
 from .models import AnalysisRun
 
 ACTIVE = (AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING)
-REPORTS = (("JSON", "json"), ("HTML", "html"), ("LaTeX", "tex"), ("CSV", "csv"))
-"""The report links of a done run: label and file extension."""
+REPORTS = (("JSON", "json", False), ("HTML", "html", False), ("Download HTML", "html", True), ("LaTeX", "tex", False),
+           ("CSV", "csv", False))
+"""The report links of a done run: label, file extension, and whether the link asks to download (``?download=1``:
+the HTML report opens in the browser otherwise; the other formats always download)."""
+
+
+PARAMETER_LABELS = {
+    "bootstrap": "bootstrap samples",
+    "confidence": "rank range confidence",
+    "seed": "seed",
+    "judge_confidence": "per-judge confidence",
+    "chunk_size": "bootstrap chunk",
+    "accuracy_folds": "accuracy folds",
+    "accuracy_bootstrap": "accuracy bootstrap samples",
+    "correlation_decimals": "correlation decimals",
+    "ignored_judges": "ignored judges",
+    "judge": "judge",
+    "metrics": "metrics",
+}
+"""How the analyses page names the stored parameters (a parameter not listed is shown by its key)."""
+
+
+def _parameter_value(key: str, value) -> str:
+    if key == "accuracy_folds" and value == 0:
+        return "0 (skipped)"
+    if key == "judge" and value is None:
+        return "all"
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(str(name) for name in value) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value) or "none"
+    return str(value)
+
+
+def parameter_items(parameters: dict) -> list[tuple[str, str]]:
+    """Every stored parameter of a run as (label, value) text, in the stored order."""
+    return [(PARAMETER_LABELS.get(key, key.replace("_", " ")), _parameter_value(key, value))
+            for key, value in parameters.items()]
+
+
+def report_url(run: AnalysisRun, extension: str, download: bool = False) -> str:
+    """The address of a done run's report; ``download`` asks for it as a file even where it would open inline."""
+    url = reverse("campaign-analysis-report", args=[run.campaign_id, run.pk, extension])
+    return f"{url}?download=1" if download else url
 
 
 def run_status(run: AnalysisRun) -> dict:
@@ -21,7 +65,7 @@ def run_status(run: AnalysisRun) -> dict:
         "stage": run.stage,
         "error": run.error,
         "reports": [
-            {"label": label, "url": reverse("campaign-analysis-report", args=[run.campaign_id, run.pk, extension])}
-            for label, extension in REPORTS
+            {"label": label, "url": report_url(run, extension, download)}
+            for label, extension, download in REPORTS
         ] if run.status == AnalysisRun.Status.DONE else [],
     }

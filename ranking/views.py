@@ -17,7 +17,7 @@ from annotation.permissions import managed_campaigns
 from .dispatch import start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
-from .run_status import run_status
+from .run_status import parameter_items, run_status
 
 
 @login_required
@@ -33,7 +33,7 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "campaign": campaign,
         "form": form,
-        "runs": runs,
+        "runs": [(run, parameter_items(run.parameters)) for run in runs],
         "started": next((run for run in runs if started.isdecimal() and run.pk == int(started)), None),
     }
     return render(request, "ranking/analyses.html", context, status=400 if form.errors else 200)
@@ -49,7 +49,9 @@ def analyses_status(request: HttpRequest, pk: int) -> JsonResponse:
 
 @login_required
 def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) -> HttpResponse:
-    """A done run's report as JSON, HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers."""
+    """A done run's report as JSON, HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers.
+
+    The HTML report opens in the browser (``?download=1`` downloads it); the other formats download as files."""
     from .reports.formats import BY_EXTENSION, render_report, report_filename
 
     campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
@@ -58,7 +60,8 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
     text = render_report(run.result, report.name, standalone=report.name == "latex")
     response = HttpResponse(text, content_type=report.content_type)
     name = report_filename(campaign.name, run.pk, run.seed, report.extension)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    disposition = "inline" if report.name == "html" and "download" not in request.GET else "attachment"
+    response["Content-Disposition"] = f'{disposition}; filename="{name}"'
     return response
 
 

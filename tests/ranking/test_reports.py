@@ -112,7 +112,7 @@ def logged_in(user: User) -> Client:
     return client
 
 
-def test_organizers_download_html_latex_and_csv_from_the_analyses_page(campaign):
+def test_organizers_open_the_html_report_and_download_every_report_from_the_analyses_page(campaign):
     organizer = User.objects.create_user("org")
     campaign.organizers.add(organizer)
     run = done_run(campaign)
@@ -128,8 +128,12 @@ def test_organizers_download_html_latex_and_csv_from_the_analyses_page(campaign)
         assert f'href="{url}"' in page
         response = client.get(url)
         assert response.status_code == 200 and response["Content-Type"] == content_type
-        assert response["Content-Disposition"] == f'attachment; filename="reports-analysis-{run.pk}-seed5.{extension}"'
+        disposition = "inline" if extension == "html" else "attachment"
+        assert response["Content-Disposition"] == f'{disposition}; filename="reports-analysis-{run.pk}-seed5.{extension}"'
         assert response.content.decode().startswith(start)
+    download = f'{reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "html"])}?download=1'
+    assert f'href="{download}">Download HTML</a>' in page
+    assert client.get(download)["Content-Disposition"] == f'attachment; filename="reports-analysis-{run.pk}-seed5.html"'
 
 
 def test_nobody_else_gets_a_report(campaign):

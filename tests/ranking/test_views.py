@@ -38,7 +38,12 @@ def test_organizer_runs_an_analysis_and_downloads_its_json(campaign, django_capt
     run = AnalysisRun.objects.get()
     assert (run.status, run.seed, run.requested_by) == (AnalysisRun.Status.DONE, 4, organizer)
     page = client.get(url).content.decode()
-    assert "B = 200, 0.9, seed 4" in page and 'http-equiv="refresh"' not in page
+    shown = ("bootstrap samples <strong>200</strong>", "rank range confidence <strong>0.9</strong>",
+             "seed <strong>4</strong>", "per-judge confidence <strong>0.9</strong>",
+             "accuracy folds <strong>0 (skipped)</strong>", "ignored judges <strong>admin</strong>",
+             "judge <strong>all</strong>", "metrics <strong>none</strong>")
+    assert all(text in page for text in shown) and 'http-equiv="refresh"' not in page
+    assert "G15 Table 4" in page and "Slow:" in page
     download = client.get(reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "json"]))
     assert download["Content-Disposition"] == f'attachment; filename="views-analysis-{run.pk}-seed4.json"'
     result = json.loads(download.content)
