@@ -28,9 +28,8 @@ from annotation.models import Campaign
 from .compute_run import DATABASES_VARIABLE
 from .core.parameters import AnalysisParameters
 from .models import AnalysisRun
-from .runs import create_run, progress_recorder
-
-EXECUTION_MODES = ("celery", "process", "inline")
+from .runs import create_run, execute_in_process, progress_recorder
+from .tasks import send_waiting
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +48,6 @@ def start_analysis(campaign: Campaign, parameters: AnalysisParameters, *, reques
 def compute_here(run_id: int) -> None:
     """Compute the run in this thread, its progress written to its row. A failure is recorded on the run and
     logged, not raised (the caller is a request, a command or the embedded mode's process)."""
-    from .runs import execute_in_process
-
     try:
         execute_in_process(AnalysisRun.objects.get(pk=run_id), progress=progress_recorder(run_id))
     except Exception:
@@ -61,8 +58,6 @@ def requeue() -> int:
     """Hand on the runs that are queued and not yet sent: to the workers (``celery``), or computed here, one after
     another, in the other modes. Returns how many were sent or computed."""
     if settings.ANALYSIS_EXECUTION == "celery":
-        from .tasks import send_waiting
-
         return send_waiting()
     waiting = list(
         AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED).order_by("id").values_list("pk", flat=True)
@@ -78,6 +73,6 @@ def start_process(run_id: int) -> None:
 
     It runs in its own session, so it finishes the run even when the web process stops or reloads; its errors go
     to this process's stderr."""
-    env = {**os.environ, DATABASES_VARIABLE: json.dumps(settings.DATABASES, default=str)}  # and DJANGO_SETTINGS_MODULE
+    env = {**os.environ, DATABASES_VARIABLE: json.dumps(settings.DATABASES, default=str)}
     subprocess.Popen([sys.executable, "-m", "ranking.compute_run", str(run_id)], cwd=settings.BASE_DIR, env=env,
                      stdin=subprocess.DEVNULL, start_new_session=True)
