@@ -73,25 +73,33 @@ def read_test_set(
     for file in systems:
         lines = decode_lines(file)
         if len(lines) != n:
-            raise InputFileError(f"{file.name}: {len(lines)} lines, but the source {source.name} has {n}")
+            raise InputFileError(
+                f"{file.name}: {_lines(len(lines))}, but the source file ({source.name}) has {_lines(n)}"
+            )
         outputs.append(lines)
         kinds.append(System.Kind.INPUT if file.name == source.name else System.Kind.SYSTEM)
     if source_is_system and source.name not in names:
         names.append(source.name)
         outputs.append(source_lines)
         kinds.append(System.Kind.INPUT)
-    doc_ids = _document_ids(documents, n)
+    doc_ids = _document_ids(documents, n, source.name)
     groups = [collapse_outputs([column[i] for column in outputs]) for i in range(n)]
     return TestSet(source_lines, doc_ids, names, kinds, outputs, groups)
 
 
-def _document_ids(documents: NamedFile | None, n: int) -> list[str]:
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def _document_ids(documents: NamedFile | None, n: int, source_name: str) -> list[str]:
     """One document id per line; the whole file is one document without an index. Documents must be contiguous."""
     if documents is None:
         return ["document"] * n
     ids = [line.strip() for line in decode_lines(documents)]
     if len(ids) != n:
-        raise InputFileError(f"{documents.name}: {len(ids)} lines, but the source has {n}")
+        raise InputFileError(
+            f"{documents.name}: {_lines(len(ids))}, but the source file ({source_name}) has {_lines(n)}"
+        )
     seen: set[str] = set()
     for line, doc_id in enumerate(ids):
         if not doc_id:

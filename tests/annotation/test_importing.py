@@ -72,12 +72,12 @@ def test_documents_file_gives_documents_and_positions():
 @pytest.mark.parametrize(
     ("files", "documents", "message"),
     [
-        (systems(beta=b"one line\n"), None, "beta: 1 lines, but the source source has 4"),
+        (systems(beta=b"one line\n"), None, "beta: 1 line, but the source file (source) has 4 lines"),
         (systems(gamma=b"ok\n\xff\xfe bad\nx\ny\n"), None, "gamma: not UTF-8 text: byte 0xff at byte offset 3 (line 2)"),
         (systems(alpha=b""), None, "alpha: the file is empty"),
         (systems() + [named("alpha", SYSTEMS["alpha"])], None, "duplicate system names: alpha"),
         (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),
-        (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source has 4"),
+        (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source file (source) has 4 lines"),
         ([], None, "no system output files were given"),
     ],
 )
@@ -171,7 +171,7 @@ def test_import_outputs_command(tmp_path):
     assert "4 systems, 4 segments in 1 documents" in out.getvalue()
     assert Campaign.objects.get(name="cli").mode == Campaign.Mode.PRWS
     (tmp_path / "beta").write_bytes(b"short\n")
-    with pytest.raises(CommandError, match="beta: 1 lines, but the source source has 4"):
+    with pytest.raises(CommandError, match=r"beta: 1 line, but the source file \(source\) has 4 lines"):
         call_command("import_outputs", "--campaign", "cli2", "--source", str(tmp_path / "source"),
                      *(str(tmp_path / n) for n in SYSTEMS))
     assert not Campaign.objects.filter(name="cli2").exists()

@@ -71,7 +71,7 @@ def test_a_bad_upload_shows_the_message_and_writes_nothing(organizer, client_for
     response = client_for(organizer).post(reverse("campaign-create"), form_data(
         source=upload("source", SOURCE), systems=[upload("alpha", b"too short\n")]))
     assert response.status_code == 400
-    assert "alpha: 1 lines, but the source source has 4" in response.content.decode()
+    assert "alpha: 1 line, but the source file (source) has 4 lines" in response.content.decode()
     assert not Campaign.objects.exists() and not Candidate.objects.exists()
 
 
