@@ -182,7 +182,7 @@ def measure(campaign: Campaign, label: str, repeat: int, rng: np.random.Generato
     first_history = timed_request(client, history_url)
     start = time.perf_counter()
     requests = 1
-    while client.get(history_url).json()["pending"]:
+    while (history := client.get(history_url).json())["pending"]:
         requests += 1
     fill = first_history + time.perf_counter() - start
 
@@ -193,7 +193,7 @@ def measure(campaign: Campaign, label: str, repeat: int, rng: np.random.Generato
                          ("cold cache (loads every judgment)", cold), ("computation from the counts", compute)):
         p50, p95 = percentiles(values)
         print(f"  {name:<38} {p50:8.1f} / {p95:8.1f}   baseline/this (median) {b50 / p50:7.1f}x")
-    print(f"  history: first request {first_history * 1000:.0f} ms; all {len(state.checkpoints)} checkpoints "
+    print(f"  history: first request {first_history * 1000:.0f} ms; all {len(history['points'])} checkpoints "
           f"after {requests} requests, {fill:.2f} s in all")
     return percentiles(fresh)[1]
 

@@ -12,11 +12,13 @@ ranking (G15 Table 1); judgments of excluded screens do not count. A PRWS campai
 judgments of its scores, from the raters who pass the quality check (``core.prws.qualified_rankings``), as its
 analysis is.
 
-Cost: a campaign's outcome counts (``LiveCounts``) stay in Django's cache. A request loads only the judgments
-stored since (``loading.load_rankings(after=...)``) and adds their counts; when judgments were deleted (a judge's
-undo), a screen was excluded or put back, or the cache is cold, the counts are rebuilt from all judgments. The
-leaderboard itself is cached by the data's version (``DataVersion``: last judgment id, number of judgments and sum
-of their ids, excluded screens), so polling an unchanged campaign costs two aggregate queries. A checkpoint's bootstrap is computed once; the history
+Cost: a campaign's outcome counts (``LiveCounts``, small) and its checkpoints (``History``) stay in Django's cache
+as two entries. A request loads only the judgments stored since (``loading.load_rankings(after=...)``) and adds
+their counts, touching the checkpoints only when it crosses a multiple of ``HISTORY_STEP``; when judgments were
+deleted (a judge's undo), a screen was excluded or put back, or the cache is cold, everything is rebuilt from all
+judgments (a checkpoint whose counts did not change keeps its bootstrap). The leaderboard itself is cached by the
+data's version (``DataVersion``: last judgment id, number of judgments and sum of their ids, excluded screens), so
+polling an unchanged campaign costs two aggregate queries. A checkpoint's bootstrap is computed once; the history
 request computes the missing ones for at most ``HISTORY_BUDGET_SECONDS`` (most useful first: the newest, which
 the stopping hint needs, then the whole curve coarse to fine) and says how many are still missing.
 
@@ -99,17 +101,28 @@ class Checkpoint:
 @dataclass
 class LiveCounts:
     """A campaign's outcome counts up to judgment ``last_id`` (``judgments`` judgments of any screen up to it, with
-    ids summing to ``id_sum``, of which ``rankings`` analysed), with its history checkpoints."""
+    ids summing to ``id_sum``, of which ``rankings`` analysed); ``token`` names the ``History`` built with them."""
 
     names: tuple[str, ...]
     excluded: str
+    token: str
     last_id: int | None = None
     judgments: int = 0
     id_sum: int = 0
     rankings: int = 0
     counts: np.ndarray | None = None
-    checkpoints: list[Checkpoint] = field(default_factory=list)
     raters: list[dict] | None = None
+
+
+@dataclass
+class History:
+    """The checkpoints of the ``LiveCounts`` with the same ``token``: one per ``HISTORY_STEP`` of its rankings."""
+
+    token: str
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+
+    def matches(self, state: LiveCounts) -> bool:
+        return self.token == state.token and len(self.checkpoints) == state.rankings // HISTORY_STEP
 
 
 def data_version(campaign: Campaign) -> DataVersion:
@@ -165,8 +178,9 @@ def rater_checks(quality) -> list[dict]:
 
 
 def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
-            previous: dict[tuple[int, str], CheckpointRanking]) -> None:
-    """Add ``rankings`` (the next ones after ``state``'s) to ``state``, with a checkpoint per ``HISTORY_STEP``."""
+            previous: dict[tuple[int, str], CheckpointRanking]) -> list[Checkpoint]:
+    """Add ``rankings`` (the next ones after ``state``'s) to ``state``; return the checkpoints they complete, one
+    per multiple of ``HISTORY_STEP``, with the bootstrap of ``previous`` where their counts are the same."""
     import numpy as np
 
     from .core.win_counts import checkpoint_counts, full_data_expected_wins
@@ -177,6 +191,7 @@ def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
     counts = checkpoint_counts(rankings, [*ends, rankings.n_rankings])
     if state.counts is not None:
         counts = counts + state.counts
+    checkpoints = []
     for end, at in zip(ends, counts):
         n = start + end
         digest = _digest(at)
@@ -185,37 +200,58 @@ def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
             scores = [float(x) for x in full_data_expected_wins(at)]
         ranking = previous.get((n, digest))
         keep = at if scores is not None and ranking is None else None
-        state.checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
+        checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
     state.counts = np.asarray(counts[-1])
     state.rankings = start + rankings.n_rankings
     state.last_id, state.judgments, state.id_sum = version.last_id, version.judgments, version.id_sum
+    return checkpoints
 
 
-def live_counts(campaign: Campaign, version: DataVersion) -> LiveCounts:
-    """The campaign's counts at ``version``: the cached ones, extended by the new judgments, or rebuilt."""
+def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False) -> LiveCounts:
+    """The campaign's counts at ``version``: the cached ones, extended by the new judgments, or rebuilt (always
+    with ``rebuild``). Keeps the cached ``History`` in step."""
+    import uuid
+
     from .loading import contestant_names
 
-    key = _cache_key(campaign, "counts")
-    state: LiveCounts | None = cache.get(key)
-    if state is not None and (state.last_id, state.judgments, state.id_sum, state.excluded) == (
+    state: LiveCounts | None = cache.get(_cache_key(campaign, "counts"))
+    if not rebuild and state is not None and (state.last_id, state.judgments, state.id_sum, state.excluded) == (
             version.last_id, version.judgments, version.id_sum, version.excluded):
         return state
     names = tuple(contestant_names(campaign))
     incremental = (
-        state is not None and state.excluded == version.excluded and state.names == names
+        not rebuild and state is not None and state.excluded == version.excluded and state.names == names
         and campaign.mode != Campaign.Mode.PRWS and state.last_id is not None
         and _only_added(campaign, state, version)
     )
-    if not incremental:
-        previous = {(c.rankings, c.digest): c.ranking for c in state.checkpoints if c.ranking} if state else {}
-        state = LiveCounts(names=names, excluded=version.excluded)
-        after = None
+    history_key = _cache_key(campaign, "history")
+    if incremental:
+        rankings, state.raters = _rankings(campaign, state.last_id, version.last_id)
+        added = _extend(state, rankings, version, {})
+        if added:
+            history: History | None = cache.get(history_key)
+            if history is not None and history.token == state.token:
+                history.checkpoints.extend(added)
+                cache.set(history_key, history, STATE_SECONDS)
     else:
-        previous, after = {}, state.last_id
-    rankings, state.raters = _rankings(campaign, after, version.last_id)
-    _extend(state, rankings, version, previous)
-    cache.set(key, state, STATE_SECONDS)
+        old: History | None = cache.get(history_key)
+        previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
+        state = LiveCounts(names=names, excluded=version.excluded, token=uuid.uuid4().hex)
+        rankings, state.raters = _rankings(campaign, None, version.last_id)
+        cache.set(history_key, History(state.token, _extend(state, rankings, version, previous)), STATE_SECONDS)
+    cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
     return state
+
+
+def live_history(campaign: Campaign, version: DataVersion) -> tuple[LiveCounts, History]:
+    """The campaign's counts and checkpoints at ``version``, rebuilt when the cached checkpoints are not those of
+    the counts (evicted, or overwritten by a concurrent request)."""
+    state = live_counts(campaign, version)
+    history: History | None = cache.get(_cache_key(campaign, "history"))
+    if history is None or not history.matches(state):
+        state = live_counts(campaign, version, rebuild=True)
+        history = cache.get(_cache_key(campaign, "history"))
+    return state, history
 
 
 def _only_added(campaign: Campaign, state: LiveCounts, version: DataVersion) -> bool:
@@ -343,7 +379,7 @@ def fill_order(n: int, recent: int) -> list[int]:
     return order
 
 
-def _compute_checkpoints(campaign: Campaign, state: LiveCounts, k: int, budget: float) -> bool:
+def _compute_checkpoints(campaign: Campaign, state: LiveCounts, history: History, k: int, budget: float) -> bool:
     """Bootstrap the missing checkpoints in ``fill_order`` until ``budget`` seconds have passed (at least one);
     return whether any was computed."""
     from .core.win_counts import cluster_partition, expected_wins_ranking, unresolved_pairs
@@ -351,8 +387,8 @@ def _compute_checkpoints(campaign: Campaign, state: LiveCounts, k: int, budget: 
     deadline = time.perf_counter() + budget
     n_pairs = len(state.names) * (len(state.names) - 1) // 2
     changed = False
-    for index in fill_order(len(state.checkpoints), k // HISTORY_STEP + 1):
-        point = state.checkpoints[index]
+    for index in fill_order(len(history.checkpoints), k // HISTORY_STEP + 1):
+        point = history.checkpoints[index]
         if point.ranking is not None or point.scores is None:
             continue
         if changed and time.perf_counter() > deadline:
@@ -365,18 +401,18 @@ def _compute_checkpoints(campaign: Campaign, state: LiveCounts, k: int, budget: 
     return changed
 
 
-def stopping_hint(state: LiveCounts, k: int) -> dict:
+def stopping_hint(history: History, k: int) -> dict:
     """Whether the clusters stayed the same over the last ``k`` rankings of the history (its newest checkpoints)."""
     from .core.win_counts import stable_since
 
     hint = {"k": k, "met": False, "stable_since": None, "stable_for": None, "reason": None}
     trailing = []
-    for point in reversed(state.checkpoints):
+    for point in reversed(history.checkpoints):
         if point.ranking is None:
             break
         trailing.append(point)
     trailing.reverse()
-    if not state.checkpoints or state.checkpoints[-1].scores is None:
+    if not history.checkpoints or history.checkpoints[-1].scores is None:
         hint["reason"] = f"no clusters yet: the history starts at {HISTORY_STEP} rankings with pairwise judgments"
     elif not trailing:
         hint["reason"] = "the newest checkpoint is still being computed"
@@ -390,9 +426,9 @@ def stopping_hint(state: LiveCounts, k: int) -> dict:
 def history(campaign: Campaign, k: int = STOPPING_K, budget: float = HISTORY_BUDGET_SECONDS) -> dict:
     """The campaign's history (one checkpoint per ``HISTORY_STEP`` rankings) and stopping hint for ``k``."""
     version = data_version(campaign)
-    state = live_counts(campaign, version)
-    if _compute_checkpoints(campaign, state, k, budget):
-        cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
+    state, history = live_history(campaign, version)
+    if _compute_checkpoints(campaign, state, history, k, budget):
+        cache.set(_cache_key(campaign, "history"), history, STATE_SECONDS)
     points = [
         {
             "rankings": point.rankings,
@@ -400,9 +436,9 @@ def history(campaign: Campaign, k: int = STOPPING_K, budget: float = HISTORY_BUD
             "separated_pairs": point.ranking.separated if point.ranking else None,
             **({"reason": NO_PAIRS} if point.scores is None else {}),
         }
-        for point in state.checkpoints
+        for point in history.checkpoints
     ]
-    pending = sum(1 for point in state.checkpoints if point.ranking is None and point.scores is not None)
+    pending = sum(1 for point in history.checkpoints if point.ranking is None and point.scores is not None)
     return {
         "snapshot": _snapshot(state, version),
         "parameters": {"step": HISTORY_STEP, "bootstrap": HISTORY_BOOTSTRAP, "confidence": CONFIDENCE,
@@ -411,5 +447,5 @@ def history(campaign: Campaign, k: int = STOPPING_K, budget: float = HISTORY_BUD
         "system_pairs": len(state.names) * (len(state.names) - 1) // 2,
         "points": points,
         "pending": pending,
-        "stopping": stopping_hint(state, k),
+        "stopping": stopping_hint(history, k),
     }

@@ -301,3 +301,23 @@ def test_a_prws_campaign_with_one_rater_is_ranked_on_its_relative_judgments():
                                           "reason": "no screen showed both Source and Source+error"}]
     ranked = small_campaign("ranked")
     assert "raters" not in get_leaderboard(organizer_client(ranked, "orga2"), ranked)
+
+
+def test_the_leaderboard_adds_checkpoints_to_the_cached_history_and_a_lost_history_is_rebuilt():
+    campaign = synthetic_campaign("two-entries", np.random.default_rng(13), n_rankings=160, n_systems=4)
+    client = organizer_client(campaign)
+    first = get_history(client, campaign)
+    assert [p["rankings"] for p in first["points"]] == [100]
+    token = cache.get(live._cache_key(campaign, "counts")).token
+    write_judged_screens(campaign, random_judgments(campaign, np.random.default_rng(14), 60))
+    get_leaderboard(client, campaign)
+    state = cache.get(live._cache_key(campaign, "counts"))
+    history = cache.get(live._cache_key(campaign, "history"))
+    assert state.token == token and history.matches(state), "extended in place, not rebuilt"
+    assert [c.rankings for c in history.checkpoints] == [100, 200]
+    assert history.checkpoints[0].ranking is not None and history.checkpoints[1].ranking is None
+    second = get_history(client, campaign)
+    assert second["points"][0] == first["points"][0] and second["pending"] == 0
+    cache.delete(live._cache_key(campaign, "history"))
+    assert get_history(client, campaign)["points"] == second["points"]
+    assert cache.get(live._cache_key(campaign, "counts")).token != token
