@@ -1,0 +1,52 @@
+"""manage.py score_metrics: automatic metrics of a campaign's systems, in the WMT metrics formats."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands.import_appraise_xml import get_campaign
+from ranking.automatic_metrics import METRICS, compute_metrics
+from ranking.metric_loading import load_metric_inputs
+from ranking.reports.wmt_metrics import segment_level, system_level
+
+
+class Command(BaseCommand):
+    help = (
+        "Score every system of a campaign with automatic metrics computed from the campaign's own references "
+        "(import_references): m2 (M2 F0.5 against the M2 gold edits, as the official m2scorer), gleu (GLEU of "
+        "cnap/gec-ranking against all reference texts) and chrf (sacrebleu's chrF++). Writes the system scores "
+        "as METRIC<TAB>LP<TAB>TESTSET<TAB>SYSTEM<TAB>SCORE lines (to --out, or standard output) and, with "
+        "--segments, the sentence scores with the segment number (from 1) before the score. A metric whose "
+        "references are missing is reported and skipped."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the campaign")
+        parser.add_argument(
+            "--metric", action="append", choices=METRICS, metavar="METRIC",
+            help=f"a metric to compute ({', '.join(METRICS)}); repeat for several; default: all",
+        )
+        parser.add_argument("--out", metavar="FILE.tsv", help="system-level scores (default: standard output)")
+        parser.add_argument("--segments", metavar="FILE.tsv", help="segment-level scores")
+
+    def handle(self, *args, **options):
+        campaign = get_campaign(options["campaign"])
+        metrics = options["metric"] or list(METRICS)
+        scores, unavailable = compute_metrics(load_metric_inputs(campaign), dict.fromkeys(metrics))
+        for metric, reason in unavailable.items():
+            self.stderr.write(f"{metric}: skipped: {reason}")
+        if not scores:
+            raise CommandError("no metric could be computed")
+        language_pair = f"{campaign.source_language}-{campaign.target_language}"
+        text = system_level(scores, language_pair, campaign.name)
+        try:
+            if options["out"]:
+                Path(options["out"]).write_text(text, encoding="utf-8")
+            else:
+                sys.stdout.write(text)
+            if options["segments"]:
+                Path(options["segments"]).write_text(segment_level(scores, language_pair, campaign.name), encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot write: {exc}") from None

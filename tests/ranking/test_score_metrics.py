@@ -1,0 +1,61 @@
+"""score_metrics: M2, GLEU and chrF++ of a campaign's systems from its references, in the WMT formats."""
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from sacrebleu.metrics import CHRF
+
+from annotation.services.importing import import_outputs
+from annotation.services.references import import_references
+from annotation.services.textfiles import NamedFile
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = b"He go to school .\nShe like apples .\nThey is here .\n"
+GOOD = b"He goes to school .\nShe likes apples .\nThey are here .\n"
+HALF = b"He goes to school .\nShe like apples .\nThey is here .\n"
+GOLD = (
+    "S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n\n"
+    "S She like apples .\nA 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||0\n\n"
+    "S They is here .\nA 1 2|||SVA|||are|||REQUIRED|||-NONE-|||0\n"
+).encode()
+
+
+@pytest.fixture
+def campaign():
+    campaign = import_outputs(
+        "tiny", NamedFile("source", SOURCE), [NamedFile("good", GOOD), NamedFile("half", HALF)],
+        source_is_system=True,
+    )
+    return campaign
+
+
+def rows(path):
+    return [line.split("\t") for line in path.read_text().splitlines()]
+
+
+def test_wmt_system_and_segment_files(campaign, tmp_path):
+    import_references(campaign, NamedFile("gold.m2", GOLD), [NamedFile("ref0", GOOD)])
+    out, segments = tmp_path / "system.tsv", tmp_path / "segments.tsv"
+    call_command("score_metrics", "--campaign", "tiny", "--out", str(out), "--segments", str(segments))
+    system = {(metric, name): float(value) for metric, pair, test_set, name, value in rows(out)}
+    assert {pair for _, pair, *_ in rows(out)} == {"err-cor"} and {t for _, _, t, *_ in rows(out)} == {"tiny"}
+    assert system[("m2", "good")] == 1.0
+    assert round(system[("m2", "half")], 6) == round(1.25 * 1 * (1 / 3) / (0.25 * 1 + 1 / 3), 6)
+    assert system[("m2", "source")] == 0.0
+    assert system[("gleu", "good")] == 1.0 and system[("gleu", "source")] < system[("gleu", "half")] < 1.0
+    expected = CHRF(word_order=2).corpus_score(HALF.decode().splitlines(), [GOOD.decode().splitlines()]).score
+    assert system[("chrf", "half")] == pytest.approx(expected / 100, abs=1e-6)
+    segment = {(m, name, int(number)): float(value) for m, _, _, name, number, value in rows(segments)}
+    assert len(segment) == 3 * 3 * 3
+    assert [segment[("m2", "half", n)] for n in (1, 2, 3)] == [1.0, 0.0, 0.0]
+
+
+def test_missing_references_are_reported(campaign, tmp_path):
+    out = tmp_path / "system.tsv"
+    with pytest.raises(CommandError, match="no metric could be computed"):
+        call_command("score_metrics", "--campaign", "tiny", "--out", str(out))
+    import_references(campaign, None, [NamedFile("ref0", GOOD)])
+    call_command("score_metrics", "--campaign", "tiny", "--metric", "m2", "--metric", "gleu", "--out", str(out))
+    assert {row[0] for row in rows(out)} == {"gleu"}
