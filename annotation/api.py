@@ -12,15 +12,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from .api_responses import READ_ERRORS, WRITE_ERRORS
-from .campaign_forms import AppraiseUploadForm, CampaignImportForm
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
 from .serializers import (
     AppraiseImportSummarySerializer, AppraiseUploadSerializer, CampaignCreateSerializer, CampaignSerializer,
-    ScreensCreatedSerializer, ScreensRequestSerializer,
+    ScreenJobSerializer, ScreensCreatedSerializer, ScreensRequestSerializer, ScreensStateSerializer,
 )
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
-from .services.screens import create_screens
+from .services.screen_jobs import active_jobs, request_screens
+from .services.screens import screen_count
 
 
 def form_errors(form) -> dict[str, list[str]]:
@@ -58,18 +59,29 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError({"__all__": exc.messages}) from None
         return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Add screens by the campaign's sampling settings (no count: every sentence once)",
-                   request=ScreensRequestSerializer, responses={201: ScreensCreatedSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    @extend_schema(methods=["GET"], summary="The campaign's screen count and its background jobs adding screens",
+                   responses={200: ScreensStateSerializer, **READ_ERRORS})
+    @extend_schema(methods=["POST"], summary="Add screens by the campaign's sampling settings (no count: every "
+                   "sentence once); beyond the request's cap a background job adds them",
+                   request=ScreensRequestSerializer,
+                   responses={201: ScreensCreatedSerializer, 202: ScreenJobSerializer, **WRITE_ERRORS})
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
     def screens(self, request, pk=None):
+        """POST: add screens, at once (201) or by a job (202, its progress in GET). GET: screens and jobs."""
         campaign = self.get_object()
-        serializer = ScreensRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if request.method == "GET":
+            jobs = ScreenJobSerializer(active_jobs(campaign), many=True).data
+            return Response({"total": screen_count(campaign), "jobs": jobs})
+        form = ScreensForm(request.data)
+        if not form.is_valid():
+            raise ValidationError(form_errors(form))
         try:
-            screens = create_screens(campaign, serializer.validated_data.get("count"))
+            done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
         except ValueError as exc:
             raise ValidationError({"count": [str(exc)]}) from None
-        return Response({"created": len(screens), "total": campaign.screens.count()}, status=status.HTTP_201_CREATED)
+        if done.job is not None:
+            return Response(ScreenJobSerializer(done.job).data, status=status.HTTP_202_ACCEPTED)
+        return Response({"created": done.created, "total": screen_count(campaign)}, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
         (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from .models import Campaign
 from .services.importing import import_outputs, read_test_set, split_archive, create_campaign
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
+from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
 
 
@@ -104,10 +105,16 @@ class CampaignImportForm(forms.ModelForm):
         return campaign
 
 
+SCREENS_COUNT_ERROR = f"The number of screens must be a whole number from 1 to {MAX_SCREENS_PER_JOB:,}."
+
+
 class ScreensForm(forms.Form):
     """Add screens to a campaign by its sampling settings (empty count: every sentence once, full coverage)."""
 
-    count = forms.IntegerField(min_value=1, max_value=100_000, required=False)
+    count = forms.IntegerField(
+        min_value=1, max_value=MAX_SCREENS_PER_JOB, required=False,
+        error_messages=dict.fromkeys(("invalid", "min_value", "max_value"), SCREENS_COUNT_ERROR),
+    )
 
 
 class AppraiseUploadForm(forms.Form):

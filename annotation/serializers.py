@@ -3,7 +3,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
-from .models import Campaign, System
+from .models import Campaign, ScreenJob, System
+from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST, screen_count
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -16,7 +17,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     systems = SystemSerializer(many=True, read_only=True)
     segments = serializers.IntegerField(source="segments.count", read_only=True)
     documents = serializers.IntegerField(source="documents.count", read_only=True)
-    screens = serializers.IntegerField(source="screens.count", read_only=True)
+    screens = serializers.SerializerMethodField()
 
     class Meta:
         model = Campaign
@@ -26,10 +27,17 @@ class CampaignSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def get_screens(self, campaign: Campaign) -> int:
+        return screen_count(campaign)
+
 
 @extend_schema_serializer(component_name="Screens")
 class ScreensRequestSerializer(serializers.Serializer):
-    count = serializers.IntegerField(min_value=1, max_value=100_000, required=False, allow_null=True)
+    count = serializers.IntegerField(
+        min_value=1, max_value=MAX_SCREENS_PER_JOB, required=False, allow_null=True,
+        help_text=f"Screens to add (empty: every sentence once, full coverage). Up to {MAX_SCREENS_PER_REQUEST:,} are "
+        f"added at once (201); more, up to {MAX_SCREENS_PER_JOB:,}, by a background job (202).",
+    )
 
 
 def _form_help(form_class, name: str) -> str:
@@ -59,6 +67,20 @@ class CampaignCreateSerializer(serializers.ModelSerializer):
 class ScreensCreatedSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="Screens added by this request.")
     total = serializers.IntegerField(help_text="Screens of the campaign now.")
+
+
+class ScreenJobSerializer(serializers.ModelSerializer):
+    """A background job adding screens: ``created`` of ``requested`` so far."""
+
+    class Meta:
+        model = ScreenJob
+        fields = ["id", "requested", "created", "status", "error", "requested_at", "finished_at"]
+        read_only_fields = fields
+
+
+class ScreensStateSerializer(serializers.Serializer):
+    total = serializers.IntegerField(help_text="Screens of the campaign now.")
+    jobs = ScreenJobSerializer(many=True, help_text="Background jobs adding screens: running, queued, or recent.")
 
 
 class AppraiseUploadSerializer(serializers.Serializer):

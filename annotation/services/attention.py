@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from ..models import Assignment, Campaign, Candidate, CandidateJudgment, Output, Screen, ScreenCandidate, Segment, System
 from .corrupter import corrupt
@@ -74,11 +74,22 @@ def _place(shown: list[int], pk: int, keep: list[int], limit: int, rng: np.rando
 
 
 def unserved_screens(campaign: Campaign) -> QuerySet:
-    """The campaign's screens that attention checks may still change: all their assignments pending in the pool."""
-    left_pool = Assignment.objects.filter(screen=OuterRef("pk")).filter(
-        ~Q(status=Assignment.Status.PENDING) | Q(judge__isnull=False)
+    """The campaign's screens that attention checks may still change: all their assignments pending in the pool
+    (a slot leaves the pool when it gets a judge; served and submitted slots always have one)."""
+    taken = Assignment.objects.filter(screen=OuterRef("pk"), judge__isnull=False)
+    return Screen.objects.filter(campaign=campaign).exclude(Exists(taken))
+
+
+def control_screens(campaign: Campaign) -> QuerySet:
+    """Ids of the campaign's screens that show an output of a control system (found from the control outputs)."""
+    return (
+        ScreenCandidate.objects.filter(
+            candidate__outputs__system__campaign=campaign, candidate__outputs__system__kind=System.Kind.CONTROL
+        )
+        .order_by()
+        .values("screen_id")
+        .distinct()
     )
-    return Screen.objects.filter(campaign=campaign).exclude(Exists(left_pool))
 
 
 def _lock_unserved(screen_ids: list[int]) -> list[int]:
@@ -93,7 +104,7 @@ def _lock_unserved(screen_ids: list[int]) -> list[int]:
             .values_list("screen_id", "status", "judge_id")
         )
         for screen_id, status, judge_id in rows:
-            if status != Assignment.Status.PENDING or judge_id is not None:
+            if judge_id is not None or status != Assignment.Status.PENDING:
                 kept.discard(screen_id)
     return [pk for pk in screen_ids if pk in kept]
 
@@ -116,9 +127,11 @@ def add_attention_checks(
         )
         if control.kind != System.Kind.CONTROL:
             raise ValueError(f"{system_name!r} is a system of the campaign, not a control")
-        has_control = ScreenCandidate.objects.filter(screen=OuterRef("pk"), candidate__outputs__system=control)
         eligible = list(
-            unserved_screens(campaign).exclude(Exists(has_control)).order_by("number").values_list("id", flat=True)
+            unserved_screens(campaign)
+            .exclude(pk__in=control_screens(campaign))
+            .order_by("number")
+            .values_list("id", flat=True)
         )
         chosen = np.sort(rng.choice(eligible, size=round(share * len(eligible)), replace=False))
         locked = _lock_unserved(chosen.tolist())

@@ -47,3 +47,12 @@ def insert_rows(model: type[Model], fields: Sequence[str], rows: Iterable[tuple]
     attnames = [model._meta.get_field(f).attname for f in fields]
     created = model.objects.bulk_create((model(**dict(zip(attnames, row))) for row in rows), batch_size=BATCH)
     return [obj.pk for obj in created]
+
+
+def insert_rows_with_ids(model: type[Model], fields: Sequence[str], rows: list[tuple]) -> list[int]:
+    """Insert ``rows`` (values of ``fields``) and return their new ids in row order, so that rows referring to them
+    can be written the same way (ids from the sequence on PostgreSQL, from ``bulk_create`` elsewhere)."""
+    ids = reserve_ids(model, len(rows))
+    if ids is None:
+        return insert_rows(model, fields, rows)
+    return insert_rows(model, ("id", *fields), [(pk, *row) for pk, row in zip(ids, rows)])

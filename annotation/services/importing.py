@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 
 from ..models import Campaign, Candidate, Document, Output, Segment, System
-from .bulk_rows import insert_rows, reserve_ids
+from .bulk_rows import insert_rows, insert_rows_with_ids
 from .collapsing import collapse_outputs
 from .field_rules import check_campaign_name, check_system_name, document_id_problem
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
@@ -172,13 +172,13 @@ def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
     for line, (text, doc_id) in enumerate(zip(test_set.source, test_set.documents)):
         segment_rows.append((campaign.pk, documents[doc_id].pk, positions[doc_id], line, text))
         positions[doc_id] += 1
-    segment_ids = _insert_with_ids(Segment, ("campaign", "document", "position", "line", "source"), segment_rows)
+    segment_ids = insert_rows_with_ids(Segment, ("campaign", "document", "position", "line", "source"), segment_rows)
     candidate_rows, members = [], []
     for segment_id, line, groups in zip(segment_ids, range(len(segment_ids)), test_set.groups):
         for group in groups:
             candidate_rows.append((segment_id, test_set.outputs[group[0]][line]))
             members.append((segment_id, group))
-    candidate_ids = _insert_with_ids(Candidate, ("segment", "text"), candidate_rows)
+    candidate_ids = insert_rows_with_ids(Candidate, ("segment", "text"), candidate_rows)
     system_ids = [system.pk for system in systems]
     insert_rows(
         Output,
@@ -190,13 +190,6 @@ def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
         ),
     )
 
-
-def _insert_with_ids(model, fields: tuple[str, ...], rows: list[tuple]) -> list[int]:
-    """Insert rows and return their ids in row order."""
-    ids = reserve_ids(model, len(rows))
-    if ids is None:
-        return insert_rows(model, fields, rows)
-    return insert_rows(model, ("id", *fields), [(pk, *row) for pk, row in zip(ids, rows)])
 
 def import_outputs(
     name: str,

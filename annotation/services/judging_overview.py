@@ -11,10 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count
 
-from ..models import Assignment, Campaign, Judgment, Screen, ScreenCandidate, System
-from .attention import attention_check_rates, unserved_screens
+from ..models import Assignment, Campaign, Judgment, Screen
+from .attention import attention_check_rates, control_screens
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,13 @@ class AttentionCoverage:
 def judge_activity(campaign: Campaign) -> list[JudgeActivity]:
     """A row per judge (members of the campaign and anyone who submitted a screen of it), by username."""
     submitted = dict(
-        Assignment.objects.filter(screen__campaign=campaign, status=Assignment.Status.SUBMITTED)
+        Assignment.objects.filter(campaign=campaign, judge__isnull=False, status=Assignment.Status.SUBMITTED)
         .values("judge__username")
         .annotate(n=Count("id"))
         .values_list("judge__username", "n")
     )
     seconds: dict[str, list[float]] = defaultdict(list)
-    durations = Judgment.objects.filter(assignment__screen__campaign=campaign, duration__isnull=False).values_list(
+    durations = Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False).values_list(
         "assignment__judge__username", "duration"
     )
     for username, duration in durations:
@@ -73,12 +73,13 @@ def judge_activity(campaign: Campaign) -> list[JudgeActivity]:
 def attention_coverage(campaign: Campaign) -> AttentionCoverage:
     """How many screens show an output of a control system, and how many unserved screens show none.
 
-    "Unserved" is what ``attention.add_attention_checks`` may still change (``attention.unserved_screens``).
+    "Unserved" is what ``attention.add_attention_checks`` may still change (``attention.unserved_screens``). Counted
+    from the control outputs and the slots taken (both indexed), never screen by screen.
     """
-    has_check = ScreenCandidate.objects.filter(
-        screen=OuterRef("pk"), candidate__outputs__system__kind=System.Kind.CONTROL
-    )
-    screens = Screen.objects.filter(campaign=campaign).annotate(checked=Exists(has_check))
-    counts = screens.aggregate(total=Count("id"), with_check=Count("id", filter=Q(checked=True)))
-    open_screens = unserved_screens(campaign).exclude(Exists(has_check)).count()
-    return AttentionCoverage(screens=counts["total"], with_check=counts["with_check"], open=open_screens)
+    checked = control_screens(campaign)
+    taken = Assignment.objects.filter(campaign=campaign, judge__isnull=False).order_by().values("screen_id")
+    total = Screen.objects.filter(campaign=campaign).count()
+    served = taken.distinct().count()
+    with_check = checked.count()
+    unserved_with_check = checked.exclude(screen_id__in=taken).count()
+    return AttentionCoverage(screens=total, with_check=with_check, open=total - served - unserved_with_check)

@@ -40,7 +40,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
@@ -54,6 +54,9 @@ REPEAT_GAP_MIN = 5
 REPEAT_GAP_MAX = 20
 #: The longest flag reason kept (Flag.reason).
 FLAG_REASON_MAX = 500
+#: ``progress`` counts at most this many claimable screens (a campaign may have a million): a judge's total then
+#: reads "N+".
+PROGRESS_CAP = 1000
 STALE_MESSAGE = (
     "This screen is out of date: it was undone, or given to another judge after it was left unanswered. "
     "Nothing was saved from it."
@@ -98,15 +101,22 @@ class InvalidScores(QueueError):
 
 @dataclass(frozen=True)
 class Progress:
-    """``done`` screens submitted of ``total`` (submitted + open + still claimable for this judge)."""
+    """``done`` screens submitted of ``total`` (submitted + open + still claimable for this judge); with ``more``,
+    more than ``PROGRESS_CAP`` screens are still claimable and ``total`` counts only that many of them."""
 
     done: int
     total: int
+    more: bool = False
 
     @property
     def current(self) -> int:
         """The number of the screen being worked on ("screen k of n"), at most ``total``."""
         return min(self.done + 1, self.total)
+
+    @property
+    def total_text(self) -> str:
+        """``total`` as the judge reads it: "1,234", or "1,234+" when more screens are left."""
+        return f"{self.total:,}{'+' * self.more}"
 
 
 @dataclass(frozen=True)
@@ -142,20 +152,42 @@ def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime) -> As
 
 
 def _mine(campaign: Campaign, judge: AbstractBaseUser):
-    return Assignment.objects.filter(screen__campaign=campaign, judge=judge)
+    return Assignment.objects.filter(campaign=campaign, judge=judge)
 
 
-def _claimable(campaign: Campaign, judge: AbstractBaseUser, now: datetime):
-    """Open slots of screens the judge has not had: unclaimed, or non-repeats whose lease ran out."""
-    had = Assignment.objects.filter(judge=judge).values("screen_id")
-    return (
-        Assignment.objects.filter(screen__campaign=campaign, repeat_of__isnull=True)
-        .filter(
-            Q(judge__isnull=True, status=Assignment.Status.PENDING)
-            | (~Q(status=Assignment.Status.SUBMITTED) & Q(lease_expires_at__lt=now))
-        )
-        .exclude(screen_id__in=had)
+def _not_had(judge: AbstractBaseUser) -> Exists:
+    """The screen of the outer assignment was never the judge's (they have no original assignment of it)."""
+    had = Assignment.objects.filter(screen=OuterRef("screen"), judge=judge, repeat_of__isnull=True)
+    return ~Exists(had)
+
+
+def _pool(campaign: Campaign, judge: AbstractBaseUser):
+    """Unclaimed slots of screens the judge has not had (index ``assignment_pool_order``/``_screens``)."""
+    return Assignment.objects.filter(
+        _not_had(judge), campaign=campaign, judge__isnull=True, status=Assignment.Status.PENDING,
+        repeat_of__isnull=True,
     )
+
+
+def _expired(campaign: Campaign, judge: AbstractBaseUser, now: datetime):
+    """Non-repeat slots of screens the judge has not had whose lease ran out before submit (``assignment_leases``)."""
+    return Assignment.objects.filter(
+        _not_had(judge), campaign=campaign, lease_expires_at__lt=now, repeat_of__isnull=True
+    ).exclude(status=Assignment.Status.SUBMITTED)
+
+
+def _claim(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> Assignment | None:
+    """Lock the first claimable slot by position: an unclaimed slot or one whose lease ran out (SKIP LOCKED).
+
+    The two kinds are asked for separately, each from its own partial index, and the earlier one is taken (the
+    other's row lock ends with the transaction).
+    """
+    found = [
+        query.select_for_update(skip_locked=True, of=("self",)).order_by("position", "id").first()
+        for query in (_pool(campaign, judge), _expired(campaign, judge, now))
+    ]
+    found = [slot for slot in found if slot is not None]
+    return min(found, key=lambda slot: (slot.position, slot.pk)) if found else None
 
 
 def next_assignment(
@@ -184,12 +216,7 @@ def next_assignment(
         own = pending.filter(Q(repeat_of__isnull=True) | Q(due_after__lte=Subquery(done))).first()
         if own is not None:
             return _serve(own, judge, now)
-        slot = (
-            _claimable(campaign, judge, now)
-            .select_for_update(skip_locked=True, of=("self",))
-            .order_by("position", "id")
-            .first()
-        )
+        slot = _claim(campaign, judge, now)
         if slot is not None:
             return _serve(slot, judge, now)
         repeat = pending.first()
@@ -197,14 +224,24 @@ def next_assignment(
 
 
 def progress(campaign: Campaign, judge: AbstractBaseUser, now: datetime | None = None) -> Progress:
-    """How far ``judge`` is: screens submitted, and the total they can reach (it shrinks as others claim)."""
+    """How far ``judge`` is: screens submitted, and the total they can reach (it shrinks as others claim).
+
+    Claimable screens are counted up to ``PROGRESS_CAP`` (from the pool's index, in screen order), so the cost
+    does not grow with the campaign.
+    """
     now = now or timezone.now()
     counts = _mine(campaign, judge).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
         open=Count("id", filter=~Q(status=Assignment.Status.SUBMITTED)),
     )
-    claimable = _claimable(campaign, judge, now).order_by().values("screen_id").distinct().count()
-    return Progress(done=counts["done"], total=counts["done"] + counts["open"] + claimable)
+    known = counts["done"] + counts["open"]
+    pool = set(
+        _pool(campaign, judge).order_by("screen_id").values_list("screen_id", flat=True).distinct()[: PROGRESS_CAP + 1]
+    )
+    if len(pool) > PROGRESS_CAP:
+        return Progress(done=counts["done"], total=known + PROGRESS_CAP, more=True)
+    claimable = pool | set(_expired(campaign, judge, now).values_list("screen_id", flat=True))
+    return Progress(done=counts["done"], total=known + len(claimable))
 
 
 def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:

@@ -37,7 +37,7 @@ class SamplingMethod(StrEnum):
     FULL = "full"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScreenPlan:
     """One planned screen: ``segment`` indexes the multiplicity sets given to ``plan_screens``; ``candidates``
     index that sentence's candidates (positions in its multiplicity set), in display order."""

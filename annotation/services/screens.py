@@ -4,17 +4,31 @@ Screens are planned by ``sampling.plan_screens`` from the campaign's sampling me
 with ``redundancy`` unclaimed Assignment slots each (``judge`` is NULL until a judge claims one; see
 ``queue``). A batch of screens is reproducible: its random generator is seeded with the campaign's seed and
 the number of the batch's first screen, so the same seed and the same calls give the same screens.
+
+Screens are numbered 0, 1, ... without gaps in creation order and are deleted only with their campaign, so the
+next number is also the campaign's screen count (``screen_count``, one index lookup however many there are).
+Rows are written with COPY on PostgreSQL (``bulk_rows``). One web request writes at most
+``MAX_SCREENS_PER_REQUEST`` screens; larger requests become a ScreenJob (``screen_jobs``).
 """
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
+from typing import Sequence
 
 import numpy as np
 from django.db import transaction
 from django.db.models import Count, Max
+from django.utils import timezone
 
 from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
-from .sampling import plan_screens
+from .bulk_rows import insert_rows, insert_rows_with_ids
+from .sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan, plan_screens
+
+#: The most screens one web request (form or API) writes itself; more are written by a background job.
+MAX_SCREENS_PER_REQUEST = 10_000
+#: The most screens one request may ask for (a background job writes them); more are refused.
+MAX_SCREENS_PER_JOB = 1_000_000
 
 
 def segment_candidates(campaign: Campaign) -> tuple[list[int], list[list[int]], list[list[int]]]:
@@ -40,42 +54,104 @@ def next_screen_number(campaign: Campaign) -> int:
     return 0 if last is None else last + 1
 
 
+def screen_count(campaign: Campaign) -> int:
+    """How many screens the campaign has: its next screen number (numbers have no gaps)."""
+    return next_screen_number(campaign)
+
+
 def next_slot_position(campaign: Campaign) -> int:
     """The position the campaign's next assignment slot gets (slots are handed out in position order)."""
-    last = Assignment.objects.filter(screen__campaign=campaign).aggregate(n=Max("position"))["n"]
+    last = Assignment.objects.filter(campaign=campaign).aggregate(n=Max("position"))["n"]
     return 0 if last is None else last + 1
 
 
-def create_screens(campaign: Campaign, count: int | None = None) -> list[Screen]:
-    """Plan and write ``count`` more screens (all rankable sentences once for full coverage with None).
+def planned_count(campaign: Campaign, count: int | None) -> int:
+    """How many screens a request for ``count`` (None: full coverage) creates; ValueError when none can be planned.
 
-    Each screen gets ``campaign.redundancy`` pool slots, handed out in screen order.
+    Checks what ``plan_screens`` would refuse, from one count of the rankable sentences (those with at least two
+    candidates), without planning.
+    """
+    if count is not None and count < 1:
+        raise ValueError(f"ask for at least one screen, not {count}")
+    rankable = (
+        Candidate.objects.filter(segment__campaign=campaign)
+        .values("segment")
+        .annotate(n=Count("id"))
+        .filter(n__gte=MIN_RANKABLE_CANDIDATES)
+        .count()
+    )
+    if rankable == 0:
+        raise ValueError(f"no sentence can be sampled: none has at least {MIN_RANKABLE_CANDIDATES} candidates")
+    if campaign.sampling == Campaign.Sampling.FULL:
+        if count is not None and count > rankable:
+            raise ValueError(
+                f"full coverage has {rankable} rankable sentences; ask for at most that many screens or leave the "
+                "number empty"
+            )
+        return rankable if count is None else count
+    if count is None:
+        raise ValueError(f"give the number of screens: only full coverage plans every sentence, this campaign "
+                         f"samples {campaign.get_sampling_display().lower()}")
+    return count
+
+
+def plan_batch(
+    campaign: Campaign, count: int | None, first_number: int
+) -> tuple[list[int], list[list[int]], list[ScreenPlan]]:
+    """The campaign's segments and candidates (``segment_candidates``) and ``count`` screens planned with a generator
+    seeded with (campaign seed, ``first_number``)."""
+    segment_ids, candidates, multiplicities = segment_candidates(campaign)
+    rng = np.random.default_rng([campaign.seed, first_number])
+    plans = plan_screens(multiplicities, count, campaign.max_candidates, campaign.sampling, rng)
+    return segment_ids, candidates, plans
+
+
+def write_screens(
+    campaign: Campaign, segment_ids: Sequence[int], candidates: Sequence[Sequence[int]], plans: Sequence[ScreenPlan]
+) -> range:
+    """Write planned screens after the campaign's last, each with ``campaign.redundancy`` pool slots in screen
+    order; returns their numbers. The caller holds the campaign's lock in a transaction."""
+    first, start = next_screen_number(campaign), next_slot_position(campaign)
+    now = timezone.now()
+    screen_ids = insert_rows_with_ids(
+        Screen,
+        ("campaign", "segment", "number", "created_at", "excluded"),
+        [(campaign.pk, segment_ids[plan.segment], first + i, now, False) for i, plan in enumerate(plans)],
+    )
+    insert_rows(
+        ScreenCandidate,
+        ("screen", "candidate", "position"),
+        (
+            (screen_id, candidates[plan.segment][index], position)
+            for screen_id, plan in zip(screen_ids, plans)
+            for position, index in enumerate(plan.candidates)
+        ),
+    )
+    redundancy = campaign.redundancy
+    insert_rows(
+        Assignment,
+        ("screen", "campaign", "position", "due_after", "status", "token"),
+        (
+            (screen_id, campaign.pk, start + i * redundancy + copy, 0, Assignment.Status.PENDING, uuid.uuid4())
+            for i, screen_id in enumerate(screen_ids)
+            for copy in range(redundancy)
+        ),
+    )
+    return range(first, first + len(plans))
+
+
+def lock_campaign(campaign: Campaign) -> None:
+    """Take the campaign's row lock (inside a transaction): screen writers and attention checks wait for it."""
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+
+
+def create_screens(campaign: Campaign, count: int | None = None) -> range:
+    """Plan and write ``count`` more screens (all rankable sentences once for full coverage with None), at once and
+    all or nothing; returns the new screens' numbers. Web requests call it for at most ``MAX_SCREENS_PER_REQUEST``
+    (see ``screen_jobs.request_screens``).
     """
     with transaction.atomic():
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        lock_campaign(campaign)
         first = next_screen_number(campaign)
-        segment_ids, candidates, multiplicities = segment_candidates(campaign)
-        rng = np.random.default_rng([campaign.seed, first])
-        plans = plan_screens(multiplicities, count, campaign.max_candidates, campaign.sampling, rng)
-        screens = Screen.objects.bulk_create(
-            Screen(campaign=campaign, segment_id=segment_ids[plan.segment], number=first + i)
-            for i, plan in enumerate(plans)
-        )
-        ScreenCandidate.objects.bulk_create(
-            (
-                ScreenCandidate(screen=screen, candidate_id=candidates[plan.segment][index], position=position)
-                for screen, plan in zip(screens, plans)
-                for position, index in enumerate(plan.candidates)
-            ),
-            batch_size=10000,
-        )
-        start = next_slot_position(campaign)
-        Assignment.objects.bulk_create(
-            (
-                Assignment(screen=screen, position=start + i * campaign.redundancy + copy)
-                for i, screen in enumerate(screens)
-                for copy in range(campaign.redundancy)
-            ),
-            batch_size=10000,
-        )
-    return screens
+        segment_ids, candidates, plans = plan_batch(campaign, count, first)
+        return write_screens(campaign, segment_ids, candidates, plans)

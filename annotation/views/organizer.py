@@ -8,16 +8,18 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from ..campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
+from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..models import Assignment, Campaign, Judgment
 from ..permissions import is_organizer, managed_campaigns
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
-from ..services.screens import create_screens
+from ..services.screen_jobs import active_jobs, request_screens
+from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 
 
 JUDGMENT_EXPORTS = {
@@ -59,16 +61,14 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
-    """Screens, slots and judgments of a campaign, for its page."""
-    slots = Assignment.objects.filter(screen__campaign=campaign).aggregate(
-        total=Count("id"),
-        submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-        claimed=Count("id", filter=Q(judge__isnull=False)),
-    )
+    """Screens, slots and judgments of a campaign, for its page: counted in SQL, the slots taken from the index of
+    slots with a judge (a campaign may have a million screens)."""
+    taken = Assignment.objects.filter(campaign=campaign, judge__isnull=False)
     return {
-        "screens": campaign.screens.count(),
-        "judgments": Judgment.objects.filter(assignment__screen__campaign=campaign).count(),
-        **slots,
+        "screens": screen_count(campaign),
+        "total": Assignment.objects.filter(campaign=campaign).count(),
+        "judgments": Judgment.objects.filter(assignment__in=taken).count(),
+        **taken.aggregate(claimed=Count("id"), submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED))),
     }
 
 
@@ -89,10 +89,12 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "mean_distinct": sum(k * v for k, v in histogram) / total if total else 0,
         "progress": campaign_progress(campaign),
         "judges": campaign.judges.annotate(
-            submitted=Count("assignments", filter=Q(assignments__screen__campaign=campaign,
+            submitted=Count("assignments", filter=Q(assignments__campaign=campaign,
                                                     assignments__status=Assignment.Status.SUBMITTED))
         ),
         "screens_form": ScreensForm(),
+        "screen_jobs": active_jobs(campaign),
+        "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
         "appraise_form": AppraiseUploadForm(),
     }
     return render(request, "organizer/campaign_detail.html", context)
@@ -104,15 +106,19 @@ def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     form = ScreensForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The number of screens must be a whole number from 1 to 100,000.")
+        messages.error(request, f"{SCREENS_COUNT_ERROR} No screen was added.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    try:
+        done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
+    except ValueError as exc:
+        messages.error(request, f"{exc}. No screen was added.")
     else:
-        try:
-            screens = create_screens(campaign, form.cleaned_data["count"])
-        except ValueError as exc:
-            messages.error(request, str(exc))
+        if done.job is None:
+            messages.success(request, f"Added {done.created:,} screens.")
         else:
-            messages.success(request, f"Added {len(screens)} screens.")
-    return redirect("campaign-detail", pk=campaign.pk)
+            messages.success(request, f"Adding {done.job.requested:,} screens in the background; see their progress "
+                                      "under Add screens.")
+    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
 
 
 @login_required

@@ -436,3 +436,18 @@ def test_candidate_keys_name_candidates_of_one_serving_without_revealing_them(ca
     with pytest.raises(queue.ChangedScreen):
         queue.submit_ranking(anns.token, ann, [1, 2, 3, 4], queue.candidate_keys(bobs))
     assert queue.submit_ranking(anns.token, ann, [1, 2, 3, 4], keys).created
+
+
+def test_progress_counts_claimable_screens_up_to_a_cap(campaign, monkeypatch):
+    monkeypatch.setattr(queue, "PROGRESS_CAP", 3)
+    for line in range(5):
+        add_screen(campaign, line, slots=2)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    queue.next_assignment(campaign, ann)
+    assert queue.progress(campaign, ann) == queue.Progress(done=0, total=4, more=True)
+    assert queue.progress(campaign, ann).total_text == "4+"
+    for _ in range(2):
+        served = queue.next_assignment(campaign, ann)
+        queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served))
+    assert queue.progress(campaign, ann) == queue.Progress(done=2, total=5), "3 screens left: counted exactly"
+    assert queue.progress(campaign, bob) == queue.Progress(done=0, total=3, more=True)
