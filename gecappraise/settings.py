@@ -5,10 +5,10 @@ Environment variables:
                       (default: SQLite in db.sqlite3 beside manage.py, the embedded mode)
   CELERY_BROKER_URL   Celery broker, e.g. redis://127.0.0.1:6379/0; REDIS_URL is used when it is unset.
                       With neither, tasks run in-process (eager), the embedded mode.
-  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "thread"
-                      (a background thread of the web process; the default without one) or "inline" (in the
-                      request, after it commits; for tests). See ranking/dispatch.py. Large screen requests run
-                      on the workers with "celery", else in the web process after the request
+  ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "process"
+                      (a new process per analysis, started by the web process; the default without a broker) or
+                      "inline" (in the request, after it commits; for tests). See ranking/dispatch.py. Large
+                      screen requests run on the workers with "celery", else in the web process after the request
                       (annotation/services/screen_jobs.py).
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses and screen jobs that requests recorded to
                       the workers (default 2)
@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "axes",
     "annotation",
     "ranking",
@@ -142,6 +143,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "annotation.navigation.role_links",
             ],
         },
     },
@@ -222,13 +224,17 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     # Request bodies get their own components, so uploads are described as files (format: binary).
     "COMPONENT_SPLIT_REQUEST": True,
+    # /api/docs/ serves Swagger UI's files itself (drf-spectacular-sidecar): it works without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
-ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "thread")
-if ANALYSIS_EXECUTION not in {"celery", "thread", "inline"}:
+ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
+if ANALYSIS_EXECUTION not in {"celery", "process", "inline"}:
     from django.core.exceptions import ImproperlyConfigured
 
-    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, thread or inline, not {ANALYSIS_EXECUTION!r}.")
+    raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, process or inline, not {ANALYSIS_EXECUTION!r}.")
 ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
 
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
@@ -274,4 +280,7 @@ LOGGING = {
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
+    # went to both that handler and the root's (printed twice). Only runserver's request lines keep theirs.
+    "loggers": {"django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True}},
 }
