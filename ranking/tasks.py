@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 
 import kombu.exceptions
-import redis.exceptions
 from celery import chord, shared_task, uuid
 from django.db import OperationalError
 
@@ -28,12 +27,18 @@ from .runs import add_progress, compute_chunk, finish, mark_failed, mark_running
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 3}
 BOOTSTRAP_SHARE = 80.0
 """Percent of a run's progress that its bootstrap chunks account for."""
-QUEUE_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, ConnectionError, RuntimeError)
-"""What sending raises when the broker or the result backend is down: the Redis result backend gives up on
-reconnecting with a bare ``RuntimeError``."""
 WAITING = "waiting for the task queue"
 
 logger = logging.getLogger(__name__)
+
+
+def queue_errors() -> tuple[type[BaseException], ...]:
+    """What sending raises when the broker or the result backend is down: the Redis result backend gives up on
+    reconnecting with a bare ``RuntimeError``. (``redis`` is imported here, not with this module: web processes
+    load this module but never send.)"""
+    import redis.exceptions
+
+    return kombu.exceptions.OperationalError, redis.exceptions.RedisError, ConnectionError, RuntimeError
 
 
 def send_waiting() -> int:
@@ -48,7 +53,7 @@ def send_waiting() -> int:
     ):
         try:
             sent += _send(run_id)
-        except QUEUE_ERRORS as exc:
+        except queue_errors() as exc:
             logger.warning("analyses are waiting: the task queue is unreachable (%s: %s)", type(exc).__name__, exc)
             AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED, task_id="").update(stage=WAITING)
             break
@@ -56,7 +61,7 @@ def send_waiting() -> int:
 
 
 def _send(run_id: int) -> bool:
-    """Claim the run and send its chord; False if another caller claimed it first. On a queue error the claim is
+    """Claim the run and send its chord; False if another caller claimed it first. If sending fails the claim is
     released and the error raised."""
     task_id = uuid()
     if not AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED, task_id="").update(
@@ -72,7 +77,7 @@ def _send(run_id: int) -> bool:
     body = finish_analysis_task.s(run_id).on_error(analysis_failed_task.s(run_id))
     try:
         chord(header)(body, task_id=task_id)
-    except QUEUE_ERRORS:
+    except Exception:
         AnalysisRun.objects.filter(pk=run_id, task_id=task_id, status=AnalysisRun.Status.QUEUED).update(task_id="")
         raise
     return True
