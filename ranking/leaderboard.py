@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from annotation.models import Campaign, Judgment, Screen
+from annotation.models import Assignment, Campaign, Judgment, Screen
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,19 +63,20 @@ TOO_FEW_SYSTEMS = "fewer than two systems to rank"
 
 @dataclass(frozen=True)
 class DataVersion:
-    """What the leaderboard depends on: the campaign's last judgment id, number of judgments and sum of their ids
-    (of every screen), and a digest of its excluded screens. Ids are never reused, so a new judgment, a deletion
-    (a judge's undo) or a late commit of a lower id changes the count and the sum."""
+    """What the leaderboard depends on, read from one index (``Assignment``'s ``assignment_submitted``): the number
+    and id sum of the campaign's submitted slots (each holds one judgment) and the time of the last submit, and a
+    digest of its excluded screens. A submit, an undo (the slot leaves ``submitted``), an undo submitted again (a
+    later submit) and an exclusion change it; so do deleted screens, not edits of judgments in Django's admin."""
 
-    last_id: int | None
-    judgments: int
-    id_sum: int
+    submitted: int
+    slot_sum: int
+    last_submit: str | None
     excluded: str
     excluded_screens: int
 
     @property
     def key(self) -> str:
-        return f"{self.last_id}-{self.judgments}-{self.id_sum}-{self.excluded}"
+        return f"{self.submitted}-{self.slot_sum}-{self.last_submit}-{self.excluded}"
 
 
 @dataclass(frozen=True)
@@ -100,18 +101,25 @@ class Checkpoint:
 
 @dataclass
 class LiveCounts:
-    """A campaign's outcome counts up to judgment ``last_id`` (``judgments`` judgments of any screen up to it, with
-    ids summing to ``id_sum``, of which ``rankings`` analysed); ``token`` names the ``History`` built with them."""
+    """A campaign's outcome counts of its judgments up to id ``last_id``: ``judgments`` of them, of slots whose ids
+    sum to ``slot_sum``, the last submitted at ``last_submit``; ``rankings`` of them analysed. ``token`` names the
+    ``History`` built with them."""
 
     names: tuple[str, ...]
     excluded: str
     token: str
     last_id: int | None = None
     judgments: int = 0
-    id_sum: int = 0
+    slot_sum: int = 0
+    last_submit: str | None = None
     rankings: int = 0
     counts: np.ndarray | None = None
     raters: list[dict] | None = None
+
+    def at(self, version: DataVersion) -> bool:
+        """Whether these are the counts of ``version``."""
+        return (self.judgments, self.slot_sum, self.last_submit, self.excluded) == (
+            version.submitted, version.slot_sum, version.last_submit, version.excluded)
 
 
 @dataclass
@@ -126,18 +134,25 @@ class History:
 
 
 def data_version(campaign: Campaign) -> DataVersion:
-    """The campaign's data version (two queries)."""
-    latest = _judgment_totals(Judgment.objects.filter(assignment__campaign=campaign))
+    """The campaign's data version (two queries on partial indexes, whatever the campaign's size)."""
+    slots = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED).aggregate(
+        n=Count("id"), sum=Sum("id"), last=Max("submitted_at")
+    )
     excluded = list(
         Screen.objects.filter(campaign=campaign, excluded=True).order_by("id").values_list("id", flat=True)
     )
     digest = hashlib.sha256(",".join(map(str, excluded)).encode()).hexdigest()[:16]
-    return DataVersion(latest["last"], latest["n"], latest["sum"], digest, len(excluded))
+    last = slots["last"].isoformat() if slots["last"] else None
+    return DataVersion(slots["n"], slots["sum"] or 0, last, digest, len(excluded))
 
 
-def _judgment_totals(judgments) -> dict:
-    """The highest id, the number and the sum of the ids of ``judgments`` (0 for none)."""
-    totals = judgments.aggregate(last=Max("id"), n=Count("id"), sum=Sum("id"))
+def _judgment_totals(campaign: Campaign, after: int | None) -> dict:
+    """The campaign's judgments with an id above ``after`` (all with None): how many, the sum of their slots' ids,
+    the highest id (None for none)."""
+    judgments = Judgment.objects.filter(assignment__campaign=campaign)
+    if after is not None:
+        judgments = judgments.filter(id__gt=after)
+    totals = judgments.aggregate(n=Count("id"), sum=Sum("assignment_id"), last=Max("id"))
     return {**totals, "sum": totals["sum"] or 0}
 
 
@@ -177,8 +192,8 @@ def rater_checks(quality) -> list[dict]:
     ]
 
 
-def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
-            previous: dict[tuple[int, str], CheckpointRanking]) -> list[Checkpoint]:
+def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str], CheckpointRanking]
+            ) -> list[Checkpoint]:
     """Add ``rankings`` (the next ones after ``state``'s) to ``state``; return the checkpoints they complete, one
     per multiple of ``HISTORY_STEP``, with the bootstrap of ``previous`` where their counts are the same."""
     import numpy as np
@@ -203,43 +218,77 @@ def _extend(state: LiveCounts, rankings: Rankings, version: DataVersion,
         checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
     state.counts = np.asarray(counts[-1])
     state.rankings = start + rankings.n_rankings
-    state.last_id, state.judgments, state.id_sum = version.last_id, version.judgments, version.id_sum
     return checkpoints
 
 
 def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False) -> LiveCounts:
-    """The campaign's counts at ``version``: the cached ones, extended by the new judgments, or rebuilt (always
-    with ``rebuild``). Keeps the cached ``History`` in step."""
-    import uuid
-
+    """The campaign's counts at ``version`` (or later): the cached ones, extended by the judgments stored since,
+    or rebuilt from all judgments (always with ``rebuild``). Keeps the cached ``History`` in step."""
     from .loading import contestant_names
 
     state: LiveCounts | None = cache.get(_cache_key(campaign, "counts"))
-    if not rebuild and state is not None and (state.last_id, state.judgments, state.id_sum, state.excluded) == (
-            version.last_id, version.judgments, version.id_sum, version.excluded):
+    if not rebuild and state is not None and state.at(version):
         return state
     names = tuple(contestant_names(campaign))
-    incremental = (
+    extensible = (
         not rebuild and state is not None and state.excluded == version.excluded and state.names == names
-        and campaign.mode != Campaign.Mode.PRWS and state.last_id is not None
-        and _only_added(campaign, state, version)
+        and campaign.mode != Campaign.Mode.PRWS
     )
-    history_key = _cache_key(campaign, "history")
-    if incremental:
-        rankings, state.raters = _rankings(campaign, state.last_id, version.last_id)
-        added = _extend(state, rankings, version, {})
-        if added:
-            history: History | None = cache.get(history_key)
-            if history is not None and history.token == state.token:
-                history.checkpoints.extend(added)
-                cache.set(history_key, history, STATE_SECONDS)
+    added = _added_since(campaign, state, version) if extensible else None
+    if added is not None:
+        _add(campaign, state, added)
     else:
-        old: History | None = cache.get(history_key)
-        previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
-        state = LiveCounts(names=names, excluded=version.excluded, token=uuid.uuid4().hex)
-        rankings, state.raters = _rankings(campaign, None, version.last_id)
-        cache.set(history_key, History(state.token, _extend(state, rankings, version, previous)), STATE_SECONDS)
+        state = _rebuilt(campaign, names, version.excluded)
+    if (state.judgments, state.slot_sum) == (version.submitted, version.slot_sum):
+        state.last_submit = version.last_submit
     cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
+    return state
+
+
+def _added_since(campaign: Campaign, state: LiveCounts, version: DataVersion, attempts: int = 3) -> dict | None:
+    """The totals of the judgments stored after ``state.last_id`` if they are all that changed since ``state``
+    (they make up the difference in submitted slots and their id sum); None when judgments up to ``state.last_id``
+    changed (an undo, a late commit). A judgment stored between reading the version and the totals is caught by
+    reading the version again."""
+    for _ in range(attempts):
+        added = _judgment_totals(campaign, state.last_id)
+        if (state.judgments + added["n"], state.slot_sum + added["sum"]) == (version.submitted, version.slot_sum):
+            return added
+        fresh = data_version(campaign)
+        if fresh == version:
+            return None
+        version = fresh
+    return None
+
+
+def _add(campaign: Campaign, state: LiveCounts, added: dict) -> None:
+    """Add the judgments of ``added`` (``_judgment_totals`` after ``state.last_id``) to ``state`` and its history."""
+    if not added["n"]:
+        return
+    rankings, state.raters = _rankings(campaign, state.last_id, added["last"])
+    checkpoints = _extend(state, rankings, {})
+    state.last_id, state.judgments, state.slot_sum = added["last"], state.judgments + added["n"], \
+        state.slot_sum + added["sum"]
+    history_key = _cache_key(campaign, "history")
+    history: History | None = cache.get(history_key) if checkpoints else None
+    if history is not None and history.token == state.token:
+        history.checkpoints.extend(checkpoints)
+        cache.set(history_key, history, STATE_SECONDS)
+
+
+def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str) -> LiveCounts:
+    """New counts and history from all the campaign's judgments; checkpoints keep the bootstrap of the cached
+    history where their counts did not change."""
+    import uuid
+
+    history_key = _cache_key(campaign, "history")
+    old: History | None = cache.get(history_key)
+    previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
+    totals = _judgment_totals(campaign, None)
+    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, last_id=totals["last"],
+                       judgments=totals["n"], slot_sum=totals["sum"])
+    rankings, state.raters = _rankings(campaign, None, totals["last"] or 0)
+    cache.set(history_key, History(state.token, _extend(state, rankings, previous)), STATE_SECONDS)
     return state
 
 
@@ -252,17 +301,6 @@ def live_history(campaign: Campaign, version: DataVersion) -> tuple[LiveCounts, 
         state = live_counts(campaign, version, rebuild=True)
         history = cache.get(_cache_key(campaign, "history"))
     return state, history
-
-
-def _only_added(campaign: Campaign, state: LiveCounts, version: DataVersion) -> bool:
-    """Whether the judgments up to ``state.last_id`` are still those ``state`` counted, so that ``version`` only
-    added judgments after it: the judgments after it make up the difference in number and id sum."""
-    if version.last_id is None or version.last_id < state.last_id:
-        return False
-    added = _judgment_totals(Judgment.objects.filter(
-        assignment__campaign=campaign, id__gt=state.last_id, id__lte=version.last_id
-    ))
-    return (state.judgments + added["n"], state.id_sum + added["sum"]) == (version.judgments, version.id_sum)
 
 
 def _number(value: float) -> float | None:
@@ -288,9 +326,9 @@ def _reason(state: LiveCounts) -> str | None:
 
 def _snapshot(state: LiveCounts, version: DataVersion) -> dict:
     return {
-        "judgments": version.judgments,
+        "judgments": state.judgments,
         "rankings": state.rankings,
-        "last_judgment_id": version.last_id,
+        "last_judgment_id": state.last_id,
         "excluded_screens": version.excluded_screens,
     }
 

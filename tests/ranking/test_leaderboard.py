@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from annotation.models import Judgment, Screen
+from annotation.models import Assignment, Judgment, Screen
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from ranking import leaderboard as live
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
@@ -207,12 +208,12 @@ def test_an_undo_and_an_exclusion_rebuild_the_counts():
     campaign = synthetic_campaign("undo", np.random.default_rng(6), n_rankings=120)
     client = organizer_client(campaign)
     before = get_leaderboard(client, campaign)
-    Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[5].delete()
+    undo(Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[5])
     after_undo = get_leaderboard(client, campaign)
     assert after_undo["snapshot"]["rankings"] == before["snapshot"]["rankings"] - 1
     assert after_undo["systems"] == to_rows(analysis_ranking(campaign, campaign.seed), after_undo)
 
-    Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[7].delete()
+    undo(Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")[7])
     write_judged_screens(campaign, random_judgments(campaign, np.random.default_rng(3), 1))
     swapped = get_leaderboard(client, campaign)
     assert swapped["snapshot"]["judgments"] == after_undo["snapshot"]["judgments"], "one deleted, one added"
@@ -229,6 +230,12 @@ def test_an_undo_and_an_exclusion_rebuild_the_counts():
     screen.excluded = False
     screen.save(update_fields=["excluded"])
     assert get_leaderboard(client, campaign) == after_undo
+
+
+def undo(judgment: Judgment) -> None:
+    """What a judge's undo does to the data (``queue.undo_last``): the judgment goes, its slot is served again."""
+    Assignment.objects.filter(pk=judgment.assignment_id).update(status=Assignment.Status.SERVED, submitted_at=None)
+    judgment.delete()
 
 
 def to_rows(ranking, board: dict) -> list[dict]:
@@ -321,3 +328,23 @@ def test_the_leaderboard_adds_checkpoints_to_the_cached_history_and_a_lost_histo
     cache.delete(live._cache_key(campaign, "history"))
     assert get_history(client, campaign)["points"] == second["points"]
     assert cache.get(live._cache_key(campaign, "counts")).token != token
+
+
+def test_an_undone_screen_submitted_again_between_two_polls_is_seen():
+    campaign = small_campaign()
+    client = organizer_client(campaign)
+    order = {"ZEPHYRSYS": 1, "QUOKKAGEC": 2, "MARMOTFIX": 3, "INPUT": 4}
+    write_judged_screens(campaign, [judged(campaign, 4, "ann", order)])
+    first = get_leaderboard(client, campaign)
+    assert first["systems"][0]["system"] == "ZEPHYRSYS"
+    judgment = Judgment.objects.get(assignment__screen__campaign=campaign)
+    slot = judgment.assignment
+    undo(judgment)
+    again = Judgment.objects.create(assignment=slot, duration=timedelta(seconds=3))
+    for system, rank in {"INPUT": 1, "MARMOTFIX": 2, "QUOKKAGEC": 3, "ZEPHYRSYS": 4}.items():
+        candidate = candidate_of(campaign, 4, system)
+        again.items.create(candidate=candidate, position=slot.screen.slots.get(candidate=candidate).position, rank=rank)
+    Assignment.objects.filter(pk=slot.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
+    second = get_leaderboard(client, campaign)
+    assert second["snapshot"]["judgments"] == 1 and second["snapshot"]["last_judgment_id"] == again.pk
+    assert second["systems"][0]["system"] == "INPUT"
