@@ -43,9 +43,11 @@ def _parameter_value(key: str, value) -> str:
 
 
 def parameter_items(parameters: dict) -> list[tuple[str, str]]:
-    """Every stored parameter of a run as (label, value) text, in the stored order."""
-    return [(PARAMETER_LABELS.get(key, key.replace("_", " ")), _parameter_value(key, value))
-            for key, value in parameters.items()]
+    """Every stored parameter of a run as (label, value) text: those of PARAMETER_LABELS in its order, then any
+    other by its key, alphabetically."""
+    keys = [key for key in PARAMETER_LABELS if key in parameters]
+    keys += sorted(key for key in parameters if key not in PARAMETER_LABELS)
+    return [(PARAMETER_LABELS.get(key, key.replace("_", " ")), _parameter_value(key, parameters[key])) for key in keys]
 
 
 def report_url(run: AnalysisRun, extension: str, download: bool = False) -> str:
