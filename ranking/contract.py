@@ -35,6 +35,7 @@ NO_DECISIVE_COMPARISON = "no decisive comparison"
 NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
 ONE_RELATION = "every relation was the same, so chance agreement is 1"
+ONE_JUDGE = "fewer than two judges"
 NO_INTER = "no two judges share enough comparisons"
 NO_INTRA = "no judge repeated enough comparisons"
 CONSTANT = "one of the score vectors is constant"
@@ -164,7 +165,7 @@ def _agreement(analysis: Analysis) -> dict:
             matrix[a][b] = fields({"kappa": float(table.kappa[i][j]), "comparisons": comparisons},
                                   {"kappa": empty if comparisons == 0 else ONE_RELATION})
     overall = fields({"inter": float(table.inter), "intra": float(table.intra)},
-                     {"inter": NO_INTER, "intra": NO_INTRA})
+                     {"inter": NO_INTER if len(judges) > 1 else ONE_JUDGE, "intra": NO_INTRA})
     reason = overall.pop("reason", None)
     return {**overall, "matrix": matrix, **({"reason": reason} if reason else {})}
 

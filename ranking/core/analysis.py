@@ -181,7 +181,9 @@ def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: Metr
     over ``systems``; skipped, with the reason, when there are too few systems or a score vector is constant."""
     names = sorted(metrics)
     if len(systems) <= 3:
-        return MetricSignificance(tuple(systems), None, "the Williams test needs more than 3 systems with metric scores")
+        return MetricSignificance(
+            tuple(systems), None, "the Williams test needs more than 3 systems with metric scores"
+        )
     values = np.vstack([score_column(metrics[name], systems) for name in names])
     try:
         return MetricSignificance(tuple(systems), williams_matrix(human, values, names))

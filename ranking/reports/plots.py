@@ -78,7 +78,7 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
             for k in np.flatnonzero(np.diff([row["cluster"] for row in ranked])):
                 axes.axhline(k + 0.5, color="#5b6474", linestyle="--", linewidth=0.7)
             axes.set_yticks(y, [row["system"] for row in systems])
-            axes.set_ylim(len(systems) - 0.5, -0.5)
+            axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
             axes.set_xlim(0.3, n_systems + 0.7)
             axes.set_xticks(np.arange(1, n_systems + 1))
             axes.set_xlabel("Rank")
@@ -200,7 +200,7 @@ def prws_scores_plot(systems: Sequence[Mapping]) -> str:
             if np.isfinite(mean):
                 axes.text(mean + 1, k, f"{mean:.1f}", va="center", fontsize=8, color="#1d2330")
         axes.set_yticks(y, [row["system"] for row in systems])
-        axes.set_ylim(len(systems) - 0.5, -0.5)
+        axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
         axes.set_xlim(0, 100)
         axes.set_xlabel("Mean score (0-100)")
         axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
