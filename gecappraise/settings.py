@@ -281,6 +281,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
-    # went to both that handler and the root's (printed twice). Only runserver's request lines keep theirs.
-    "loggers": {"django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True}},
+    # went to both that handler and the root's (printed twice). runserver's request lines (django.server, INFO)
+    # are printed once, by the root's handler's format.
+    "loggers": {
+        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }

@@ -10,7 +10,8 @@ from tests.conftest import REPO
 EMIT = (
     "import django, logging; django.setup(); "
     "logging.getLogger('django.request').warning('Not Found: /favicon-probe'); "
-    "logging.getLogger('annotation').warning('an app line')"
+    "logging.getLogger('annotation').warning('an app line'); "
+    "logging.getLogger('django.server').info('GET /request-line-probe')"
 )
 
 
@@ -23,3 +24,4 @@ def test_each_django_log_line_is_printed_once_in_the_demo_setup(tmp_path):
     lines = done.stderr.splitlines()
     assert sum("Not Found: /favicon-probe" in line for line in lines) == 1, done.stderr
     assert sum("an app line" in line for line in lines) == 1, done.stderr
+    assert sum("GET /request-line-probe" in line for line in lines) == 1, "runserver's request lines are kept"
