@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +24,7 @@ from ranking.tasks import WAITING, send_waiting
 from .factories import synthetic_campaign
 
 FAST = AnalysisParameters(bootstrap=200, chunk_size=50, seed=5)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def wait_for(run: AnalysisRun, statuses: set[str], timeout: float = 120.0) -> list[tuple[str, float]]:
@@ -118,6 +123,34 @@ def test_a_worker_process_killed_mid_run_leads_to_a_retried_complete_run(celery_
     assert run.attempts >= n_tasks
     assert run.result["expected_wins"] == expected["expected_wins"]
     assert run.result["trueskill"] == expected["trueskill"]
+
+
+@pytest.mark.celery
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_beat_sends_a_recorded_run_to_the_worker(celery_worker, tmp_path):
+    from django.conf import settings
+
+    campaign = synthetic_campaign("beat", np.random.default_rng(9))
+    run = create_run(campaign, FAST)  # what a request does: record only
+    env = {key: value for key, value in os.environ.items() if key != "ANALYSIS_DISPATCH_SECONDS"}
+    db = settings.DATABASES["default"]
+    env.update(DJANGO_SETTINGS_MODULE="tests.settings", TEST_CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+               TEST_CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
+               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
+    log = tmp_path / "beat.log"
+    beat = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "gecappraise", "beat", "--schedule", str(tmp_path / "schedule"),
+         "--loglevel", "INFO"], cwd=REPO, env=env, stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED}, timeout=180)
+    finally:
+        beat.terminate()
+        beat.wait(timeout=20)
+    assert run.status == AnalysisRun.Status.DONE, (run.error, log.read_text()[-2000:])
+    assert run.task_id
 
 
 @pytest.mark.django_db
