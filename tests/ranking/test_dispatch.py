@@ -177,7 +177,8 @@ def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(setti
     runs = {run["id"]: run for run in client.get(url).json()["runs"]}
     assert runs[done.pk]["status"] == "done" and runs[done.pk]["label"] == "Done"
     assert [link["label"] for link in runs[done.pk]["reports"]] == ["JSON", "HTML", "Download HTML", "LaTeX", "CSV"]
-    assert runs[done.pk]["reports"][0]["url"] == reverse("campaign-analysis-report", args=[campaign.pk, done.pk, "json"])
+    json_report = reverse("campaign-analysis-report", args=[campaign.pk, done.pk, "json"])
+    assert runs[done.pk]["reports"][0]["url"] == json_report
     assert (runs[running.pk]["progress"], runs[running.pk]["stage"], runs[running.pk]["reports"]) == (
         42.4, "bootstrap trueskill", [])
     new = AnalysisRun.objects.latest("id")
