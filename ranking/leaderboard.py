@@ -394,11 +394,12 @@ def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVers
 def leaderboard(campaign: Campaign) -> dict:
     """The campaign's live leaderboard, from the cache while its data are unchanged."""
     version = data_version(campaign)
-    key = _cache_key(campaign, f"leaderboard:{version.key}")
-    result = cache.get(key)
-    if result is None:
-        result = compute_leaderboard(campaign, live_counts(campaign, version), version)
-        cache.set(key, result, STATE_SECONDS)
+    key = _cache_key(campaign, "leaderboard")
+    cached = cache.get(key)
+    if cached is not None and cached[0] == version.key:
+        return cached[1]
+    result = compute_leaderboard(campaign, live_counts(campaign, version), version)
+    cache.set(key, (version.key, result), STATE_SECONDS)
     return result
 
 
