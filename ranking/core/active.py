@@ -186,7 +186,8 @@ class ScreenOptions:
 
 
 def shown_pair_probability(n_candidates: np.ndarray, max_shown: int) -> np.ndarray:
-    """q = M(M-1) / (K(K-1)), the chance that two given candidates of K are both among M shown at random; 1 if K <= M."""
+    """q = M(M-1) / (K(K-1)), the chance that two given candidates of K are both among M shown at random (1 if
+    K <= M)."""
     k = np.asarray(n_candidates, dtype=np.float64)
     return np.where(k <= max_shown, 1.0, max_shown * (max_shown - 1) / np.maximum(k * (k - 1), 1.0))
 
