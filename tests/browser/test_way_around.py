@@ -154,3 +154,14 @@ def test_api_docs_render_with_the_network_blocked(live_server, new_page, artifac
     expect(page.locator(".opblock-summary-path", has_text="/api/campaigns/").first).to_be_visible()
     assert aborted == []
     page.screenshot(path=str(artifacts / "api-docs-offline-1280x800.png"), full_page=True)
+
+
+def test_the_new_campaign_forms_checkbox_sits_beside_its_label(live_server, new_page, artifacts, roles):
+    page = new_page()
+    log_in(page, live_server, "olga", "olgaolga")
+    page.get_by_role("link", name="New campaign").click()
+    box = page.get_by_label("Judge the source too").bounding_box()
+    label = page.locator("label", has_text="Judge the source too").bounding_box()
+    assert abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 6, (box, label)
+    assert 0 <= label["x"] - (box["x"] + box["width"]) < 24, (box, label)
+    page.locator(".field-checkbox").screenshot(path=str(artifacts / "campaign-form-checkbox.png"))
