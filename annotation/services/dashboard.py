@@ -14,7 +14,7 @@
   excluded from analysis.
 
 Everything is aggregated in the database except the durations, which are read once per data version (last
-judgment id and count) and kept in Django's cache.
+judgment id and count); their summaries stay in Django's cache.
 """
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def split_flag_reason(text: str) -> tuple[str, str]:
 
 
 def _versions(campaign: Campaign) -> tuple[int | None, int]:
-    """The campaign's last judgment id and number of judgments: what the cached durations depend on."""
+    """The campaign's last judgment id and number of judgments: what the cached time summaries depend on."""
     latest = Judgment.objects.filter(assignment__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
     return latest["last"], latest["n"]
 
@@ -171,27 +171,32 @@ def screen_times(seconds: list[float]) -> ScreenTimes:
     return ScreenTimes(len(seconds), float(np.median(values)), float(trim_mean(values, TRIM)))
 
 
-def _durations(campaign: Campaign, version: tuple) -> dict[str, list[float]]:
-    """Each judge's judgment durations in seconds, cached by the data version."""
-    key = f"dashboard-durations:{campaign.pk}:{campaign.created_at.timestamp()}:{version[0]}-{version[1]}"
-    durations = cache.get(key)
-    if durations is None:
-        durations = defaultdict(list)
-        rows = Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False).values_list(
-            "assignment__judge__username", "duration"
-        )
-        for judge, duration in rows:
-            durations[judge].append(duration.total_seconds())
-        durations = dict(durations)
-        cache.set(key, durations, TIMES_SECONDS)
-    return durations
+def time_summaries(campaign: Campaign, version: tuple) -> tuple[ScreenTimes, dict[str, ScreenTimes]]:
+    """Time per screen over all judgments and per judge; computed once per data ``version`` (``_versions``) and
+    kept in the cache, one entry per campaign."""
+    key = f"dashboard-times:{campaign.pk}:{campaign.created_at.timestamp()}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    durations: dict[str, list[float]] = defaultdict(list)
+    rows = Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False).values_list(
+        "assignment__judge__username", "duration"
+    )
+    for judge, duration in rows:
+        durations[judge].append(duration.total_seconds())
+    summaries = (
+        screen_times([s for values in durations.values() for s in values]),
+        {judge: screen_times(values) for judge, values in durations.items()},
+    )
+    cache.set(key, (version, summaries), TIMES_SECONDS)
+    return summaries
 
 
 def judge_progress(
-    campaign: Campaign, durations: dict[str, list[float]], repeats: dict[str, dict[str, int]]
+    campaign: Campaign, times: dict[str, ScreenTimes], repeats: dict[str, dict[str, int]]
 ) -> list[JudgeProgress]:
     """A row per judge (members of the campaign and anyone who submitted a screen of it), by username, with their
-    ``durations`` in seconds and ``repeats`` (``repeats_by_judge``)."""
+    ``times`` (``time_summaries``) and ``repeats`` (``repeats_by_judge``)."""
     submitted = _submitted_by_judge(campaign)
     flags = dict(
         Flag.objects.filter(judgment__assignment__campaign=campaign)
@@ -212,7 +217,7 @@ def judge_progress(
             checks=rate.checks if rate else 0,
             ranked_last=rate.ranked_last if rate else 0,
             attention_rate=rate.rate if rate else None,
-            times=screen_times(durations.get(name, [])),
+            times=times.get(name) or screen_times([]),
         ))
     return rows
 
@@ -239,13 +244,13 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 def dashboard_data(campaign: Campaign) -> dict:
     """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``."""
     version = _versions(campaign)
-    durations = _durations(campaign, version)
+    overall, per_judge = time_summaries(campaign, version)
     repeats = repeats_by_judge(campaign)
     plan = campaign_plan(campaign, repeats)
     return {
         "snapshot": {"judgments": version[1], "last_judgment_id": version[0]},
         "plan": asdict(plan),
-        "times": asdict(screen_times([s for values in durations.values() for s in values])),
-        "judges": [asdict(row) for row in judge_progress(campaign, durations, repeats)],
+        "times": asdict(overall),
+        "judges": [asdict(row) for row in judge_progress(campaign, per_judge, repeats)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
     }
