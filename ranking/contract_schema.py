@@ -170,6 +170,25 @@ PRWS = record({
     "metrics": SIGNIFICANCE,
 }, optional=("metrics",))
 
+METRIC_CORRELATIONS: Schema = record({
+    "metrics": by_name(CORRELATION_PAIR),
+    "beta_sweeps": by_name(array(SWEEP_POINT)),
+    "metric_significance": SIGNIFICANCE,
+    "beta_sweep": array(SWEEP_POINT),
+}, optional=("beta_sweep",))
+"""Metric correlations with one human ranking (as the top-level ``metrics``, ``beta_sweeps``, ... keys)."""
+
+METRICS_COMPUTED: Schema = record({
+    "scores": by_name(by_name(record({"score": NUMBER, "precision": NUMBER, "recall": NUMBER},
+                                     optional=("precision", "recall")))),
+    "expected_wins": METRIC_CORRELATIONS,
+    "trueskill": METRIC_CORRELATIONS,
+    "sentence_tau": by_name(record({"tau": correlation(), "concordant": COUNT, "discordant": COUNT,
+                                    "metric_ties": COUNT, "reason": REASON})),
+    "skipped": by_name(REASON),
+}, optional=("expected_wins", "trueskill", "skipped"))
+"""Metrics computed from the campaign's references and their meta-evaluation (``ranking.metric_evaluation``)."""
+
 SCHEMA: Schema = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "gecappraise analysis",
@@ -189,6 +208,7 @@ SCHEMA: Schema = {
         "beta_sweep": array(SWEEP_POINT),
         "accuracy": by_name(ACCURACY),
         "prws": PRWS,
-    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws")),
+        "metrics_computed": METRICS_COMPUTED,
+    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws", "metrics_computed")),
 }
 """The analysis JSON's schema."""

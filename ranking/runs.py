@@ -124,6 +124,7 @@ def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progres
     """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
     from .core.analysis import analyze
     from .core.prws import qualified_rankings
+    from .metric_evaluation import computed_metrics_json
 
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     if run.status == AnalysisRun.Status.DONE:
@@ -136,6 +137,9 @@ def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progres
                        progress=progress, prws=scores)
     result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
                            judge=run.parameters.get("judge"))
+    computed = computed_metrics_json(run.campaign, analysis, rankings)
+    if computed is not None:
+        result["metrics_computed"] = computed
     done = {
         "status": AnalysisRun.Status.DONE,
         "progress": 100.0,

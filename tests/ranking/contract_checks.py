@@ -20,7 +20,9 @@ from ranking.contract_schema import SCHEMA
 from ranking.reports.formats import render_report
 
 BARE_MATRICES = {("per_judge", "correlations", "spearman"), ("per_judge", "correlations", "pearson"),
-                 ("metric_significance", "p_values"), ("prws", "metrics", "p_values")}
+                 ("metric_significance", "p_values"), ("prws", "metrics", "p_values"),
+                 ("metrics_computed", "expected_wins", "metric_significance", "p_values"),
+                 ("metrics_computed", "trueskill", "metric_significance", "p_values")}
 """Matrices of bare numbers (name -> name -> number): their reasons sit in the sibling object ``reasons``."""
 
 
