@@ -293,6 +293,44 @@ def choose_candidates(
     return rng.permutation(np.array(shown, dtype=np.int64))
 
 
+def plan_active_batch(
+    weights: np.ndarray,
+    options: ScreenOptions,
+    available: np.ndarray,
+    count: int,
+    max_shown: int,
+    rng: np.random.Generator,
+    discount: float = 0.5,
+    sample_size: int = DEFAULT_SAMPLE,
+) -> list[tuple[int, np.ndarray]]:
+    """A short queue of up to ``count`` screens ``(screen, shown candidates)``, each screen at most once, chosen one
+    after the other by :func:`select_screen` and :func:`choose_candidates`.
+
+    The batch is served before its judgments come back, so after each pick the weights of the system pairs it
+    separates are multiplied by ``discount`` (0 < discount <= 1): the next picks turn to other pairs instead of
+    asking the same question again. ``weights`` and ``available`` are not changed.
+    """
+    if not 0.0 < discount <= 1.0:
+        raise ValueError(f"discount must be in (0, 1], got {discount}")
+    weights = np.array(weights, dtype=np.float64)
+    open_ = np.array(available, dtype=bool)
+    batch = []
+    while len(batch) < count:
+        screen = select_screen(weights, options, open_, rng, max_shown, sample_size)
+        if screen < 0:
+            break
+        shown = choose_candidates(weights, options, screen, max_shown, rng)
+        batch.append((screen, shown))
+        open_[screen] = False
+        members = slice(options.offsets[screen], options.offsets[screen + 1])
+        on_screen = np.isin(options.member_candidate[members], shown)
+        systems = options.member_system[members][on_screen]
+        candidate = options.member_candidate[members][on_screen]
+        separated = candidate[:, None] != candidate[None, :]
+        weights[np.ix_(systems, systems)] *= np.where(separated, discount, 1.0)
+    return batch
+
+
 @dataclass
 class CandidateBeliefs:
     """EASL Beta(alpha, beta) beliefs about each PRWS candidate's score / 100, and its number of ratings."""

@@ -16,6 +16,7 @@ from ranking.core.active import (
     choose_candidates,
     overlapping_ranges,
     pair_weights,
+    plan_active_batch,
     screen_information,
     select_prws_screen,
     select_screen,
@@ -180,6 +181,23 @@ def test_choose_candidates_shows_the_uncertain_pairs():
     shown = choose_candidates(weights, options, 0, 3, np.random.default_rng(0))
     assert sorted(shown.tolist()) == [0, 1, 2]
     assert sorted(choose_candidates(weights, options, 0, 8, np.random.default_rng(0)).tolist()) == list(range(8))
+
+
+def test_a_batch_spreads_over_pairs_and_sentences():
+    """Two sentences ask the same question (0 vs 1), one asks 2 vs 3: after the first pick, the discount makes the
+    other question come next, though the repeated one scored higher at the start."""
+    weights = np.zeros((4, 4))
+    weights[0, 1] = weights[1, 0] = 1.0
+    weights[2, 3] = weights[3, 2] = 0.8
+    before = weights.copy()
+    options = ScreenOptions.from_labels(np.array([[0, 1, 2, 2], [0, 1, 2, 2], [0, 0, 1, 2]]))
+    available = np.ones(3, dtype=bool)
+    batch = plan_active_batch(weights, options, available, 3, 5, np.random.default_rng(0), discount=0.1)
+    order = [screen for screen, _ in batch]
+    assert order[0] in (0, 1) and order[1] == 2 and sorted(order) == [0, 1, 2]
+    assert np.array_equal(weights, before) and available.all()
+    assert len(plan_active_batch(weights, options, np.array([True, False, False]), 3, 5,
+                                 np.random.default_rng(0))) == 1
 
 
 def test_selection_under_20_ms_with_100_systems_and_100000_sentences():
