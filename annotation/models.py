@@ -236,11 +236,13 @@ class Assignment(models.Model):
     screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="assignments")
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", editable=False, db_index=False)
     judge = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments",
+        db_index=False,  # the (judge, status) index serves it
     )
     position = models.PositiveIntegerField(help_text="Order in which pool slots are handed out.")
     repeat_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats"
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats",
+        db_index=False,  # the partial index assignment_repeats serves it
     )
     due_after = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -270,6 +272,7 @@ class Assignment(models.Model):
             models.Index(
                 fields=["campaign", "status", "screen"], name="assignment_taken", condition=Q(judge__isnull=False)
             ),
+            models.Index(fields=["repeat_of"], name="assignment_repeats", condition=Q(repeat_of__isnull=False)),
             # Leases (served screens, and screens undone since): expired ones return to the pool.
             models.Index(
                 fields=["campaign", "lease_expires_at"], name="assignment_leases",
@@ -289,7 +292,8 @@ class Assignment(models.Model):
                 condition=Q(repeat_of__isnull=True) | Q(judge__isnull=False), name="assignment_repeat_has_judge"
             ),
             models.UniqueConstraint(
-                fields=["screen", "judge"], condition=Q(repeat_of__isnull=True), name="assignment_one_original_per_judge"
+                fields=["screen", "judge"], condition=Q(repeat_of__isnull=True, judge__isnull=False),
+                name="assignment_one_original_per_judge",
             ),
         ]
 
