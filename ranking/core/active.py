@@ -35,6 +35,8 @@ import numpy as np
 from numba import njit
 from scipy.special import ndtr
 
+from .pairs import expanded_pairs
+from .rankings import Rankings
 from .trueskill import DRAW_PROBABILITY, MU, SIGMA, draw_margin, rate_1vs1
 
 RUNNING_BETA = SIGMA
@@ -91,6 +93,15 @@ class RunningTrueSkill:
         if np.any(first == second) or not np.isin(relation, (-1, 0, 1)).all():
             raise ValueError("pairs must compare two different systems with relation -1, 0 or +1")
         _observe_pairs(self.mu, self.sigma, first, second, relation, self.beta, self.margin, self.tau)
+
+
+def belief_from_rankings(rankings: Rankings, beta: float = RUNNING_BETA, tau: float = 0.0) -> RunningTrueSkill:
+    """The running belief after observing every ranking's expanded pairs (METHODS 3) in order, as if each had been
+    observed when it arrived (for a process that starts without a kept belief)."""
+    belief = RunningTrueSkill.start(rankings.n_systems, beta, tau)
+    pairs = expanded_pairs(rankings)
+    belief.observe(pairs.first, pairs.second, pairs.relation)
+    return belief
 
 
 @njit(cache=True)

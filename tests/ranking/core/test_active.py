@@ -13,6 +13,7 @@ from ranking.core.active import (
     CandidateBeliefs,
     RunningTrueSkill,
     ScreenOptions,
+    belief_from_rankings,
     choose_candidates,
     overlapping_ranges,
     pair_weights,
@@ -22,6 +23,8 @@ from ranking.core.active import (
     select_screen,
     shown_pair_probability,
 )
+from ranking.core.pairs import expanded_pairs
+from ranking.core.rankings import Rankings
 from ranking.core.trueskill import draw_margin, rate_1vs1
 
 pair_lists = st.integers(2, 6).flatmap(
@@ -82,6 +85,23 @@ def test_running_trueskill_refuses_bad_pairs(first, second, relation):
     with pytest.raises(ValueError):
         belief.observe(np.array(first), np.array(second), np.array(relation))
     assert np.all(belief.mu == 0.0)
+
+
+def test_belief_from_rankings_observes_each_ranking_in_order():
+    items = [
+        ("ann", 0, [(("A",), 1), (("B", "C"), 2)]),
+        ("bob", 1, []),
+        ("ann", 2, [(("C",), 1), (("A",), 1), (("B",), 3)]),
+    ]
+    rankings = Rankings.from_items(items)
+    belief = belief_from_rankings(rankings)
+    stepwise = RunningTrueSkill.start(3)
+    for item in items:
+        pairs = expanded_pairs(Rankings.from_items([item], system_names=("A", "B", "C")))
+        stepwise.observe(pairs.first, pairs.second, pairs.relation)
+    np.testing.assert_array_equal(belief.mu, stepwise.mu)
+    np.testing.assert_array_equal(belief.sigma, stepwise.sigma)
+    assert belief.mu[0] > belief.mu[1]
 
 
 def test_overlapping_ranges():
