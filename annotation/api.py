@@ -12,14 +12,17 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from .api_responses import READ_ERRORS, WRITE_ERRORS
-from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
 from .serializers import (
     AppraiseImportSummarySerializer, AppraiseUploadSerializer, CampaignCreateSerializer, CampaignSerializer,
-    ScreenJobSerializer, ScreensCreatedSerializer, ScreensRequestSerializer, ScreensStateSerializer,
+    ReferenceSetSerializer, ReferencesUploadSerializer, ScreenJobSerializer, ScreensCreatedSerializer,
+    ScreensRequestSerializer, ScreensStateSerializer,
 )
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
+from .services.references import import_references
+from .services.textfiles import InputFileError
 from .services.screen_jobs import active_jobs, request_screens
 from .services.screens import screen_count
 
@@ -112,3 +115,23 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
              "already_imported": summary.already},
             status=status.HTTP_201_CREATED,
         )
+
+    @extend_schema(methods=["GET"], summary="The campaign's references for automatic metrics",
+                   responses={200: ReferenceSetSerializer(many=True), **READ_ERRORS})
+    @extend_schema(methods=["POST"], summary="Import references: M2 gold edits and/or corrected texts (all or "
+                   "nothing)", request={"multipart/form-data": ReferencesUploadSerializer},
+                   responses={201: ReferenceSetSerializer(many=True), **WRITE_ERRORS})
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    def references(self, request, pk=None):
+        """GET: the reference sets. POST (multipart ``m2`` and/or ``references``, repeated): check them against
+        the campaign's source and store them, as ``manage.py import_references``."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            return Response(ReferenceSetSerializer(campaign.reference_sets.all(), many=True).data)
+        m2 = request.FILES.get("m2")
+        texts = request.FILES.getlist("references")
+        try:
+            created = import_references(campaign, named_file(m2) if m2 else None, [named_file(f) for f in texts])
+        except InputFileError as exc:
+            raise ValidationError({"references": [str(exc)]}) from None
+        return Response(ReferenceSetSerializer(created, many=True).data, status=status.HTTP_201_CREATED)

@@ -3,7 +3,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
-from .models import Campaign, ScreenJob, System
+from .models import Campaign, ReferenceSet, ScreenJob, System
 from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST, screen_count
 
 
@@ -97,3 +97,21 @@ class AppraiseImportSummarySerializer(serializers.Serializer):
     judges = serializers.IntegerField(help_text="Distinct judges of the imported items.")
     already_imported = serializers.IntegerField(help_text="Items of the file the campaign held before (left out).")
 
+
+class ReferenceSetSerializer(serializers.ModelSerializer):
+    """A campaign's reference set: M2 gold edits (with its annotator ids) or one corrected reference text."""
+
+    class Meta:
+        model = ReferenceSet
+        fields = ["name", "kind", "annotators", "imported_at"]
+        read_only_fields = fields
+
+
+class ReferencesUploadSerializer(serializers.Serializer):
+    """The multipart body of ``POST /api/campaigns/{id}/references/``: at least one of the two fields."""
+
+    m2 = serializers.FileField(required=False, help_text="Gold edits in the M2 format ('S' lines equal to the "
+                               "campaign's source lines); one M2 file per campaign.")
+    references = serializers.ListField(child=serializers.FileField(), required=False,
+                                       help_text="Corrected reference texts aligned line by line with the source, "
+                                       "each named after its file (repeat the field).")

@@ -135,3 +135,25 @@ def test_command_imports_and_reports_errors(campaign, tmp_path):
         call_command("import_references", "--campaign", "nope", str(ref))
     with pytest.raises(CommandError, match="ref0: the campaign holds a reference set"):
         call_command("import_references", "--campaign", "refs", str(ref))
+
+
+def test_api_imports_lists_and_refuses(campaign, client, django_user_model):
+    organizer = django_user_model.objects.create_user("org", password="pw")
+    campaign.owner = organizer
+    campaign.save()
+    client.force_login(organizer)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = f"/api/campaigns/{campaign.pk}/references/"
+    bad = replace_line(2, "A 1 9|||Vform|||goes|||REQUIRED|||-NONE-|||0")
+    refused = client.post(url, {"m2": SimpleUploadedFile("gold.m2", bad)})
+    assert refused.status_code == 400
+    assert "gold.m2: line 2: the span 1 9 is outside" in refused.json()["references"][0]
+    assert nothing_written()
+    created = client.post(url, {"m2": SimpleUploadedFile("gold.m2", GOOD_M2.encode()),
+                                "references": [SimpleUploadedFile("ref0", SOURCE), SimpleUploadedFile("ref1", SOURCE)]})
+    assert created.status_code == 201
+    assert [(r["name"], r["kind"]) for r in created.json()] == [("gold.m2", "m2"), ("ref0", "text"), ("ref1", "text")]
+    listed = client.get(url).json()
+    assert [r["name"] for r in listed] == ["gold.m2", "ref0", "ref1"]
+    assert listed[0]["annotators"] == [0, 1]

@@ -83,6 +83,7 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[^/.]+)/$": get(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[^/.]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),
