@@ -1,8 +1,11 @@
 """Active selection's short queue written into a campaign (ranking/active_screens.py, issue 13), on PostgreSQL."""
 from __future__ import annotations
 
+from io import StringIO
+
 import numpy as np
 import pytest
+from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, Screen, ScreenCandidate
 from annotation.services import queue
@@ -71,3 +74,20 @@ def test_prws_campaigns_and_empty_requests_are_refused():
     with pytest.raises(ValueError, match="relative ranking"):
         write_active_screens(prws, 3)
     assert not Screen.objects.filter(campaign=prws).exists()
+
+
+def test_command_adds_screens_and_refuses_bad_requests_with_a_message():
+    campaign = small_campaign("active-cli")
+    out = StringIO()
+    call_command("active_screens", "--campaign", "active-cli", "--count", "2", stdout=out)
+    assert out.getvalue().strip() == "active-cli: 2 screens added (0 to 1)"
+    assert Screen.objects.filter(campaign=campaign).count() == 2
+    small_campaign("active-cli-prws", mode=Campaign.Mode.PRWS)
+    for arguments, message in [
+        (["--campaign", "active-cli", "--count", "0"], "--count must be between 1 and 10000, got 0"),
+        (["--campaign", "nowhere"], "no campaign named 'nowhere'"),
+        (["--campaign", "active-cli-prws"], "active screens are for relative ranking campaigns"),
+    ]:
+        with pytest.raises(CommandError, match=message):
+            call_command("active_screens", *arguments)
+    assert Screen.objects.filter(campaign=campaign).count() == 2

@@ -1,0 +1,36 @@
+"""manage.py active_screens: add screens chosen by active selection to a relative ranking campaign (issue 13)."""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.management.commands.import_appraise_xml import get_campaign
+from ranking.active_screens import write_active_screens
+
+MAX_COUNT = 10_000
+
+
+class Command(BaseCommand):
+    help = (
+        "Add up to COUNT screens to a relative ranking campaign, each of a different sentence, chosen where the "
+        "judgments so far leave the system ranking most uncertain: a running TrueSkill belief per system, the pairs "
+        "whose Expected Wins rank ranges overlap, and the pairs each sentence's candidates separate. The screens get "
+        "the campaign's redundancy and are served like sampled ones. Run it again as judgments come in."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, metavar="NAME")
+        parser.add_argument("--count", type=int, default=20, help=f"screens to add, 1 to {MAX_COUNT} (default 20)")
+
+    def handle(self, *args, **options):
+        count = options["count"]
+        if not 1 <= count <= MAX_COUNT:
+            raise CommandError(f"--count must be between 1 and {MAX_COUNT}, got {count}")
+        campaign = get_campaign(options["campaign"])
+        try:
+            numbers = write_active_screens(campaign, count)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if numbers:
+            self.stdout.write(f"{campaign.name}: {len(numbers)} screens added ({numbers[0]} to {numbers[-1]})")
+        else:
+            self.stdout.write(f"{campaign.name}: no sentence has two candidates to rank; nothing added")
