@@ -91,3 +91,18 @@ def test_command_adds_screens_and_refuses_bad_requests_with_a_message():
         with pytest.raises(CommandError, match=message):
             call_command("active_screens", *arguments)
     assert Screen.objects.filter(campaign=campaign).count() == 2
+
+
+def test_active_screens_get_their_repeats_like_sampled_ones():
+    """With repeat rate 1 every active screen a judge submits comes back to them once (intra-annotator agreement)."""
+    campaign = small_campaign("active-repeats")
+    Campaign.objects.filter(pk=campaign.pk).update(repeat_rate=1.0)
+    campaign.refresh_from_db()
+    numbers = write_active_screens(campaign, 3)
+    person = judge("cyd2", campaign)
+    judged = []
+    while (assignment := queue.next_assignment(campaign, person)) is not None and len(judged) < 20:
+        judged.append((assignment.screen.number, assignment.repeat_of_id is not None))
+        queue.submit_ranking(assignment.token, person, [1] * assignment.screen.candidates.count(),
+                             queue.candidate_keys(assignment))
+    assert sorted(judged) == sorted([(n, False) for n in numbers] + [(n, True) for n in numbers])
