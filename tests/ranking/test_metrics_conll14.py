@@ -15,8 +15,8 @@ from ranking.metric_loading import load_metric_inputs
 
 pytestmark = pytest.mark.django_db
 
-#: The official m2scorer (Python 2, max unchanged words 2, beta 0.5) on gold/conll14st-test.m2: F0.5 as published
-#: for CoNLL-2014; precision and recall as it prints them (run for this test's data).
+#: The official m2scorer (github nusnlp/m2scorer, Python 2.7, max unchanged words 2, beta 0.5) on
+#: gold/conll14st-test.m2, as it printed them when run on outputs/ (F0.5 as published for CoNLL-2014).
 OFFICIAL_M2 = {
     "CAMB": (0.3733, 0.3971, 0.3010),
     "CUUI": (0.3679, 0.4178, 0.2488),
