@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -53,18 +55,27 @@ def baseline_expected_wins(pairs: ExpandedPairs, n_systems: int, n_boot: int, rn
     return scores
 
 
-def manage(env: dict[str, str], *args: str) -> float:
-    """Seconds that ``python manage.py ARGS`` takes as a new process; exits with its output if it fails."""
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def manage(env: dict[str, str], *args: str) -> tuple[float, float]:
+    """Wall and CPU seconds (all threads) of ``python manage.py ARGS`` as a new process; exits if it fails."""
+    cpu = children_cpu()
     seconds, done = timed(subprocess.run, [sys.executable, "manage.py", *args], cwd=REPO, env=env,
                           capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"manage.py {' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return seconds
+    return seconds, children_cpu() - cpu
 
 
-def cold_start(warm: float) -> dict[str, float]:
+def cold_start(warm: float, warm_cpu: float) -> dict[str, float]:
     """Time ``check`` and ``analyze`` as new processes on a temporary SQLite copy of the CoNLL-14 campaign, and
-    print them beside ``warm``, the in-process analysis. Returns the times."""
+    print them beside the in-process analysis (``warm`` and ``warm_cpu`` seconds). Returns the wall times (medians
+    of 3 but for the compiling run). CPU seconds are printed too: on a shared machine they vary less than wall
+    times."""
     with tempfile.TemporaryDirectory() as folder:
         env = {key: value for key, value in os.environ.items()
                if key not in {"DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
@@ -75,16 +86,19 @@ def cold_start(warm: float) -> dict[str, float]:
                *sorted(str(path) for path in outputs.iterdir()))
         manage(env, "import_appraise_xml", "--campaign", "conll14", str(CONLL14 / "judgments.xml"))
         analyze = ("analyze", "--campaign", "conll14", "--out", f"{folder}/analysis.json")
-        times = {
-            "check": statistics.median(manage(env, "check") for _ in range(3)),
-            "compiling": manage(env, *analyze),
-            "cached": statistics.median(manage(env, *analyze) for _ in range(3)),
+        runs = {
+            "check": [manage(env, "check") for _ in range(3)],
+            "compiling": [manage(env, *analyze)],
+            "cached": [manage(env, *analyze) for _ in range(3)],
         }
+    times = {key: statistics.median(wall for wall, _ in values) for key, values in runs.items()}
+    cpu = {key: statistics.median(seconds for _, seconds in values) for key, values in runs.items()}
     print("cold start, each a new process (CoNLL-14 in SQLite; EW and TrueSkill x 1,000 bootstrap):")
-    print(f"  manage.py check: {times['check']:.2f} s (median of 3)")
+    print(f"  manage.py check: {times['check']:.2f} s, CPU {cpu['check']:.2f} s (medians of 3)")
     for key, label in (("compiling", "numba's cache empty, compiles"), ("cached", "compiled code cached, median of 3")):
         print(f"  manage.py analyze, {label}: {times[key]:.2f} s = {times[key] / warm:.2f}x the warm in-process "
-              f"analysis ({times[key] - warm:+.2f} s)")
+              f"analysis ({times[key] - warm:+.2f} s); CPU {cpu[key]:.2f} s = {cpu[key] / warm_cpu:.2f}x its "
+              f"{warm_cpu:.2f} s")
     return times
 
 
@@ -100,9 +114,12 @@ def main() -> None:
 
     warm, _ = timed(analyze, rankings, AnalysisParameters(bootstrap=40, seed=0))
     print(f"warm-up (numba compile or cache load): {warm:.2f} s")
+    cpu = time.process_time()
     full, _ = timed(analyze, rankings, AnalysisParameters(bootstrap=1000, seed=1))
-    print(f"full analysis (EW and TrueSkill x 1,000 bootstrap, kappa, head-to-head, per-judge): {full:.2f} s")
-    cold = None if args.skip_cold_start else cold_start(full)
+    full_cpu = time.process_time() - cpu
+    print(f"full analysis (EW and TrueSkill x 1,000 bootstrap, kappa, head-to-head, per-judge): {full:.2f} s "
+          f"(CPU {full_cpu:.2f} s)")
+    cold = None if args.skip_cold_start else cold_start(full, full_cpu)
 
     rng = np.random.default_rng(1)
     k = args.baseline_samples
