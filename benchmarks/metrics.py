@@ -38,7 +38,7 @@ django.setup()
 
 from annotation.services.references import parse_m2  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
-from ranking.core.m2 import EditCounts, corpus_m2, reference_sentence_counts, sentence_counts  # noqa: E402
+from ranking.core.m2 import corpus_m2, reference_sentence_counts, sentence_counts  # noqa: E402
 
 CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14"
 SYSTEMS = ("CAMB", "CUUI", "AMU", "POST", "NTHU", "RAC", "UMC", "PKU", "SJTU", "UFC", "IPN", "IITB", "INPUT")

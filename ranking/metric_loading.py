@@ -48,9 +48,9 @@ def load_metric_inputs(campaign) -> MetricInputs:
             if start >= 0:
                 original = " ".join(sources[line].split()[start:end])
                 annotator_edits.append((start, end, original, tuple(corrections)))
-        for annotations in gold:
-            if not annotations:
-                annotations[0] = []
+        for by_annotator in gold:
+            if not by_annotator:
+                by_annotator[0] = []
         inputs.gold = gold
     for reference_set in campaign.reference_sets.filter(kind=ReferenceSet.Kind.TEXT).order_by("name"):
         lines = [""] * len(segments)

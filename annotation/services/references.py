@@ -22,7 +22,6 @@ from .field_rules import check_system_name
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines
 
 ERROR_TYPE_MAX = GoldEdit._meta.get_field("error_type").max_length
-REFERENCE_NAME_MAX = ReferenceSet._meta.get_field("name").max_length
 #: Longest correction of one gold edit, in characters.
 CORRECTION_MAX = 1000
 #: Most corrections one gold edit may list, and most edits one sentence may have.

@@ -452,14 +452,14 @@ def corpus_m2(
     chosen_annotators = []
     chosen_counts = []
     sentence_f = []
-    for number, (source, hypothesis, annotations) in enumerate(zip(sources, hypotheses, gold), start=1):
-        if not annotations:
+    for number, (source, hypothesis, by_annotator) in enumerate(zip(sources, hypotheses, gold), start=1):
+        if not by_annotator:
             raise ValueError(f"sentence {number} has no annotator")
-        annotators = sorted(annotations)
-        key = (tuple(source), tuple(hypothesis), tuple(tuple(annotations[a]) for a in annotators))
+        annotators = sorted(by_annotator)
+        key = (tuple(source), tuple(hypothesis), tuple(tuple(by_annotator[a]) for a in annotators))
         counts = cache.get(key)
         if counts is None:
-            counts = sentence_counts(source, hypothesis, [annotations[a] for a in annotators], max_unchanged_words)
+            counts = sentence_counts(source, hypothesis, [by_annotator[a] for a in annotators], max_unchanged_words)
             cache[key] = counts
         index = _choose(counts, (totals[0], totals[1], totals[2]), beta)
         chosen = counts[index]
