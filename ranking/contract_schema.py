@@ -183,10 +183,11 @@ METRICS_COMPUTED: Schema = record({
                                      optional=("precision", "recall")))),
     "expected_wins": METRIC_CORRELATIONS,
     "trueskill": METRIC_CORRELATIONS,
+    "prws": SIGNIFICANCE,
     "sentence_tau": by_name(record({"tau": correlation(), "concordant": COUNT, "discordant": COUNT,
                                     "metric_ties": COUNT, "reason": REASON})),
     "skipped": by_name(REASON),
-}, optional=("expected_wins", "trueskill", "skipped"))
+}, optional=("expected_wins", "trueskill", "prws", "skipped"))
 """Metrics computed from the campaign's references and their meta-evaluation (``ranking.metric_evaluation``)."""
 
 SCHEMA: Schema = {

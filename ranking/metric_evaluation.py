@@ -4,7 +4,8 @@
 Per metric: the system scores (with M2's precision and recall); the system-level Spearman and Pearson correlations
 with the Expected Wins and the TrueSkill scores (G15 Table 5, through ``core.analysis.metric_correlations``, with
 the M2 F-beta sweep of G15 Figure 3 from the metric's own precision and recall and the Williams test between the
-metrics); the sentence-level WMT relative-ranking tau against the campaign's pairwise judgments
+metrics); for PRWS campaigns the Pearson correlations with the PRWS means of the rated systems and the Williams
+test between the metrics (N19 section 6); the sentence-level WMT relative-ranking tau against the campaign's pairwise judgments
 (``core.sentence_tau``). A metric that cannot be computed (no references of its kind) is listed under ``skipped``
 with the reason. Campaigns without references have no ``metrics_computed``.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .automatic_metrics import METRICS, MetricScores, compute_metrics
-from .contract import _metrics, fields
+from .contract import _metrics, _significance, fields
 from .metric_loading import load_metric_inputs
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def _sentence_tau(scores: MetricScores, rankings: Rankings) -> dict:
 
 def computed_metrics_json(campaign, analysis: Analysis, rankings: Rankings) -> dict | None:
     """``metrics_computed`` for ``analysis`` of ``campaign`` (None when the campaign has no references)."""
-    from .core.analysis import metric_correlations
+    from .core.analysis import metric_correlations, prws_metric_significance
 
     if not campaign.reference_sets.exists():
         return None
@@ -73,6 +74,10 @@ def computed_metrics_json(campaign, analysis: Analysis, rankings: Rankings) -> d
         decimals = analysis.parameters.correlation_decimals
         for method in ("expected_wins", "trueskill"):
             result[method] = _metrics(metric_correlations(analysis.rankings[method], uploaded, decimals))
+    if analysis.prws is not None and computed:
+        result["prws"] = _significance(
+            prws_metric_significance(analysis.prws, {name: _as_uploaded(s) for name, s in computed.items()})
+        )
     result["sentence_tau"] = {name: _sentence_tau(scores, rankings) for name, scores in computed.items()}
     if skipped:
         result["skipped"] = skipped

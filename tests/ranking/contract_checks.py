@@ -22,7 +22,8 @@ from ranking.reports.formats import render_report
 BARE_MATRICES = {("per_judge", "correlations", "spearman"), ("per_judge", "correlations", "pearson"),
                  ("metric_significance", "p_values"), ("prws", "metrics", "p_values"),
                  ("metrics_computed", "expected_wins", "metric_significance", "p_values"),
-                 ("metrics_computed", "trueskill", "metric_significance", "p_values")}
+                 ("metrics_computed", "trueskill", "metric_significance", "p_values"),
+                 ("metrics_computed", "prws", "p_values")}
 """Matrices of bare numbers (name -> name -> number): their reasons sit in the sibling object ``reasons``."""
 
 
