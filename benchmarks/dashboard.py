@@ -112,29 +112,34 @@ def analyze_tables() -> None:
         cursor.execute("ANALYZE")
 
 
-def percentiles(seconds: list[float]) -> tuple[float, float]:
-    """Median and p95 in milliseconds."""
-    return float(np.percentile(seconds, 50) * 1000), float(np.percentile(seconds, 95) * 1000)
+def percentiles(timings: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """Median and p95 of the wall-clock times and median of this process's CPU times, in milliseconds."""
+    wall = np.array([w for w, _ in timings]) * 1000
+    cpu = np.array([c for _, c in timings]) * 1000
+    return float(np.percentile(wall, 50)), float(np.percentile(wall, 95)), float(np.median(cpu))
 
 
-def timed_request(client: Client, url: str) -> float:
-    start = time.perf_counter()
+def timed(function, *args) -> tuple[float, float]:
+    """(wall-clock seconds, this process's CPU seconds) of one call: the CPU time leaves out PostgreSQL's and
+    other processes' share of a busy machine."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    function(*args)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def request(client: Client, url: str) -> None:
     response = client.get(url)
-    elapsed = time.perf_counter() - start
     if response.status_code != 200:
         raise SystemExit(f"{url}: {response.status_code} {response.content[:200]!r}")
-    return elapsed
 
 
-def baseline(campaign: Campaign) -> float:
+def baseline(campaign: Campaign) -> None:
     """The leaderboard as the analysis computes Expected Wins: load everything, expand, bootstrap, rank."""
-    start = time.perf_counter()
     rankings = load_rankings(campaign)
     pairs = expanded_pairs(rankings)
     samples = bootstrap_expected_wins(pairs, rankings.n_systems, live.LEADERBOARD_BOOTSTRAP, np.random.default_rng(1))
     bootstrap_ranking(samples, expected_wins(win_matrix(pairs, rankings.n_systems)), rankings.system_names,
                       live.CONFIDENCE)
-    return time.perf_counter() - start
 
 
 def new_judgment(campaign: Campaign, rng: np.random.Generator) -> None:
@@ -156,43 +161,40 @@ def measure(campaign: Campaign, label: str, repeat: int, rng: np.random.Generato
     client = Client()
     client.force_login(organizer)
     url = reverse("campaign-leaderboard", args=[campaign.pk])
-    timed_request(client, url)
+    request(client, url)
     rankings = client.get(url).json()["snapshot"]["rankings"]
 
-    base = [baseline(campaign) for _ in range(max(3, repeat // 4))]
+    base = [timed(baseline, campaign) for _ in range(max(3, repeat // 4))]
     cold = []
     for _ in range(max(3, repeat // 4)):
         cache.clear()
-        cold.append(timed_request(client, url))
+        cold.append(timed(request, client, url))
     fresh = []
     for _ in range(repeat):
         new_judgment(campaign, rng)
-        fresh.append(timed_request(client, url))
-    unchanged = [timed_request(client, url) for _ in range(repeat)]
+        fresh.append(timed(request, client, url))
+    unchanged = [timed(request, client, url) for _ in range(repeat)]
     version = live.data_version(campaign)
     state = live.live_counts(campaign, version)
-    compute = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        live.compute_leaderboard(campaign, state, version)
-        compute.append(time.perf_counter() - start)
+    compute = [timed(live.compute_leaderboard, campaign, state, version) for _ in range(repeat)]
 
     history_url = reverse("campaign-history", args=[campaign.pk])
     cache.clear()
-    first_history = timed_request(client, history_url)
+    first_history = timed(request, client, history_url)[0]
     start = time.perf_counter()
     requests = 1
     while (history := client.get(history_url).json())["pending"]:
         requests += 1
     fill = first_history + time.perf_counter() - start
 
-    b50, b95 = percentiles(base)
-    print(f"{label}: {rankings:,} rankings, {len(state.names)} systems; leaderboard request, median / p95 in ms")
-    print(f"  baseline (load all, expand, bootstrap, rank): {b50:8.1f} / {b95:8.1f}")
+    b50, b95, bcpu = percentiles(base)
+    print(f"{label}: {rankings:,} rankings, {len(state.names)} systems; leaderboard request in ms: wall-clock "
+          f"median / p95, this process's CPU median (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"  {'baseline (load all, expand, bootstrap, rank)':<46} {b50:8.1f} / {b95:8.1f}   cpu {bcpu:8.1f}")
     for name, values in (("new judgment since the last request", fresh), ("unchanged (cached)", unchanged),
                          ("cold cache (loads every judgment)", cold), ("computation from the counts", compute)):
-        p50, p95 = percentiles(values)
-        print(f"  {name:<38} {p50:8.1f} / {p95:8.1f}   baseline/this (median) {b50 / p50:7.1f}x")
+        p50, p95, cpu = percentiles(values)
+        print(f"  {name:<46} {p50:8.1f} / {p95:8.1f}   cpu {cpu:8.1f}   baseline/this (median) {b50 / p50:7.1f}x")
     print(f"  history: first request {first_history * 1000:.0f} ms; all {len(history['points'])} checkpoints "
           f"after {requests} requests, {fill:.2f} s in all")
     return percentiles(fresh)[1]
