@@ -162,6 +162,11 @@ class ScreenAdmin(SupportAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        """Never: a screen leaves only with its campaign (its judgments with it; its number keeps the campaign's
+        screens numbered without gaps, which ``screens.screen_count`` relies on)."""
+        return False
+
     @admin.display(description="judgments")
     def judgments(self, screen: Screen) -> str:
         return changelist_link(Judgment, "judgments", assignment__screen__id__exact=screen.pk)
@@ -169,10 +174,15 @@ class ScreenAdmin(SupportAdmin):
 
 @admin.register(ScreenCandidate)
 class ScreenCandidateAdmin(ReadOnlyAdmin):
+    """What a screen shows: never deleted here (a served screen does not change under its judge)."""
+
     list_display = ("screen", "position", "candidate")
     list_filter = ("screen__campaign",)
     search_fields = ("=screen__number",)
     list_select_related = ("screen", "candidate")
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 @admin.register(Assignment)

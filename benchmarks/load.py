@@ -12,9 +12,12 @@ Baseline, measured in the same run with the same clients and think times: the lo
 CSRF token and no database query), so the ratios show what the judge pages cost on top of Django itself.
 
 Afterwards the database is checked: every acknowledged submit must be stored (lost = acknowledged tokens without
-a judgment) and none twice (duplicated = judgments beyond one per judge and screen).
+a judgment) and none twice (duplicated = judgments beyond one per judge and screen). Also printed: the 99th
+percentiles and the requests per second the server answered while the judges worked (serves and submits, over the
+wall-clock time of the judges' run).
 
-Run: .venv/bin/python benchmarks/load.py [--judges 100] [--submits 1000] [--workers 5] [--think 2.5]
+Run: .venv/bin/python benchmarks/load.py [--judges 100] [--submits 1000] [--workers 5] [--think 2.5] [--port N]
+The 1,000-judge run: .venv/bin/python benchmarks/load.py --judges 1000 --submits 5000
 Ends with one line: serve p50 X ms p95 X ms; submit p50 X ms p95 X ms; N submits, lost 0, duplicated 0
 """
 from __future__ import annotations
@@ -57,7 +60,7 @@ from annotation.services.textfiles import NamedFile  # noqa: E402
 
 CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14" / "outputs"
 DEMO = REPO / "annotation" / "demo"
-SCREEN_PATH = re.compile(r"^/judge/screens/([0-9a-f-]{36})/$")
+SCREEN_PATH = re.compile(r"^/judge/screens/([0-9a-f-]{36})/(?:\?.*)?$")
 RANK_FIELD = re.compile(rb'name="rank_(\d+)"')
 KEY_FIELD = re.compile(rb'name="(candidate_\d+)" value="([0-9a-f]+)"')
 CSRF_COOKIE = "csrftoken"
@@ -149,6 +152,7 @@ class Tally:
     baseline: list[float] = field(default_factory=list)
     acknowledged: set[str] = field(default_factory=set)
     double_posts: int = 0
+    requests: int = 0
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -179,7 +183,8 @@ def judge_loop(port: int, campaign_id: int, session_key: str, tally: Tally, rng:
         form.update(csrfmiddlewaretoken=csrf, active_ms=str(int(think * 1000)))
         time.sleep(rng.exponential(think))
         token = SCREEN_PATH.match(location).group(1)
-        if rng.random() < double_share:
+        posts = 2 if rng.random() < double_share else 1
+        if posts == 2:
             results = []
             twice = [threading.Thread(target=lambda: results.append(request(port, "POST", location, cookies, form)))
                      for _ in range(2)]
@@ -199,6 +204,7 @@ def judge_loop(port: int, campaign_id: int, session_key: str, tally: Tally, rng:
             tally.serve.append(served)
             tally.submit.append(submitted)
             tally.acknowledged.add(token)
+            tally.requests += 1 + posts
         location = next_location
         time.sleep(rng.exponential(think))
 
@@ -254,6 +260,7 @@ def main() -> None:
     )
     parser.add_argument("--double", type=float, default=0.05, help="share of submits posted twice at once")
     parser.add_argument("--seed", type=int, default=2015)
+    parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
@@ -263,17 +270,19 @@ def main() -> None:
     try:
         campaign, sessions, label = build_campaign(args.judges, args.submits + args.judges)
         connection.close()
-        port = free_port()
+        port = args.port or free_port()
         server = start_gunicorn(port, args.workers, database)
         print(f"{label}; {args.judges} concurrent judges, gunicorn with {args.workers} workers on "
               f"{os.cpu_count()} cores, PostgreSQL ({test_db}), mean think time {args.think} s")
         baseline = Tally(target=args.submits)
         run_threads(baseline_loop, [(port, baseline, rng.spawn(1)[0], args.think) for _ in range(args.judges)])
         tally = Tally(target=args.submits)
+        started = time.perf_counter()
         run_threads(judge_loop, [
             (port, campaign.pk, key, tally, rng.spawn(1)[0], args.think, campaign.max_candidates, args.double)
             for key in sessions
         ])
+        seconds = time.perf_counter() - started
         if tally.errors or baseline.errors:
             raise SystemExit("errors: " + "; ".join((tally.errors + baseline.errors)[:5]))
         lost, duplicated = check_database(campaign, tally.acknowledged)
@@ -283,6 +292,9 @@ def main() -> None:
         print(f"baseline (login page, {len(baseline.baseline)} requests): p50 {base50:.1f} ms p95 {base95:.1f} ms")
         print(f"serve/baseline p50 {serve50 / base50:.2f}x; submit/baseline p50 {submit50 / base50:.2f}x; "
               f"{tally.double_posts} submits posted twice at once")
+        print(f"p99: serve {ms(tally.serve, 99):.1f} ms, submit {ms(tally.submit, 99):.1f} ms; "
+              f"{tally.requests / seconds:.1f} requests per second ({tally.requests} serves and submits in "
+              f"{seconds:.1f} s)")
         print(f"serve p50 {serve50:.1f} ms p95 {serve95:.1f} ms; submit p50 {submit50:.1f} ms p95 {submit95:.1f} ms; "
               f"{len(tally.acknowledged)} submits, lost {lost}, duplicated {duplicated}")
     finally:

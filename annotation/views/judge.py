@@ -21,6 +21,7 @@ from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -31,8 +32,9 @@ from ..services import guidelines, queue, training
 from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
 from ..services.presentation import ScreenDisplay, display
 
-#: Session key: {campaign id: token} of the one submit each campaign's screen may still undo.
-SESSION_UNDO = "judge-undo"
+#: Query parameter of the page after a submit: the token of the submit it offers to undo (``queue.undo_last`` only
+#: undoes the judge's last submit, so the offer needs no session write).
+UNDO_PARAMETER = "undo"
 
 
 def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
@@ -91,15 +93,12 @@ def _empty_form(campaign: Campaign, count: int) -> RankingForm | ScoreForm:
     return RankingForm(count=count, max_rank=campaign.max_candidates)
 
 
-def _offered_undo(request: HttpRequest, campaign: Campaign) -> str | None:
-    """The token of this session's last submit in the campaign, offered for undo (``undo_last`` checks it)."""
-    return request.session.get(SESSION_UNDO, {}).get(str(campaign.pk))
-
-
-def _offer_undo(request: HttpRequest, campaign: Campaign, token: uuid.UUID) -> None:
-    offers = request.session.get(SESSION_UNDO, {})
-    offers[str(campaign.pk)] = str(token)
-    request.session[SESSION_UNDO] = offers
+def _offered_undo(request: HttpRequest) -> str | None:
+    """The token of the submit this page offers to undo (the ``undo`` parameter, if it is a token at all)."""
+    try:
+        return str(uuid.UUID(request.GET.get(UNDO_PARAMETER, "")))
+    except ValueError:
+        return None
 
 
 def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
@@ -112,8 +111,7 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 
 def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    """Redirect to the judge's next screen, or to the done page (after a submit: guidelines and training are
-    behind the judge)."""
+    """Redirect to the judge's next screen (served now), or to the done page when nothing is left."""
     try:
         assignment = queue.next_assignment(campaign, request.user)
     except queue.QueueError as error:
@@ -173,7 +171,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now)."""
     found = _judged_campaign(request, campaign_id)
-    undo_token = _offered_undo(request, found)
+    undo_token = _offered_undo(request)
     return render(
         request,
         "judge/done.html",
@@ -283,12 +281,10 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     posted = request.method == "POST"
     shown = None if posted else display(assignment.screen.segment, assignment.screen.slots, token)
     keys = posted_keys(request.POST) if posted else [candidate.key for candidate in shown.candidates]
-    if posted and keys != queue.candidate_keys(assignment):
-        return _refused(request, queue.CHANGED_MESSAGE, 409, found)
     form = RankingForm(request.POST if posted else None, count=len(keys), max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
-        done = _submitted(request, assignment, token, form,
-                          lambda: queue.submit_ranking(token, request.user, form.ranks(), keys, form.active_time()))
+        done = _submitted(request, assignment, token, form, lambda: queue.submit_ranking(
+            token, request.user, form.ranks(), keys, form.active_time(), serve_next=True))
         if done is not None:
             return done
     if not posted:
@@ -298,8 +294,9 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
 
 
 def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, form, submit) -> HttpResponse | None:
-    """Run ``submit()`` (the queue's submit of ranks or scores): the next page once stored (or already stored), the
-    refusal page for a stale or foreign screen, or None with the error on ``form`` when the values do not fit."""
+    """Run ``submit()`` (the queue's submit of ranks or scores, serving the next screen): the next page once stored
+    (or already stored), the refusal page for a stale, foreign or changed screen, or None with the error on
+    ``form`` when the values do not fit."""
     found = assignment.screen.campaign
     try:
         result = submit()
@@ -310,8 +307,17 @@ def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, f
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    _offer_undo(request, found, token)
-    return _next_screen(request, found)
+    return _following(found, result)
+
+
+def _following(campaign: Campaign, result: queue.SubmitResult) -> HttpResponse:
+    """Redirect to the screen the submit served next, or to the done page when none was left, offering to undo the
+    submit."""
+    if result.following is None:
+        page = reverse("judge-done", args=[campaign.pk])
+    else:
+        page = reverse("judge-screen", args=[result.following.token])
+    return redirect(f"{page}?{urlencode({UNDO_PARAMETER: result.assignment.token})}")
 
 
 def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
@@ -324,7 +330,7 @@ def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID
     form = ScoreForm(request.POST if posted else None, count=len(keys))
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form, lambda: queue.submit_scores(
-            token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time()))
+            token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time(), serve_next=True))
         if done is not None:
             return done
     if not posted:
@@ -343,7 +349,7 @@ def _render_screen(
     found = assignment.screen.campaign
     scoring = isinstance(form, ScoreForm)
     context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
-    undo_token = _offered_undo(request, found)
+    undo_token = _offered_undo(request)
     context["config"].update(
         leaseUrl=reverse("judge-lease", args=[assignment.token]),
         heartbeatSeconds=queue.lease_length().total_seconds() / 4,
@@ -373,24 +379,25 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
         shown = display(assignment.screen.segment, assignment.screen.slots, token)
         return _render_screen(request, assignment, shown, _empty_form(found, len(shown.candidates)), flag_form, 400)
     try:
-        result = queue.flag_screen(token, request.user, flag_form.reason_text(), flag_form.active_time())
+        result = queue.flag_screen(
+            token, request.user, flag_form.reason_text(), flag_form.active_time(), serve_next=True
+        )
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    _offer_undo(request, found, token)
     messages.info(request, "The screen was flagged.")
-    return _next_screen(request, found)
+    return _following(found, result)
 
 
 @login_required
 @require_POST
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Undo the last submitted screen (offered until the next one is submitted) and serve it again."""
+    """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
+    and serve it again."""
     found = _judged_campaign(request, campaign_id)
     form = UndoForm(request.POST)
-    offered = _offered_undo(request, found)
-    if not form.is_valid() or offered is None or str(form.cleaned_data["token"]) != offered:
+    if not form.is_valid():
         return _refused(
             request, "Only the last screen you submitted can be undone, before you submit the next one.", 409, found
         )
@@ -398,9 +405,6 @@ def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
         assignment = queue.undo_last(found, request.user, form.cleaned_data["token"])
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
-    request.session[SESSION_UNDO] = {
-        key: value for key, value in request.session.get(SESSION_UNDO, {}).items() if key != str(found.pk)
-    }
     messages.info(request, "Your last judgment was removed. Judge the screen again.")
     return redirect("judge-screen", assignment.token)
 

@@ -9,7 +9,9 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, ScreenCandidate, TrainingAnswer
@@ -238,7 +240,7 @@ def test_csrf_is_enforced_on_judge_forms(campaign, ann):
 
 
 def token_in_url(url: str) -> uuid.UUID:
-    return uuid.UUID(url.rstrip("/").rsplit("/", 1)[1])
+    return uuid.UUID(re.search(r"/judge/screens/([0-9a-f-]{36})/", url).group(1))
 
 
 def test_flag_with_a_reason(campaign, ann):
@@ -406,3 +408,19 @@ def test_ranks_for_candidates_the_screen_no_longer_shows_are_refused(campaign, a
     assert not Judgment.objects.exists()
     assert client.post(url, ranks_data(4, [1, 2, 3, 4], url=url)).status_code == 302
     assert CandidateJudgment.objects.get(rank=1).candidate_id == shown[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submit_is_one_transaction_that_also_serves_the_next_screen(campaign, ann):
+    """The submit, the next screen's claim and the undo offer (a URL parameter, not a session write) commit once."""
+    add_screen(campaign, 1)
+    add_screen(campaign, 2)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    with CaptureQueriesContext(connection) as queries:
+        posted = client.post(url, ranks_data(4, url=url))
+    assert posted.status_code == 302
+    assert [q["sql"] for q in queries.captured_queries].count("COMMIT") == 1
+    following = Assignment.objects.get(status=Assignment.Status.SERVED)
+    assert posted["Location"] == f"/judge/screens/{following.token}/?undo={token_in_url(url)}"
+    assert b"Undo it" in client.get(posted["Location"]).content

@@ -451,3 +451,35 @@ def test_progress_counts_claimable_screens_up_to_a_cap(campaign, monkeypatch):
         queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served))
     assert queue.progress(campaign, ann) == queue.Progress(done=2, total=5), "3 screens left: counted exactly"
     assert queue.progress(campaign, bob) == queue.Progress(done=0, total=3, more=True)
+
+
+def test_a_submit_can_serve_the_next_screen_in_its_own_transaction(campaign):
+    screens = [add_screen(campaign, line) for line in (0, 1)]
+    ann = judge("ann", campaign)
+    first = queue.next_assignment(campaign, ann)
+    result = queue.submit_ranking(first.token, ann, ranks_for(first), queue.candidate_keys(first), serve_next=True)
+    assert result.created and result.following.screen == screens[1]
+    assert result.following.status == Assignment.Status.SERVED and result.following.judge == ann
+    assert queue.next_assignment(campaign, ann).pk == result.following.pk, "the judge's current screen"
+    last = result.following
+    flagged = queue.flag_screen(last.token, ann, "garbled", serve_next=True)
+    assert flagged.created and flagged.following is None, "nothing left"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submit_and_another_tab_asking_for_a_screen_never_deadlock():
+    """A submit that serves the next screen locks the judge's membership before the assignment, as claims do."""
+    campaign = small_campaign("tabs-and-submits")
+    for line in range(6):
+        add_screen(campaign, line)
+    ann = judge("ann", campaign)
+    for _ in range(5):
+        served = queue.next_assignment(campaign, ann)
+        keys, ranks = queue.candidate_keys(served), ranks_for(served)
+        results = run_together([
+            lambda: queue.submit_ranking(served.token, ann, ranks, keys, serve_next=True),
+            lambda: queue.next_assignment(campaign, ann),
+        ])
+        assert not any(isinstance(result, Exception) for result in results), results
+        assert Assignment.objects.filter(judge=ann, status=Assignment.Status.SERVED).count() == 1
+    assert Judgment.objects.count() == 5
