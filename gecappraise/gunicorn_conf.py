@@ -12,6 +12,8 @@ Dockerfile and docker-compose.yml run it), from the environment:
 import multiprocessing
 import os
 
+from gecappraise.log_formats import FORMATTERS
+
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY") or 2 * multiprocessing.cpu_count() + 1)
 timeout = int(os.environ.get("GUNICORN_TIMEOUT") or 120)
@@ -26,14 +28,7 @@ _formatter = os.environ.get("LOG_FORMAT") or "json"
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {
-        "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
-        },
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-    },
+    "formatters": FORMATTERS,
     "handlers": {
         "access": {"class": "logging.StreamHandler", "formatter": _formatter, "stream": "ext://sys.stdout"},
         "error": {"class": "logging.StreamHandler", "formatter": _formatter, "stream": "ext://sys.stderr"},

@@ -47,6 +47,8 @@ import os
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from gecappraise.log_formats import FORMATTERS
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -270,14 +272,7 @@ if LOG_FORMAT not in {"json", "text"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {
-        "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
-        },
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
-    },
+    "formatters": FORMATTERS,
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
