@@ -5,14 +5,18 @@ Contract:
   claims the first open slot by ``position`` whose screen they have not had, so the judges of one screen are
   distinct (redundancy = distinct judges per screen). Claims lock the slot with ``SELECT ... FOR UPDATE SKIP
   LOCKED`` on PostgreSQL, so two judges never get the same slot, and they lock the judge's membership row of
-  the campaign, so one judge's tabs never claim two screens at once.
+  the campaign, so one judge's tabs never claim two screens at once; submits take that lock first too. Every
+  question of the queue is answered from per-campaign partial indexes of Assignment (the pool by position and by
+  screen, leases, slots taken), so its cost does not grow with the campaign's size; ``progress`` counts at most
+  ``PROGRESS_CAP`` claimable screens.
 - A judge has at most one served screen per campaign; coming back (reload, new tab, next login) gives the same
   one. Assignments given to a judge directly (``judge`` set, status pending) come before pool slots.
 - Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``), renewed while the judge works on the page (the page
-  calls ``renew_lease`` through the ``judge-lease`` view every quarter lease while its judge is active). A non-repeat screen whose lease has run out
-  returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
+  calls ``renew_lease`` through the ``judge-lease`` view every quarter lease while its judge is active). A
+  non-repeat screen whose lease has run out returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
   refused as stale. Until someone claims it, the first judge may still finish it.
 - Ranking campaigns take ranks (``submit_ranking``), PRWS campaigns scores (``submit_scores``); either may be flagged.
+  With ``serve_next`` a submit also serves the judge's next screen, in the same transaction (one commit).
 - ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
   Judgment, a repeated submit of the same token (double click, reload, back button, second tab) stores nothing
   and reports the stored one. Tokens change when a screen is claimed or re-served after an undo.
