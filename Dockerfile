@@ -9,6 +9,9 @@ COPY annotation annotation
 COPY ranking ranking
 RUN pip install --no-cache-dir .
 COPY manage.py ./
+# The sources in /app come first on the path (PYTHONPATH); with PYTHONDONTWRITEBYTECODE no process would store their
+# bytecode, so each would compile them again (~0.2 s of every command's and worker's start): compiled once here.
+RUN python -m compileall -q gecappraise annotation ranking manage.py
 COPY templates templates
 COPY static static
 # DEBUG=0: the hashed, compressed files and manifest that whitenoise serves when DEBUG is off.

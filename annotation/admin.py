@@ -19,6 +19,7 @@ from .models import (
     Campaign,
     Candidate,
     CandidateJudgment,
+    CrowdWorker,
     Document,
     Flag,
     GoldEdit,
@@ -26,6 +27,7 @@ from .models import (
     Invite,
     Judgment,
     Output,
+    RaterStatus,
     ReferenceSet,
     ReferenceText,
     Screen,
@@ -72,9 +74,9 @@ class JudgmentRecordAdmin(ReadOnlyAdmin):
 
 @admin.register(Campaign)
 class CampaignAdmin(SupportAdmin):
-    list_display = ("name", "mode", "sampling", "max_candidates", "redundancy", "owner", "created_at", "closed_at",
-                    "screens")
-    list_filter = ("mode", "sampling", "closed_at")
+    list_display = ("name", "mode", "sampling", "selection", "max_candidates", "redundancy", "owner", "created_at",
+                    "closed_at", "screens")
+    list_filter = ("mode", "sampling", "selection", "closed_at")
     search_fields = ("name", "owner__username", "organizers__username", "judges__username")
     raw_id_fields = ("owner",)
     filter_horizontal = ("organizers", "judges")
@@ -305,6 +307,26 @@ class InviteAdmin(SupportAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(CrowdWorker)
+class CrowdWorkerAdmin(ReadOnlyAdmin):
+    """Crowd workers of crowd campaigns; they are made by the study link (``services.crowd_entry``)."""
+
+    list_display = ("worker_id", "platform", "campaign", "session_id", "completed_at", "outcome")
+    list_filter = ("campaign", "platform", "outcome")
+    search_fields = ("worker_id", "session_id")
+    list_select_related = ("campaign",)
+
+
+@admin.register(RaterStatus)
+class RaterStatusAdmin(ReadOnlyAdmin):
+    """Rater QC standings; the organizer changes them on the campaign's dashboard (``services.rater_qc``)."""
+
+    list_display = ("judge", "campaign", "decision", "attempt", "decided_by", "decided_at")
+    list_filter = ("campaign", "decision")
+    search_fields = ("judge__username",)
+    list_select_related = ("judge", "campaign", "decided_by")
 
 
 @admin.register(GuidelinesAcknowledgement)

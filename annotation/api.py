@@ -15,16 +15,23 @@ from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
 from .serializers import (
-    AppraiseImportSummarySerializer, AppraiseUploadSerializer, CampaignCreateSerializer, CampaignSerializer,
-    ReferenceSetSerializer, ReferencesUploadSerializer, ScreenJobSerializer, ScreensCreatedSerializer,
-    ScreensRequestSerializer, ScreensStateSerializer,
+    AppraiseImportSummarySerializer,
+    AppraiseUploadSerializer,
+    CampaignCreateSerializer,
+    CampaignSerializer,
+    ReferenceSetSerializer,
+    ReferencesUploadSerializer,
+    ScreenJobSerializer,
+    ScreensCreatedSerializer,
+    ScreensRequestSerializer,
+    ScreensStateSerializer,
 )
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
-from .services.textfiles import InputFileError
 from .services.screen_jobs import active_jobs, request_screens
 from .services.screens import screen_count
+from .services.textfiles import InputFileError
 
 
 def form_errors(form) -> dict[str, list[str]]:

@@ -5,6 +5,7 @@ Forms only parse and check the request; the queue service decides what is stored
 from __future__ import annotations
 
 import math
+import re
 from datetime import timedelta
 
 from django import forms
@@ -13,6 +14,8 @@ from .services.queue import FLAG_REASON_MAX
 
 #: The longest active time a client may report for one screen (longer values are rejected as malformed).
 ACTIVE_MS_MAX = 24 * 3600 * 1000
+#: A slider value as the page posts it (digits, optionally a decimal part), shown again on a re-rendered form.
+_SLIDER_VALUE = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,6})?")
 #: The most candidate keys read from a post (a screen shows at most 10 candidates, Campaign.max_candidates).
 KEYS_MAX = 10
 
@@ -66,7 +69,8 @@ class ScoreForm(forms.Form):
     """PRWS scores (N19 section 4.2, METHODS 11) for ``count`` candidates, by display position: ``score_k`` is the
     slider's value from 0 ("Completely ungrammatical/Garbled") to 100 ("Perfect"), ``moved_k`` says that the judge
     moved that slider (the page sets it; a slider left where it started is refused, so every stored score was
-    moved), ``meaning_k`` is the "Meaning changed" box. ``active_ms`` as in RankingForm.
+    moved), ``first_k`` the slider's value after its first move (optional; the score is its last value),
+    ``meaning_k`` is the "Meaning changed" box. ``active_ms`` as in RankingForm.
     """
 
     START = 50
@@ -87,19 +91,28 @@ class ScoreForm(forms.Form):
                 widget=forms.HiddenInput,
                 error_messages={"required": f"Move the slider of correction {number} before you submit."},
             )
+            self.fields[f"first_{position}"] = forms.FloatField(
+                required=False, min_value=0, max_value=100, widget=forms.HiddenInput,
+                error_messages={"invalid": f"The first value of slider {number} is not a number."},
+            )
             self.fields[f"meaning_{position}"] = forms.BooleanField(required=False, label="Meaning changed")
 
     def scores(self) -> list[float]:
         """The scores by display position (after ``is_valid``)."""
         return [self.cleaned_data[f"score_{position}"] for position in range(self.count)]
 
+    def first_values(self) -> list[float | None]:
+        """Each slider's value after its first move, by display position (None: the page did not say; after
+        ``is_valid``)."""
+        return [self.cleaned_data[f"first_{position}"] for position in range(self.count)]
+
     def meaning_changed(self) -> list[bool]:
         """The "Meaning changed" boxes by display position (after ``is_valid``)."""
         return [self.cleaned_data[f"meaning_{position}"] for position in range(self.count)]
 
-    def entered(self) -> dict[int, tuple[str, bool, bool]]:
-        """(score, moved, meaning changed) of each position as submitted, to show a re-rendered form as it was;
-        an unmoved or unreadable slider shows its start."""
+    def entered(self) -> dict[int, tuple[str, bool, bool, str]]:
+        """(score, moved, meaning changed, first value) of each position as submitted, to show a re-rendered form as
+        it was; an unmoved or unreadable slider shows its start (and no first value)."""
         entered = {}
         for position in range(self.count):
             moved = self.is_bound and self.data.get(f"moved_{position}") == "1"
@@ -110,7 +123,9 @@ class ScoreForm(forms.Form):
             if not math.isfinite(value):
                 value, moved = self.START, False
             shown = f"{min(max(value, 0.0), 100.0):g}"
-            entered[position] = (shown, moved, self.is_bound and bool(self.data.get(f"meaning_{position}")))
+            first = self.data.get(f"first_{position}", "") if moved else ""
+            entered[position] = (shown, moved, self.is_bound and bool(self.data.get(f"meaning_{position}")),
+                                 first if _SLIDER_VALUE.fullmatch(first) else "")
         return entered
 
     def active_time(self) -> timedelta | None:

@@ -1,12 +1,13 @@
 """Judge page URLs (included at the site root by annotation.urls)."""
 from django.urls import path
 
-from .views import judge, start
+from .views import crowd, judge, start
 
 urlpatterns = [
     path("", start.start, name="home"),
     path("judge/", judge.home, name="judge-home"),
     path("invite/<str:secret>/", judge.invite, name="invite"),
+    path("crowd/<str:key>/", crowd.study_link, name="crowd-study-link"),
     path("judge/password/", judge.password, name="judge-password"),
     path("judge/campaigns/<int:campaign_id>/", judge.campaign, name="judge-campaign"),
     path("judge/campaigns/<int:campaign_id>/done/", judge.done, name="judge-done"),

@@ -5,11 +5,12 @@ stored.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from django import forms
 from django.core.exceptions import ValidationError
 
+from .campaign_forms import checked_instruction, instruction_field
 from .models import Candidate
 from .services.invites import INVITE_VALIDITY
 
@@ -46,7 +47,10 @@ class InviteForm(forms.Form):
 
 
 class GuidelinesForm(forms.Form):
-    """The campaign's guidelines in Markdown (empty: no guidelines, judges start at once)."""
+    """The campaign's guidelines in Markdown (empty: no guidelines, judges start at once) and the one-line
+    instruction above the corrections on the judge's screen (empty: the mode's default)."""
+
+    instruction = instruction_field()
 
     guidelines = forms.CharField(
         required=False,
@@ -55,6 +59,9 @@ class GuidelinesForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 7}),
         error_messages={"max_length": f"Keep the guidelines under {MARKDOWN_MAX:,} characters."},
     )
+
+    def clean_instruction(self) -> str:
+        return checked_instruction(self.cleaned_data.get("instruction"))
 
 
 class AttentionChecksForm(forms.Form):

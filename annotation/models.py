@@ -11,11 +11,17 @@ Integrity lives in the database: unique constraints and check constraints, not o
 """
 from __future__ import annotations
 
+import secrets
 import uuid
 
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+
+
+def new_crowd_key() -> str:
+    """A fresh secret for a campaign's public study link (24 URL-safe characters)."""
+    return secrets.token_urlsafe(18)
 
 
 class Campaign(models.Model):
@@ -30,18 +36,35 @@ class Campaign(models.Model):
         UNIFORM = "uniform", "Uniform over sentences"
         FULL = "full", "Full coverage (every sentence once)"
 
+    class Selection(models.TextChoices):
+        RANDOM = "random", "Random order (G15 4.1)"
+        ACTIVE = "active", "Active: where the ranking is most uncertain"
+
     name = models.CharField(max_length=200, unique=True)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.RANKING)
     max_candidates = models.PositiveSmallIntegerField(
         default=5, help_text="M: the most candidates shown on one screen."
     )
     sampling = models.CharField(max_length=16, choices=Sampling.choices, default=Sampling.DIVERSITY)
+    selection = models.CharField(
+        max_length=16, choices=Selection.choices, default=Selection.RANDOM,
+        help_text="Which screen judges get next: sampled in advance at random, or chosen as judgments arrive where "
+        "they teach the most about the system ranking (TrueSkill for ranking, EASL for PRWS; issue 13).",
+    )
     seed = models.BigIntegerField(default=1, help_text="Seed of every random choice of this campaign.")
     redundancy = models.PositiveSmallIntegerField(default=1, help_text="How many judges see each screen.")
     repeat_rate = models.FloatField(
         default=0.0, help_text="Share of a judge's screens shown to that judge again later (intra-annotator)."
     )
     guidelines = models.TextField(blank=True, help_text="Guidelines for judges, in Markdown.")
+    instruction = models.CharField(
+        max_length=200, blank=True,
+        help_text="The one-line instruction above the corrections on the judge's screen (blank: the mode's default).",
+    )
+    show_replaced_words = models.BooleanField(
+        default=True,
+        help_text="Substitutions show the replaced words struck through before the new ones (off: G15's display).",
+    )
     source_language = models.CharField(max_length=32, default="err")
     target_language = models.CharField(max_length=32, default="cor")
     distinct_histogram = models.JSONField(
@@ -54,14 +77,61 @@ class Campaign(models.Model):
     judges = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="judged_campaigns")
     created_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    control_share = models.FloatField(
+        default=0.0,
+        help_text="Share of new screens the sampler makes control screens (Source beside Source+error); 0 = none.",
+    )
+    qc_control_threshold = models.FloatField(
+        default=0.7, help_text="Rater QC (a): least share of control screens with Source+error judged worse (N19)."
+    )
+    qc_p_value = models.FloatField(
+        default=0.01, help_text="Rater QC (b): a rater passes when the one-sided Mann-Whitney U p-value is at most this."
+    )
+    qc_min_total_seconds = models.FloatField(
+        default=0.0, help_text="Rater QC (c): least total time on screens, in seconds (0 = no limit)."
+    )
+    qc_min_median_seconds = models.FloatField(
+        default=0.0, help_text="Rater QC (c): least median time per screen, in seconds (0 = no limit)."
+    )
+    crowd = models.BooleanField(
+        default=False, help_text="Crowd campaign: workers of Prolific, Mechanical Turk or another platform join "
+        "through one public study link, with no account (issue 10)."
+    )
+    crowd_key = models.CharField(
+        max_length=32, unique=True, default=new_crowd_key, editable=False,
+        help_text="The secret part of the public study link.",
+    )
+    crowd_session_screens = models.PositiveIntegerField(
+        default=100, help_text="Crowd: the most screens a worker judges in one session (one platform submission)."
+    )
+    crowd_campaign_screens = models.PositiveIntegerField(
+        default=0, help_text="Crowd: the most screens a worker judges in the whole campaign (0 = no limit)."
+    )
+    crowd_completion_url = models.CharField(
+        max_length=500, blank=True, help_text="Crowd: where a worker is sent at the end of a session; {code} is "
+        "replaced by the completion code (e.g. https://app.prolific.com/submissions/complete?cc={code}).",
+    )
+    crowd_code_encodes_qc = models.BooleanField(
+        default=False, help_text="Crowd: the completion code encodes whether the worker passed rater QC."
+    )
 
     class Meta:
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
+                condition=Q(control_share__gte=0.0) & Q(control_share__lte=1.0), name="campaign_control_share_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(qc_control_threshold__gte=0.0) & Q(qc_control_threshold__lte=1.0)
+                & Q(qc_p_value__gt=0.0) & Q(qc_p_value__lte=1.0)
+                & Q(qc_min_total_seconds__gte=0.0) & Q(qc_min_median_seconds__gte=0.0),
+                name="campaign_qc_thresholds_range",
+            ),
+            models.CheckConstraint(
                 condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=10), name="campaign_m_range"
             ),
             models.CheckConstraint(condition=Q(redundancy__gte=1), name="campaign_redundancy_positive"),
+            models.CheckConstraint(condition=Q(crowd_session_screens__gte=1), name="campaign_crowd_session_positive"),
             models.CheckConstraint(
                 condition=Q(repeat_rate__gte=0.0) & Q(repeat_rate__lte=1.0), name="campaign_repeat_rate_range"
             ),
@@ -170,6 +240,10 @@ class Screen(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     excluded = models.BooleanField(
         default=False, help_text="Left out of every analysis: the organizer excluded it (e.g. after a flag)."
+    )
+    control = models.BooleanField(
+        default=False, db_default=False,
+        help_text="A control screen: it shows Source+error (and, placed by the sampler, Source) for rater QC.",
     )
 
     class Meta:
@@ -377,6 +451,10 @@ class CandidateJudgment(models.Model):
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     meaning_changed = models.BooleanField(default=False)
+    slider_first = models.FloatField(
+        null=True, blank=True, help_text="PRWS: the slider's first value after the judge moved it (null: not moved)."
+    )
+    slider_last = models.FloatField(null=True, blank=True, help_text="PRWS: the slider's last value before submit.")
 
     class Meta:
         ordering = ["judgment", "position"]
@@ -405,6 +483,42 @@ class Flag(models.Model):
     def __str__(self) -> str:
         return self.reason or "flagged"
 
+
+
+class RaterStatus(models.Model):
+    """A judge's standing in rater quality control of a campaign (``services.rater_qc``).
+
+    ``decision`` is the organizer's: ``auto`` follows the checks' verdict, ``include`` and ``exclude`` override it.
+    ``attempt`` counts the judge's attempts; a fresh attempt keeps the earlier work but leaves it out of every
+    analysis: the judge's judgments of the campaign with an id up to ``attempt_after`` belong to earlier attempts.
+    """
+
+    class Decision(models.TextChoices):
+        AUTO = "auto", "Follow the checks"
+        INCLUDE = "include", "Included by hand"
+        EXCLUDE = "exclude", "Excluded by hand"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rater_statuses")
+    judge = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    decision = models.CharField(max_length=8, choices=Decision.choices, default=Decision.AUTO)
+    attempt = models.PositiveSmallIntegerField(default=1)
+    attempt_after = models.BigIntegerField(
+        null=True, blank=True, help_text="Judgments with an id up to this belong to earlier attempts."
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "judge"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "judge"], name="rater_status_once_per_judge"),
+            models.CheckConstraint(condition=Q(attempt__gte=1), name="rater_status_attempt_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge_id} in {self.campaign_id}: {self.decision}, attempt {self.attempt}"
 
 
 class Invite(models.Model):
@@ -568,3 +682,41 @@ class ReferenceText(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["reference_set", "segment"], name="reference_text_unique_segment"),
         ]
+
+
+class CrowdWorker(models.Model):
+    """A crowd platform's worker in one crowd campaign: the campaign-local judge account ``judge`` (no password, no
+    e-mail) of ``worker_id`` on ``platform``, and the worker's current session.
+
+    ``session_id`` is the platform's submission (Prolific ``SESSION_ID``, MTurk ``assignmentId``); ``session_base``
+    is how many screens the worker had submitted when it started, so the session's screens are the rest.
+    ``code`` and ``outcome`` are what the worker was given when the session ended (``completed_at``).
+    """
+
+    class Platform(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific"
+        MTURK = "mturk", "Mechanical Turk"
+        GENERIC = "generic", "Other (?worker=)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_workers")
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    worker_id = models.CharField(max_length=64)
+    judge = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="crowd_worker")
+    study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
+    session_id = models.CharField(max_length=64, blank=True)
+    session_base = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, blank=True)
+    code = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "platform", "worker_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "platform", "worker_id"], name="crowd_worker_once_per_campaign"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.platform} worker {self.worker_id} in {self.campaign_id}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from .permissions import organizes
+from .permissions import roles
 
 
 def _links(user) -> dict[str, bool]:
@@ -12,10 +12,10 @@ def _links(user) -> dict[str, bool]:
     organizes nothing, whose start page it is), Admin to staff."""
     if not user.is_authenticated:
         return {"campaigns": False, "judging": False, "admin": False}
-    manages = organizes(user)
+    found = roles(user)
     return {
-        "campaigns": manages,
-        "judging": not manages or user.judged_campaigns.exists(),
+        "campaigns": found.organizes,
+        "judging": not found.organizes or found.judges,
         "admin": user.is_staff,
     }
 

@@ -4,14 +4,19 @@
 - organizer: a member of the ``organizers`` group may create campaigns; a campaign's organizers (and its owner)
   manage it: imports, screens, invites, exports and reports.
 - judge: a user in ``campaign.judges``; sees only their own assignments.
+- crowd worker: a judge made by a crowd campaign's study link (``CrowdWorker``): a judge of that one campaign only,
+  with no password; never an organizer.
 """
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Q, QuerySet
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from rest_framework.permissions import BasePermission
 
-from .models import Campaign
+from .models import Campaign, CrowdWorker
 
 ORGANIZERS_GROUP = "organizers"
 
@@ -35,9 +40,51 @@ def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:
     return is_organizer(user) or managed_campaigns(user).exists()
 
 
+@dataclass(frozen=True)
+class Roles:
+    """What the site header needs to know of a user: ``organizes`` (as ``organizes()``) and ``judges`` (a judge of
+    at least one campaign)."""
+
+    organizes: bool
+    judges: bool
+
+
+def roles(user: AbstractBaseUser | AnonymousUser) -> Roles:
+    """``user``'s roles in one query (every page's header asks, so this is on the judges' hot path)."""
+    if not user.is_authenticated:
+        return Roles(organizes=False, judges=False)
+    if user.is_superuser:
+        return Roles(organizes=True, judges=user.judged_campaigns.exists())
+    campaigns = Campaign.objects.filter(Q(owner=OuterRef("pk")) | Q(organizers=OuterRef("pk")))
+    flags = (
+        get_user_model()
+        .objects.filter(pk=user.pk)
+        .values(
+            organizer=Exists(Group.objects.filter(name=ORGANIZERS_GROUP, user=OuterRef("pk"))),
+            manages=Exists(campaigns),
+            judges=Exists(Campaign.judges.through.objects.filter(user=OuterRef("pk"))),
+        )
+        .first()
+    )
+    if flags is None:
+        return Roles(organizes=False, judges=False)
+    return Roles(organizes=flags["organizer"] or flags["manages"], judges=flags["judges"])
+
+
+def is_crowd_worker(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """A judge made by a crowd campaign's study link."""
+    return bool(user.is_authenticated and CrowdWorker.objects.filter(judge=user).exists())
+
+
 def can_manage(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bool:
     """May manage ``campaign``."""
     return managed_campaigns(user).filter(pk=campaign.pk).exists()
+
+
+def can_decide_raters(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bool:
+    """May see ``campaign``'s rater QC and include, exclude or give a rater a fresh attempt: its organizers and
+    admins (those who manage it)."""
+    return can_manage(user, campaign)
 
 
 class IsOrganizer(BasePermission):

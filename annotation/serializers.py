@@ -1,4 +1,5 @@
 """REST serializers of campaigns (organizer view: systems are shown here, never on judge endpoints)."""
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -18,17 +19,29 @@ class CampaignSerializer(serializers.ModelSerializer):
     segments = serializers.IntegerField(source="segments.count", read_only=True)
     documents = serializers.IntegerField(source="documents.count", read_only=True)
     screens = serializers.SerializerMethodField()
+    study_link = serializers.SerializerMethodField()
 
     class Meta:
         model = Campaign
         fields = [
-            "id", "name", "mode", "max_candidates", "sampling", "seed", "redundancy", "repeat_rate",
-            "distinct_histogram", "systems", "segments", "documents", "screens", "created_at",
+            "id", "name", "mode", "max_candidates", "sampling", "selection", "seed", "redundancy", "repeat_rate",
+            "instruction", "show_replaced_words", "distinct_histogram", "systems", "segments", "documents", "screens",
+            "created_at", "crowd",
+            "crowd_session_screens", "crowd_campaign_screens", "crowd_completion_url", "crowd_code_encodes_qc",
+            "study_link",
         ]
         read_only_fields = fields
 
     def get_screens(self, campaign: Campaign) -> int:
         return screen_count(campaign)
+
+    def get_study_link(self, campaign: Campaign) -> str | None:
+        """The crowd campaign's public study link (null for a campaign not in crowd mode)."""
+        if not campaign.crowd:
+            return None
+        path = reverse("crowd-study-link", args=[campaign.crowd_key])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
 
 
 @extend_schema_serializer(component_name="Screens")
@@ -57,6 +70,10 @@ class CampaignCreateSerializer(serializers.ModelSerializer):
                                         help_text=_form_help(CampaignImportForm, "source_name"))
     source_is_system = serializers.BooleanField(required=False, default=True,
                                                 help_text=_form_help(CampaignImportForm, "source_is_system"))
+    show_replaced_words = serializers.ChoiceField(
+        choices=["yes", "no"], required=False,
+        help_text=_form_help(CampaignImportForm, "show_replaced_words") + " yes (the default) or no.",
+    )
 
     class Meta:
         model = Campaign

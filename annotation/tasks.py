@@ -11,9 +11,10 @@ import logging
 
 import kombu.exceptions
 import redis.exceptions
-from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
+
+from gecappraise.celery import app
 
 from .models import ScreenJob
 from .services.screen_jobs import run_job
@@ -24,7 +25,7 @@ QUEUE_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
              retry_backoff=True, max_retries=5, ignore_result=True)
 def run_screen_job_task(self, job_id: int) -> int:
     """Write the screens of ScreenJob ``job_id`` not written yet; returns how many it holds now."""
@@ -50,7 +51,7 @@ def send_waiting() -> int:
     return sent
 
 
-@shared_task(ignore_result=True)
+@app.task(ignore_result=True)
 def send_waiting_screen_jobs() -> int:
     """Periodic (Celery beat): send the screen jobs that requests recorded since the last call."""
     return send_waiting()

@@ -13,8 +13,10 @@ CSRF token and no database query), so the ratios show what the judge pages cost 
 
 Afterwards the database is checked: every acknowledged submit must be stored (lost = acknowledged tokens without
 a judgment) and none twice (duplicated = judgments beyond one per judge and screen). Also printed: the 99th
-percentiles and the requests per second the server answered while the judges worked (serves and submits, over the
-wall-clock time of the judges' run).
+percentiles, the requests per second the server answered while the judges worked (serves and submits, over the
+wall-clock time of the judges' run), and the CPU time the server side spent per request (gunicorn workers and the
+PostgreSQL backends of the benchmark's database, read from /proc): the cost that decides how many judges a core
+serves, whatever else runs on the machine.
 
 Run: .venv/bin/python benchmarks/load.py [--judges 100] [--submits 1000] [--workers 5] [--think 2.5] [--port N]
 The 1,000-judge run: .venv/bin/python benchmarks/load.py --judges 1000 --submits 5000
@@ -23,6 +25,7 @@ Ends with one line: serve p50 X ms p95 X ms; submit p50 X ms p95 X ms; N submits
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
 import os
 import re
@@ -186,7 +189,8 @@ def judge_loop(port: int, campaign_id: int, session_key: str, tally: Tally, rng:
         posts = 2 if rng.random() < double_share else 1
         if posts == 2:
             results = []
-            twice = [threading.Thread(target=lambda: results.append(request(port, "POST", location, cookies, form)))
+            post = functools.partial(request, port, "POST", location, cookies, form)
+            twice = [threading.Thread(target=lambda post=post, results=results: results.append(post()))
                      for _ in range(2)]
             for thread in twice:
                 thread.start()
@@ -244,6 +248,36 @@ def check_database(campaign: Campaign, acknowledged: set[str]) -> tuple[int, int
     return len(acknowledged - stored), duplicated
 
 
+def server_processes(server_pid: int, database: str) -> list[int]:
+    """The gunicorn workers of ``server_pid`` and the PostgreSQL backends connected to ``database`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == server_pid or (command.startswith("postgres:") and f" {database} " in command):
+            found.append(int(entry.name))
+    return found
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds each of ``pids`` has used so far (processes that ended are left out)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
 def ms(values: list[float], q: float) -> float:
     return 1000 * float(np.percentile(values, q))
 
@@ -277,12 +311,15 @@ def main() -> None:
         baseline = Tally(target=args.submits)
         run_threads(baseline_loop, [(port, baseline, rng.spawn(1)[0], args.think) for _ in range(args.judges)])
         tally = Tally(target=args.submits)
+        cpu_before = cpu_seconds(server_processes(server.pid, test_db))
         started = time.perf_counter()
         run_threads(judge_loop, [
             (port, campaign.pk, key, tally, rng.spawn(1)[0], args.think, campaign.max_candidates, args.double)
             for key in sessions
         ])
         seconds = time.perf_counter() - started
+        cpu_after = cpu_seconds(server_processes(server.pid, test_db))  # backends opened during the run count whole
+        server_cpu = sum(used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items())
         if tally.errors or baseline.errors:
             raise SystemExit("errors: " + "; ".join((tally.errors + baseline.errors)[:5]))
         lost, duplicated = check_database(campaign, tally.acknowledged)
@@ -295,6 +332,8 @@ def main() -> None:
         print(f"p99: serve {ms(tally.serve, 99):.1f} ms, submit {ms(tally.submit, 99):.1f} ms; "
               f"{tally.requests / seconds:.1f} requests per second ({tally.requests} serves and submits in "
               f"{seconds:.1f} s)")
+        print(f"server CPU (gunicorn workers and PostgreSQL backends): {1000 * server_cpu / tally.requests:.1f} ms "
+              f"per serve or submit, {server_cpu / seconds:.2f} of the {os.cpu_count()} cores")
         print(f"serve p50 {serve50:.1f} ms p95 {serve95:.1f} ms; submit p50 {submit50:.1f} ms p95 {submit95:.1f} ms; "
               f"{len(tally.acknowledged)} submits, lost {lost}, duplicated {duplicated}")
     finally:

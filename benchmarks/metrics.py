@@ -96,7 +96,7 @@ def main() -> None:
     )
     baseline, baseline_cpu, baseline_wall = {}, 0.0, 0.0
     for system in args.baseline_systems:
-        baseline[system], cpu, wall = timed(lambda: baseline_f(sources, gold, hypotheses[system]))
+        baseline[system], cpu, wall = timed(lambda system=system: baseline_f(sources, gold, hypotheses[system]))
         baseline_cpu += cpu
         baseline_wall += wall
         assert baseline[system] == product[system], system

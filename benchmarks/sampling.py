@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from math import comb
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 

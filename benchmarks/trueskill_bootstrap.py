@@ -17,7 +17,6 @@ import random
 
 import numba
 import numpy as np
-
 from conll14_baseline import conll14_pairs, reference_run, timed
 
 from ranking.core.accuracy import SCORERS, cross_validated_accuracy

@@ -1,4 +1,5 @@
-"""gecappraise: human evaluation of grammatical error correction systems."""
-from .celery import app as celery_app
+"""gecappraise: human evaluation of grammatical error correction systems.
 
-__all__ = ("celery_app",)
+The Celery application is ``gecappraise.celery.app``; ``celery -A gecappraise`` finds it there, and the task modules
+import it, so that loading the project (settings, URLs, ``manage.py check``) does not import Celery.
+"""

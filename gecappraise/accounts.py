@@ -4,7 +4,7 @@ which exists only when the deployment can send e-mail (``PASSWORD_RESET_ENABLED`
 so no one waits for a message that is never sent."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views

@@ -11,7 +11,7 @@ whole write back and the user sees an error, never half a write or a write done 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse

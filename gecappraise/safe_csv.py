@@ -19,7 +19,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import IO, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import IO
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")

@@ -4,7 +4,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.utils.functional import lazy
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from gecappraise.lazy_views import lazy_view
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on pages without the layout's icon link (the admin, JSON); the static file's
@@ -12,8 +13,8 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("gecappraise.accounts")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/schema/", lazy_view("drf_spectacular.views.SpectacularAPIView"), name="schema"),
+    path("api/docs/", lazy_view("drf_spectacular.views.SpectacularSwaggerView", url_name="schema"), name="api-docs"),
     path("api/", include("annotation.api_urls")),
     path("", include("ranking.urls")),
     path("", include("annotation.urls")),

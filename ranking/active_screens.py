@@ -5,18 +5,31 @@ judgments, through ``ranking.loading``), computes the running TrueSkill belief a
 (``ranking.core``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with the
 annotation app's own screen writer. ``annotation`` never imports this module; the screens it writes are ordinary
 screens, so the queue serves them with the campaign's redundancy, repeats and per-judge limits like sampled ones.
+A batch asks each sentence once and prefers sentences no screen shows yet. PRWS campaigns get EASL's choice
+(``write_active_prws_screens``). ``active_queue`` calls both in the background to keep a short queue filled.
 """
 from __future__ import annotations
+
+from collections import defaultdict
 
 import numpy as np
 from django.db import transaction
 
-from annotation.models import Campaign
+from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, Screen, ScreenCandidate, Segment
+from annotation.random_streams import campaign_rng
 from annotation.services.outputs import candidate_systems
 from annotation.services.sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan
 from annotation.services.screens import lock_campaign, next_screen_number, segment_candidates, write_screens
 
-from .core.active import ScreenOptions, belief_from_rankings, overlapping_ranges, pair_weights, plan_active_batch
+from .core.active import (
+    CandidateBeliefs,
+    ScreenOptions,
+    belief_from_rankings,
+    overlapping_ranges,
+    pair_weights,
+    plan_active_batch,
+    select_prws_screen,
+)
 from .core.bootstrap import rank_ranges, resample_outcome_counts
 from .core.expected_wins import expected_wins
 from .core.pairs import expanded_pairs, outcome_counts
@@ -24,21 +37,53 @@ from .loading import contestant_names, load_rankings
 
 RANGE_SAMPLES = 200
 """Bootstrap resamples behind the rank ranges that mark the unresolved pairs (METHODS 7)."""
+SENTENCE_SAMPLE = 2048
+"""Sentences one refill reads and scores at most (``_sampled_sentences``): its cost does not grow with the test set."""
 
 
-def _screen_options(campaign: Campaign, candidates: list[list[int]], names: list[str]) -> ScreenOptions:
-    """Each sentence with all its candidates, a candidate holding its contestant systems (control systems left out)."""
+def _screen_options(campaign: Campaign, segment_ids: list[int], candidates: list[list[int]],
+                    names: list[str]) -> ScreenOptions:
+    """Each sentence with all its candidates, a candidate holding its contestant systems (control systems left out);
+    only the given sentences' outputs are read."""
     index = {name: i for i, name in enumerate(names)}
-    systems = candidate_systems(campaign)
+    systems = candidate_systems(campaign, Candidate.objects.filter(segment_id__in=segment_ids).values("id"))
     return ScreenOptions.from_screens(
         [[[index[s] for s in systems[c] if s in index] for c in sentence] for sentence in candidates]
     )
 
 
+def _rankable(segment_ids: np.ndarray) -> tuple[list[int], list[list[int]]]:
+    """Those of the sentences with at least two candidates, in the given order, with their candidates (by id)."""
+    candidates: dict[int, list[int]] = defaultdict(list)
+    rows = Candidate.objects.filter(segment_id__in=segment_ids.tolist()).order_by("segment_id", "id")
+    for segment_id, candidate_id in rows.values_list("segment_id", "id"):
+        candidates[segment_id].append(candidate_id)
+    kept = [s for s in segment_ids.tolist() if len(candidates[s]) >= MIN_RANKABLE_CANDIDATES]
+    return kept, [candidates[s] for s in kept]
+
+
+def _sampled_sentences(campaign: Campaign, count: int, rng: np.random.Generator) -> tuple[list[int], list[list[int]]]:
+    """The rankable sentences a refill chooses from, with their candidates: those no screen of the campaign shows
+    yet (the diversity of sentences, G15 4.1), or all once fewer than ``count`` are left unshown; at most
+    ``SENTENCE_SAMPLE`` of them, a uniform sample, so that a refill reads a bounded part of a large test set."""
+    segments = Segment.objects.filter(campaign=campaign).order_by("line").values_list("id", flat=True)
+    every = np.fromiter(segments, dtype=np.int64)
+    shown = Screen.objects.filter(campaign=campaign).values_list("segment_id", flat=True).distinct()
+    fresh = every[~np.isin(every, np.fromiter(shown, dtype=np.int64))]
+    for pool in (fresh, every):
+        if pool.size > SENTENCE_SAMPLE:
+            pool = np.sort(rng.choice(pool, SENTENCE_SAMPLE, replace=False))
+        kept, candidates = _rankable(pool)
+        if len(kept) >= count:
+            break
+    return kept, candidates
+
+
 def write_active_screens(campaign: Campaign, count: int) -> range:
     """Write up to ``count`` screens of distinct sentences chosen by active selection after the campaign's last;
-    returns their numbers. Each shows at most ``campaign.max_candidates`` candidates. All or nothing, under the
-    campaign's lock (the same lock as every screen writer)."""
+    returns their numbers. Each shows at most ``campaign.max_candidates`` candidates. The sentences are chosen
+    among ``_sampled_sentences``. All or nothing, under the campaign's lock (the same lock as every screen
+    writer)."""
     if count < 1:
         raise ValueError(f"ask for at least one screen, not {count}")
     if campaign.mode != Campaign.Mode.RANKING:
@@ -46,10 +91,10 @@ def write_active_screens(campaign: Campaign, count: int) -> range:
     with transaction.atomic():
         lock_campaign(campaign)
         first = next_screen_number(campaign)
-        rng = np.random.default_rng([campaign.seed, first, 13])
+        rng = campaign_rng(campaign, "active", first)
         names = contestant_names(campaign)
-        segment_ids, candidates, _ = segment_candidates(campaign)
-        options = _screen_options(campaign, candidates, names)
+        segment_ids, candidates = _sampled_sentences(campaign, count, rng)
+        options = _screen_options(campaign, segment_ids, candidates, names)
         rankings = load_rankings(campaign)
         belief = belief_from_rankings(rankings)
         pairs = expanded_pairs(rankings)
@@ -60,10 +105,62 @@ def write_active_screens(campaign: Campaign, count: int) -> range:
         batch = plan_active_batch(
             pair_weights(belief, unresolved),
             options,
-            options.n_candidates >= MIN_RANKABLE_CANDIDATES,
+            np.ones(options.n_screens, dtype=bool),
             count,
             campaign.max_candidates,
             rng,
         )
         plans = [ScreenPlan(segment=screen, candidates=tuple(int(c) for c in shown)) for screen, shown in batch]
+        return write_screens(campaign, segment_ids, candidates, plans)
+
+
+def _prws_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[CandidateBeliefs, np.ndarray]:
+    """EASL beliefs of the campaign's candidates (numbered sentence by sentence) from every score given so far, and
+    which candidates are free: not on a screen still waiting for a judgment (pending or served), whose ratings are
+    on their way."""
+    index = {pk: i for i, pk in enumerate(pk for sentence in candidates for pk in sentence)}
+    beliefs = CandidateBeliefs.start(len(index))
+    rows = CandidateJudgment.objects.filter(judgment__assignment__campaign=campaign, score__isnull=False)
+    pairs = [(index[pk], score) for pk, score in rows.values_list("candidate_id", "score") if pk in index]
+    if pairs:
+        rated, scores = zip(*pairs)
+        beliefs.observe(np.array(rated), np.array(scores))
+    waiting = ScreenCandidate.objects.filter(
+        screen__campaign=campaign,
+        screen__assignments__status__in=(Assignment.Status.PENDING, Assignment.Status.SERVED),
+    ).values_list("candidate_id", flat=True).distinct()
+    open_ = np.ones(len(index), dtype=bool)
+    open_[[index[pk] for pk in waiting if pk in index]] = False
+    return beliefs, open_
+
+
+def write_active_prws_screens(campaign: Campaign, count: int) -> range:
+    """Write up to ``count`` PRWS screens chosen by EASL (``core.active.select_prws_screen``: first every candidate
+    once, then the candidates of the highest Beta variance with partners of similar mean) after the campaign's
+    last; returns their numbers. A candidate on a screen waiting for a judgment, or chosen for this batch, does not
+    lead a screen again until it has been rated (it may still be a partner, so that every lead has partners and the
+    first pass is never put off). All or nothing, under the campaign's lock."""
+    if count < 1:
+        raise ValueError(f"ask for at least one screen, not {count}")
+    if campaign.mode != Campaign.Mode.PRWS:
+        raise ValueError(f"EASL screens are for PRWS campaigns; {campaign.name} is {campaign.mode}")
+    with transaction.atomic():
+        lock_campaign(campaign)
+        rng = campaign_rng(campaign, "active", next_screen_number(campaign))
+        segment_ids, candidates, _ = segment_candidates(campaign)
+        sizes = np.array([len(sentence) for sentence in candidates], dtype=np.int64)
+        offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        candidate_sentence = np.repeat(np.arange(sizes.size), sizes)
+        beliefs, available = _prws_beliefs(campaign, candidates)
+        rankable = sizes[candidate_sentence] >= MIN_RANKABLE_CANDIDATES
+        available &= rankable
+        plans = []
+        while len(plans) < count:
+            shown = select_prws_screen(beliefs, offsets, candidate_sentence, campaign.max_candidates, rng, available,
+                                       partners=rankable)
+            if shown.size == 0:
+                break
+            available[shown] = False
+            sentence = int(candidate_sentence[shown[0]])
+            plans.append(ScreenPlan(segment=sentence, candidates=tuple(int(c - offsets[sentence]) for c in shown)))
         return write_screens(campaign, segment_ids, candidates, plans)

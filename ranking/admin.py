@@ -27,7 +27,7 @@ class AnalysisRunAdmin(admin.ModelAdmin):
     show_full_result_count = False
     fields = ("campaign", "requested_by", "status", "progress", "stage", "attempts", "task_id", "seed",
               "parameters_json", "snapshot_json", "timings_json", "error", "result_stored", "created_at", "started_at",
-              "finished_at")
+              "heartbeat_at", "finished_at")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class RankingConfig(AppConfig):
     name = "ranking"
     verbose_name = "Rankings and analyses"
+
+    def ready(self) -> None:
+        from .active_queue import connect
+
+        connect()

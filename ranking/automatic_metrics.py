@@ -1,4 +1,5 @@
-"""Automatic metrics of a campaign's systems from its own test set and references: M2, GLEU and chrF++.
+"""Automatic metrics of a campaign's systems from its own test set and references: M2, GLEU, chrF++ and, where
+ERRANT and a spaCy English model are installed, ERRANT (``errant_metric.py``).
 
 ``compute_metrics`` takes ``MetricInputs`` (``metric_loading.py``) and returns, per metric, the system scores
 (with precision and recall where the metric has them) and the sentence scores, in the order of the campaign's
@@ -7,13 +8,15 @@ annotators' corrected sentences are not derived: import the reference texts too)
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+
+import numpy as np
 
 from .metric_loading import MetricInputs
 
-METRICS = ("m2", "gleu", "chrf")
-"""The metrics computed by default, by their WMT names (lower case)."""
+METRICS = ("m2", "gleu", "chrf", "errant")
+"""The metrics computed by default, by their WMT names (lower case); ERRANT only where installed."""
 
 
 class MetricUnavailable(ValueError):
@@ -23,7 +26,9 @@ class MetricUnavailable(ValueError):
 @dataclass
 class MetricScores:
     """One metric's scores: per system the corpus score, precision and recall (None where undefined) and the
-    sentence scores."""
+    sentence scores; ``statistics`` per system the sentences' sufficient statistics (N, K), which add up over any
+    set of sentences to statistics from which ``from_statistics`` gives the corpus score (for synthetic systems), as
+    stored or, where that would be large, stored compactly and given by ``expand_statistics`` of the stored ones."""
 
     metric: str
     system: dict[str, float] = field(default_factory=dict)
@@ -31,28 +36,49 @@ class MetricScores:
     recall: dict[str, float | None] = field(default_factory=dict)
     counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     segments: dict[str, list[float]] = field(default_factory=dict)
+    types: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    statistics: dict[str, np.ndarray] = field(default_factory=dict)
+    expand_statistics: Callable[[np.ndarray], np.ndarray] = lambda stored: stored
+    from_statistics: Callable[[np.ndarray], float] | None = None
+
+
+Tick = Callable[[str], None] | None
+"""Called with each system's name once a scorer has scored it (progress)."""
+Progress = Callable[[float, str], None]
+"""``progress(fraction_done, stage)`` as ``core.analysis.Progress``."""
+
+
+def _systems(inputs: MetricInputs, tick: Tick) -> Iterator[tuple[str, list[str]]]:
+    """The systems and their outputs; ``tick(system)`` after each has been scored."""
+    for system, lines in inputs.outputs.items():
+        yield system, lines
+        if tick is not None:
+            tick(system)
 
 
 def _tokens(lines: Sequence[str]) -> list[list[str]]:
     return [line.split() for line in lines]
 
 
-def score_m2(inputs: MetricInputs, beta: float = 0.5) -> MetricScores:
+def score_m2(inputs: MetricInputs, beta: float = 0.5, tick: Tick = None) -> MetricScores:
     """M2 F-beta, precision and recall of every system against the campaign's M2 gold (``core/m2.py``)."""
-    from .core.m2 import corpus_m2
+    from .core.m2 import corpus_m2, precision_recall_f
 
     if inputs.gold is None:
         raise MetricUnavailable("M2 needs the campaign's gold edits: import an M2 file (import_references --m2)")
     sources = _tokens(inputs.sources)
-    result = MetricScores("m2")
+    result = MetricScores("m2", from_statistics=lambda counts: precision_recall_f(*counts, beta)[2])
     cache: dict = {}
-    for system, lines in inputs.outputs.items():
+    for system, lines in _systems(inputs, tick):
         scored = corpus_m2(sources, _tokens(lines), inputs.gold, beta=beta, cache=cache)
         result.system[system] = scored.f_beta
         result.precision[system] = scored.precision
         result.recall[system] = scored.recall
         result.counts[system] = (scored.correct, scored.proposed, scored.gold)
         result.segments[system] = list(scored.sentence_f)
+        result.statistics[system] = np.array(
+            [(c.correct, c.proposed, c.gold) for c in scored.sentence_counts], dtype=np.float64
+        ).reshape(-1, 3)
     return result
 
 
@@ -64,31 +90,40 @@ def _references(inputs: MetricInputs, metric: str) -> list[list[str]]:
     return list(inputs.references.values())
 
 
-def score_gleu(inputs: MetricInputs) -> MetricScores:
+def score_gleu(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
     """GLEU (cnap/gec-ranking's ``compute_gleu``, all reference texts) of every system (``core/gleu.py``)."""
-    from .core.gleu import corpus_gleu, reference_draws
+    from .core.gleu import corpus_gleu, draw_statistics, gleu_of_draws, reference_draws
 
     references = [_tokens(lines) for lines in _references(inputs, "GLEU")]
     sources = _tokens(inputs.sources)
     draws = reference_draws(len(sources), len(references))
-    result = MetricScores("gleu")
-    for system, lines in inputs.outputs.items():
+    result = MetricScores(
+        "gleu",
+        expand_statistics=lambda stats: draw_statistics(stats, draws),
+        from_statistics=lambda totals: gleu_of_draws(totals.reshape(len(draws), -1)),
+    )
+    for system, lines in _systems(inputs, tick):
         scored = corpus_gleu(sources, references, _tokens(lines), draws)
         result.system[system] = scored.score
         result.segments[system] = list(scored.sentence_scores)
+        result.statistics[system] = scored.statistics.astype(np.float64)
     return result
 
 
-def score_chrf(inputs: MetricInputs) -> MetricScores:
+def score_chrf(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
     """chrF++ (sacrebleu's ``CHRF(word_order=2)``, N19's CHRF++) of every system against all reference texts;
     corpus and sentence scores on sacrebleu's 0-100 scale divided by 100."""
     from sacrebleu.metrics import CHRF
 
     references = _references(inputs, "chrF++")
     chrf = CHRF(word_order=2)
-    result = MetricScores("chrf")
-    for system, lines in inputs.outputs.items():
+    result = MetricScores(
+        "chrf", from_statistics=lambda totals: chrf._compute_score_from_stats(totals.tolist()).score / 100
+    )
+    for system, lines in _systems(inputs, tick):
         result.system[system] = chrf.corpus_score(lines, references).score / 100
+        # sacrebleu's per-sentence statistics (its corpus score sums them): no public accessor exists
+        result.statistics[system] = np.array(chrf._extract_corpus_statistics(lines, references), dtype=np.float64)
         result.segments[system] = [
             chrf.sentence_score(line, [reference[i] for reference in references]).score / 100
             for i, line in enumerate(lines)
@@ -96,15 +131,55 @@ def score_chrf(inputs: MetricInputs) -> MetricScores:
     return result
 
 
-SCORERS = {"m2": score_m2, "gleu": score_gleu, "chrf": score_chrf}
+def score_errant(inputs: MetricInputs, beta: float = 0.5, tick: Tick = None) -> MetricScores:
+    """ERRANT F-beta, precision, recall and per-type [TP, FP, FN] of every system against the campaign's M2 gold
+    (``errant_metric.py``); unavailable without an M2 file or without ERRANT and its spaCy model."""
+    from .errant_metric import ErrantMissing, corpus_errant, f_from_counts, load_annotator
+
+    if inputs.gold is None:
+        raise MetricUnavailable("ERRANT needs the campaign's gold edits: import an M2 file (import_references --m2)")
+    try:
+        annotator = load_annotator()
+    except ErrantMissing as exc:
+        raise MetricUnavailable(str(exc)) from None
+    sources = [annotator.parse(line) for line in inputs.sources]
+    result = MetricScores("errant", from_statistics=lambda counts: f_from_counts(counts, beta))
+    for system, lines in _systems(inputs, tick):
+        scored = corpus_errant(annotator, sources, lines, inputs.gold, inputs.gold_types, beta)
+        result.system[system] = scored.f_beta
+        result.precision[system] = scored.precision
+        result.recall[system] = scored.recall
+        result.counts[system] = (scored.tp, scored.tp + scored.fp, scored.tp + scored.fn)
+        result.types[system] = scored.types
+        result.segments[system] = scored.sentence_f
+        result.statistics[system] = np.array(scored.sentence_counts, dtype=np.float64).reshape(-1, 3)
+    return result
 
 
-def compute_metrics(inputs: MetricInputs, metrics: Sequence[str] = METRICS) -> tuple[dict[str, MetricScores], dict[str, str]]:
-    """The scores of each metric that can be computed, and for each that cannot, the reason."""
+SCORERS = {"m2": score_m2, "gleu": score_gleu, "chrf": score_chrf, "errant": score_errant}
+
+
+def compute_metrics(
+    inputs: MetricInputs, metrics: Sequence[str] = METRICS, progress: Progress | None = None
+) -> tuple[dict[str, MetricScores], dict[str, str]]:
+    """The scores of each metric that can be computed, and for each that cannot, the reason; ``progress`` hears
+    "metric NAME: SYSTEM (k of n)" after each system of each metric (a metric that cannot be computed counts done)."""
     scores, unavailable = {}, {}
-    for metric in metrics:
+    total = max(len(metrics) * len(inputs.outputs), 1)
+    done = 0
+
+    def tick(metric: str, system: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done / total, f"metric {metric}: {system} ({done} of {total})")
+
+    for index, metric in enumerate(metrics):
         try:
-            scores[metric] = SCORERS[metric](inputs)
+            scores[metric] = SCORERS[metric](inputs, tick=lambda system, metric=metric: tick(metric, system))
         except MetricUnavailable as exc:
             unavailable[metric] = str(exc)
+            done = (index + 1) * len(inputs.outputs)
+            if progress is not None:
+                progress(min(done / total, 1.0), f"metric {metric}: skipped")
     return scores, unavailable

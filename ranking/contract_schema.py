@@ -179,16 +179,60 @@ METRIC_CORRELATIONS: Schema = record({
 """Metric correlations with one human ranking (as the top-level ``metrics``, ``beta_sweeps``, ... keys)."""
 
 METRICS_COMPUTED: Schema = record({
-    "scores": by_name(by_name(record({"score": NUMBER, "precision": NUMBER, "recall": NUMBER},
-                                     optional=("precision", "recall")))),
+    "scores": by_name(by_name(record({"score": NUMBER, "precision": NUMBER, "recall": NUMBER,
+                                      "types": by_name(array(COUNT, 3))},
+                                     optional=("precision", "recall", "types")))),
     "expected_wins": METRIC_CORRELATIONS,
     "trueskill": METRIC_CORRELATIONS,
     "prws": SIGNIFICANCE,
     "sentence_tau": by_name(record({"tau": correlation(), "concordant": COUNT, "discordant": COUNT,
                                     "metric_ties": COUNT, "reason": REASON})),
     "skipped": by_name(REASON),
-}, optional=("expected_wins", "trueskill", "prws", "skipped"))
+    "synthetic": record({
+        "systems": COUNT,
+        "seed": INTEGER,
+        "correlations": by_name(record({
+            "real": record({"pearson": correlation(), "systems": COUNT, "reason": REASON}),
+            "with_synthetic": record({"pearson": correlation(), "systems": COUNT, "reason": REASON}),
+        }, optional=())),
+        "reason": REASON,
+    }, optional=("systems", "seed", "correlations", "reason")),
+}, optional=("expected_wins", "trueskill", "prws", "skipped", "synthetic"))
 """Metrics computed from the campaign's references and their meta-evaluation (``ranking.metric_evaluation``)."""
+
+SECONDS: Schema = nullable({"type": "number", "minimum": 0})
+QC_RATER = record({
+    "rater": NAME,
+    "attempt": {"type": "integer", "minimum": 1},
+    "screens": COUNT,
+    "control_screens": COUNT,
+    "control_passed": COUNT,
+    "control_rate": fraction(),
+    "controls": COUNT,
+    "p_value": fraction(),
+    "total_seconds": SECONDS,
+    "median_seconds": SECONDS,
+    "passed": {"type": "boolean"},
+    "decision": {"enum": ["auto", "include", "exclude"]},
+    "excluded": {"type": "boolean"},
+    "why": NAME,
+    "reason": REASON,
+})
+RATER_QC = record({
+    "rule": record({
+        "control_threshold": fraction(nullable_value=False),
+        "p_value": fraction(nullable_value=False),
+        "min_total_seconds": {"type": "number", "minimum": 0},
+        "min_median_seconds": {"type": "number", "minimum": 0},
+        "test": NAME,
+    }, optional=()),
+    "excluded": array(QC_RATER),
+    "included_by_hand": array(NAME),
+    "earlier_attempts": by_name(record({"attempts": {"type": "integer", "minimum": 1}, "up_to_judgment": INTEGER},
+                                       optional=())),
+}, optional=())
+"""Rater quality control (``annotation.services.rater_qc``): the rule, the raters excluded with their numbers,
+those included by hand, and the earlier attempts whose judgments are left out."""
 
 SCHEMA: Schema = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -209,7 +253,9 @@ SCHEMA: Schema = {
         "beta_sweep": array(SWEEP_POINT),
         "accuracy": by_name(ACCURACY),
         "prws": PRWS,
+        "rater_qc": RATER_QC,
         "metrics_computed": METRICS_COMPUTED,
-    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws", "metrics_computed")),
+    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws", "rater_qc",
+                 "metrics_computed")),
 }
 """The analysis JSON's schema."""

@@ -10,7 +10,7 @@ the ``ANALYSIS_EXECUTION`` setting.
   so its pages stay quick while an analysis runs; a run costs the new process's start (~2-3 s of imports).
 - ``inline``: the run is computed in the requesting thread once its transaction commits (the test settings).
 
-This module imports no NumPy, SciPy or numba: the numeric core is loaded where a run is computed.
+This module imports no NumPy, SciPy or numba (the numeric core is loaded where a run is computed), nor Celery.
 """
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from .compute_run import DATABASES_VARIABLE
 from .core.parameters import AnalysisParameters
 from .models import AnalysisRun
 from .runs import create_run, execute_in_process, progress_recorder
-from .tasks import send_waiting
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +57,8 @@ def requeue() -> int:
     """Hand on the runs that are queued and not yet sent: to the workers (``celery``), or computed here, one after
     another, in the other modes. Returns how many were sent or computed."""
     if settings.ANALYSIS_EXECUTION == "celery":
+        from .tasks import send_waiting  # Celery is imported by the callers that send, not with the URLs
+
         return send_waiting()
     waiting = list(
         AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED).order_by("id").values_list("pk", flat=True)

@@ -5,12 +5,14 @@ The leaderboard ranks the systems by Expected Wins with bootstrap rank ranges an
 ``core.win_counts``), never as a queued job. Its history has one checkpoint per ``HISTORY_STEP`` rankings: the
 full-data Expected Wins scores at that point, and the number of system pairs the bootstrap ranges separate, so the
 organizer sees the ranking converge. The stopping hint says whether the clusters stayed the same over the last K
-rankings of the history.
+rankings of the history. Each unresolved pair (overlapping rank ranges) comes with an estimate of the judgments
+its separation still needs at the campaign's rate of comparing it (``core.separation``; ``more_judgments``).
 
 "Rankings analysed" are the judgments the analysis reads (``loading``): a flagged screen counts as a skipped
 ranking (G15 Table 1); judgments of excluded screens do not count. A PRWS campaign is ranked on the relative
 judgments of its scores, from the raters who pass the quality check (``core.prws.qualified_rankings``), as its
-analysis is.
+analysis is. The judgments rater QC leaves out (``annotation.services.rater_qc.analysis_exclusions``: excluded
+raters, earlier attempts) are left out as in the analysis; a change of those exclusions rebuilds the counts.
 
 Cost: a campaign's outcome counts (``LiveCounts``, small) and its checkpoints (``History``) stay in Django's cache
 as two entries. A request loads only the judgments stored since (``loading.load_rankings(after=...)``) and adds
@@ -34,7 +36,8 @@ from typing import TYPE_CHECKING
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
-from annotation.models import Assignment, Campaign, Judgment, Screen
+from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
+from annotation.services.rater_qc import QcExclusions, analysis_exclusions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,8 +58,6 @@ HISTORY_BUDGET_SECONDS = 0.25
 """Most time one history request spends on checkpoints' bootstraps; the rest are computed by the next requests."""
 STATE_SECONDS = 24 * 3600
 """How long a campaign's counts stay cached without a request."""
-LIVE_STREAM = 0x11FE
-"""Second entry of the leaderboard's seed after the campaign's seed; checkpoints add their number of rankings."""
 NO_PAIRS = "no pairwise judgment yet"
 TOO_FEW_SYSTEMS = "fewer than two systems to rank"
 
@@ -65,8 +66,9 @@ TOO_FEW_SYSTEMS = "fewer than two systems to rank"
 class DataVersion:
     """What the leaderboard depends on, read from one index (``Assignment``'s ``assignment_submitted``): the number
     and id sum of the campaign's submitted slots (each holds one judgment) and the time of the last submit, and a
-    digest of its excluded screens. A submit, an undo (the slot leaves ``submitted``), an undo submitted again (a
-    later submit) and an exclusion change it; so do deleted screens, not edits of judgments in Django's admin."""
+    digest of its excluded screens and of the organizer's rater QC decisions (``RaterStatus``). A submit, an undo
+    (the slot leaves ``submitted``), an undo submitted again (a later submit), an exclusion and a rater decision
+    change it; so do deleted screens, not edits of judgments in Django's admin."""
 
     submitted: int
     slot_sum: int
@@ -102,12 +104,13 @@ class Checkpoint:
 @dataclass
 class LiveCounts:
     """A campaign's outcome counts of its judgments up to id ``last_id``: ``judgments`` of them, of slots whose ids
-    sum to ``slot_sum``, the last submitted at ``last_submit``; ``rankings`` of them analysed. ``token`` names the
-    ``History`` built with them."""
+    sum to ``slot_sum``, the last submitted at ``last_submit``; ``rankings`` of them analysed, without the judgments
+    rater QC left out (``qc`` names those exclusions). ``token`` names the ``History`` built with them."""
 
     names: tuple[str, ...]
     excluded: str
     token: str
+    qc: str = ""
     last_id: int | None = None
     judgments: int = 0
     slot_sum: int = 0
@@ -134,14 +137,17 @@ class History:
 
 
 def data_version(campaign: Campaign) -> DataVersion:
-    """The campaign's data version (two queries on partial indexes, whatever the campaign's size)."""
+    """The campaign's data version (two queries on partial indexes, whatever the campaign's size, and one of the
+    campaign's rater decisions)."""
     slots = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED).aggregate(
         n=Count("id"), sum=Sum("id"), last=Max("submitted_at")
     )
     excluded = list(
         Screen.objects.filter(campaign=campaign, excluded=True).order_by("id").values_list("id", flat=True)
     )
-    digest = hashlib.sha256(",".join(map(str, excluded)).encode()).hexdigest()[:16]
+    decisions = list(RaterStatus.objects.filter(campaign=campaign).order_by("judge_id").values_list(
+        "judge_id", "decision", "attempt_after"))
+    digest = hashlib.sha256(f"{excluded};{decisions}".encode()).hexdigest()[:16]
     last = slots["last"].isoformat() if slots["last"] else None
     return DataVersion(slots["n"], slots["sum"] or 0, last, digest, len(excluded))
 
@@ -164,16 +170,24 @@ def _digest(counts: np.ndarray) -> str:
     return hashlib.sha1(counts.astype("<i8").tobytes()).hexdigest()
 
 
-def _rankings(campaign: Campaign, after: int | None, up_to: int | None) -> tuple[Rankings, list[dict] | None]:
-    """The rankings analysed among the judgments with ids in (after, up_to]; a PRWS campaign's always from the
-    start (the raters' quality check looks at all their scores), with each rater's check (``rater_checks``)."""
+def _rankings(
+    campaign: Campaign, after: int | None, up_to: int | None, qc: QcExclusions
+) -> tuple[Rankings, list[dict] | None]:
+    """The rankings analysed among the judgments with ids in (after, up_to], without those rater QC leaves out
+    (``qc``, as the analysis does); a PRWS campaign's always from the start, with each rater's Source+error check
+    (``rater_checks``, against the campaign's ``qc_control_threshold``) and the raters rater QC excluded left out."""
     from .core.prws import qualified_rankings, rater_quality
     from .loading import load_rankings, load_scores
 
     if campaign.mode == Campaign.Mode.PRWS:
-        scores = load_scores(campaign, up_to=up_to)
-        return qualified_rankings(scores), rater_checks(rater_quality(scores))
-    return load_rankings(campaign, up_to=up_to, after=after), None
+        scores = load_scores(campaign, up_to=up_to, excluded_ranges=qc.earlier)
+        excluded = [rater["rater"] for rater in qc.summary["excluded"]]
+        threshold = campaign.qc_control_threshold
+        return (
+            qualified_rankings(scores, threshold=threshold, excluded=excluded),
+            rater_checks(rater_quality(scores, threshold=threshold, excluded=excluded)),
+        )
+    return load_rankings(campaign, up_to=up_to, after=after, excluded_ranges=qc.earlier + qc.excluded), None
 
 
 def rater_checks(quality) -> list[dict]:
@@ -230,15 +244,17 @@ def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False)
     if not rebuild and state is not None and state.at(version):
         return state
     names = tuple(contestant_names(campaign))
+    qc = analysis_exclusions(campaign)
+    qc_digest = hashlib.sha256(repr((qc.earlier, qc.excluded)).encode()).hexdigest()[:16]
     extensible = (
         not rebuild and state is not None and state.excluded == version.excluded and state.names == names
-        and campaign.mode != Campaign.Mode.PRWS
+        and state.qc == qc_digest and campaign.mode != Campaign.Mode.PRWS
     )
     added = _added_since(campaign, state, version) if extensible else None
     if added is not None:
-        _add(campaign, state, added)
+        _add(campaign, state, added, qc)
     else:
-        state = _rebuilt(campaign, names, version.excluded)
+        state = _rebuilt(campaign, names, version.excluded, qc, qc_digest)
     if (state.judgments, state.slot_sum) == (version.submitted, version.slot_sum):
         state.last_submit = version.last_submit
     cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
@@ -261,11 +277,11 @@ def _added_since(campaign: Campaign, state: LiveCounts, version: DataVersion, at
     return None
 
 
-def _add(campaign: Campaign, state: LiveCounts, added: dict) -> None:
+def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -> None:
     """Add the judgments of ``added`` (``_judgment_totals`` after ``state.last_id``) to ``state`` and its history."""
     if not added["n"]:
         return
-    rankings, state.raters = _rankings(campaign, state.last_id, added["last"])
+    rankings, state.raters = _rankings(campaign, state.last_id, added["last"], qc)
     checkpoints = _extend(state, rankings, {})
     state.last_id, state.judgments, state.slot_sum = added["last"], state.judgments + added["n"], \
         state.slot_sum + added["sum"]
@@ -276,7 +292,8 @@ def _add(campaign: Campaign, state: LiveCounts, added: dict) -> None:
         cache.set(history_key, history, STATE_SECONDS)
 
 
-def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str) -> LiveCounts:
+def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str, qc: QcExclusions, qc_digest: str
+             ) -> LiveCounts:
     """New counts and history from all the campaign's judgments; checkpoints keep the bootstrap of the cached
     history where their counts did not change."""
     import uuid
@@ -285,9 +302,9 @@ def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str) -> LiveC
     old: History | None = cache.get(history_key)
     previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
     totals = _judgment_totals(campaign, None)
-    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, last_id=totals["last"],
+    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest, last_id=totals["last"],
                        judgments=totals["n"], slot_sum=totals["sum"])
-    rankings, state.raters = _rankings(campaign, None, totals["last"] or 0)
+    rankings, state.raters = _rankings(campaign, None, totals["last"] or 0, qc)
     cache.set(history_key, History(state.token, _extend(state, rankings, previous)), STATE_SECONDS)
     return state
 
@@ -311,9 +328,10 @@ def _number(value: float) -> float | None:
 
 
 def _rng(campaign: Campaign, *extra: int):
-    import numpy as np
+    """The campaign's ``live`` random stream; checkpoints add their number of rankings as a key."""
+    from annotation.random_streams import campaign_rng
 
-    return np.random.default_rng([campaign.seed % 2**63, LIVE_STREAM, *extra])
+    return campaign_rng(campaign, "live", *extra)
 
 
 def _reason(state: LiveCounts) -> str | None:
@@ -364,9 +382,30 @@ def _pairs_per_system(state: LiveCounts) -> dict[str, int]:
     return {name: int(per_pair[i].sum() + per_pair[:, i].sum()) for i, name in enumerate(state.names)}
 
 
+def _more_judgments(state: LiveCounts, unresolved: list[list[str]]) -> dict:
+    """How many more judgments the unresolved pairs need (``core.separation``): each pair's estimate, and ``all``,
+    the largest of them (None with a reason when no pair has one)."""
+    from .core.separation import CONFIDENCE, POWER, more_judgments
+
+    index = {name: i for i, name in enumerate(state.names)}
+    estimates = more_judgments(state.counts, [(index[a], index[b]) for a, b in unresolved], state.rankings)
+    known = [estimate.judgments for estimate in estimates if estimate.judgments is not None]
+    reason = None if known else ("every pair is separated" if not estimates else "no unresolved pair has an estimate")
+    return {
+        "confidence": CONFIDENCE,
+        "power": POWER,
+        "all": max(known) if known else None,
+        "reason": reason,
+        "without_estimate": len(estimates) - len(known),
+        "pairs": [
+            {"pair": [state.names[e.first], state.names[e.second]], "judgments": e.judgments, "reason": e.reason}
+            for e in estimates
+        ],
+    }
+
+
 def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVersion) -> dict:
     """The leaderboard JSON of ``state`` (see the module docstring); a PRWS campaign's adds its raters' checks."""
-    from .core.prws import QUALITY_THRESHOLD
     from .core.win_counts import expected_wins_ranking
 
     n_pairs = len(state.names) * (len(state.names) - 1) // 2
@@ -377,17 +416,19 @@ def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVers
         "reason": _reason(state),
     }
     if state.raters is not None:
-        result["raters"] = {"threshold": QUALITY_THRESHOLD, "checks": state.raters}
+        result["raters"] = {"threshold": campaign.qc_control_threshold, "checks": state.raters}
     if result["reason"] is not None:
         empty = {"score": None, "full_data_score": None, "range": None, "cluster": None, "unresolved_with": []}
         pairs = _pairs_per_system(state) if state.counts is not None else {}
         result["systems"] = [{"system": name, **empty, "pairs": pairs.get(name, 0)} for name in state.names]
-        result["system_pairs"] = {"total": n_pairs, "separated": None, "unresolved": [], "reason": result["reason"]}
+        result["system_pairs"] = {"total": n_pairs, "separated": None, "unresolved": [], "reason": result["reason"],
+                                  "more_judgments": None}
         return result
     ranking = expected_wins_ranking(state.counts, state.names, LEADERBOARD_BOOTSTRAP, CONFIDENCE, _rng(campaign))
     rows, unresolved = _ranked_rows(state, ranking)
     result["systems"] = rows
-    result["system_pairs"] = {"total": n_pairs, "separated": n_pairs - len(unresolved), "unresolved": unresolved}
+    result["system_pairs"] = {"total": n_pairs, "separated": n_pairs - len(unresolved), "unresolved": unresolved,
+                              "more_judgments": _more_judgments(state, unresolved)}
     return result
 
 
@@ -434,7 +475,9 @@ def _compute_checkpoints(campaign: Campaign, state: LiveCounts, history: History
             break
         result = expected_wins_ranking(point.counts, state.names, HISTORY_BOOTSTRAP, CONFIDENCE,
                                        _rng(campaign, point.rankings))
-        point.ranking = CheckpointRanking(n_pairs - len(unresolved_pairs(result)), cluster_partition(result, state.names))
+        point.ranking = CheckpointRanking(
+            n_pairs - len(unresolved_pairs(result)), cluster_partition(result, state.names)
+        )
         point.counts = None
         changed = True
     return changed

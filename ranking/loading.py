@@ -14,10 +14,11 @@ of kind ``input`` as *Source* and those of kind ``control`` as *Source+error* fo
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Collection
+from typing import TYPE_CHECKING
 
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import CandidateJudgment, Judgment, System
 from annotation.services.outputs import candidate_systems
@@ -27,6 +28,9 @@ from .core.rankings import Rankings
 
 if TYPE_CHECKING:
     from .core.prws import Scores
+
+#: Judgments rater QC leaves out: ``(username, after, up_to)``, the judge's judgment ids in ``(after, up_to]``.
+ExcludedRange = tuple[str, int | None, int | None]
 
 
 @dataclass(frozen=True)
@@ -60,14 +64,22 @@ def contestant_names(campaign) -> list[str]:
 
 def selected_judgments(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
-    ignored_judges: Collection[str] = IGNORED_JUDGES,
+    ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),
 ) -> QuerySet[Judgment]:
     """The campaign's judgments with an id up to ``up_to`` (a snapshot's ``last_judgment_id``) and above ``after``,
     of ``judge`` if given; never those of screens the organizer excluded (``Screen.excluded``), nor those of the
-    ``ignored_judges``."""
+    ``ignored_judges``, nor those rater QC excluded (``excluded_ranges``: ``(username, after, up_to)``, the judge's
+    judgments with an id in ``(after, up_to]``, None unbounded; ``annotation.services.rater_qc``)."""
     judgments = Judgment.objects.filter(
         assignment__screen__campaign=campaign, assignment__screen__excluded=False
     ).exclude(assignment__judge__username__in=list(ignored_judges))
+    for username, lower, upper in excluded_ranges:
+        bounds = Q(assignment__judge__username=username)
+        if lower is not None:
+            bounds &= Q(id__gt=lower)
+        if upper is not None:
+            bounds &= Q(id__lte=upper)
+        judgments = judgments.exclude(bounds)
     if up_to is not None:
         judgments = judgments.filter(id__lte=up_to)
     if after is not None:
@@ -79,16 +91,16 @@ def selected_judgments(
 
 def load_rankings(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
-    ignored_judges: Collection[str] = IGNORED_JUDGES,
+    ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),
 ) -> Rankings:
     """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
 
     ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
     one analysis sees the same data; ``judge`` keeps one judge's judgments; ``after`` keeps the judgments with a
-    higher id (the new ones, for a leaderboard that adds them to what it has); ``ignored_judges`` are left out.
-    Excluded screens are left out.
+    higher id (the new ones, for a leaderboard that adds them to what it has); ``ignored_judges`` and the
+    ``excluded_ranges`` of rater QC are left out. Excluded screens are left out.
     """
-    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges)
+    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges, excluded_ranges)
     ranked = CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
     contestants = set(contestant_names(campaign))
     systems = {
@@ -115,17 +127,17 @@ def load_rankings(
 
 def load_scores(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
-    ignored_judges: Collection[str] = IGNORED_JUDGES,
+    ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),
 ) -> Scores:
     """The campaign's PRWS ratings as core ``Scores`` (METHODS 11), one item per judgment in stored order.
 
     A candidate is unchanged when its text is the source's (trailing whitespace stripped, as in collapsing).
-    Flagged screens are screens without ratings. ``up_to``, ``judge``, ``after`` and ``ignored_judges`` select
-    judgments as in ``load_rankings``.
+    Flagged screens are screens without ratings. ``up_to``, ``judge``, ``after``, ``ignored_judges`` and
+    ``excluded_ranges`` select judgments as in ``load_rankings``.
     """
     from .core.prws import ScoredCandidate, Scores  # SciPy: imported only where PRWS scores are analysed
 
-    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges)
+    judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges, excluded_ranges)
     kinds = dict(System.objects.filter(campaign=campaign).values_list("name", "kind"))
     systems = candidate_systems(campaign)
     shown: dict[int, list[ScoredCandidate]] = defaultdict(list)

@@ -4,10 +4,14 @@
 Per metric: the system scores (with M2's precision and recall); the system-level Spearman and Pearson correlations
 with the Expected Wins and the TrueSkill scores (G15 Table 5, through ``core.analysis.metric_correlations``, with
 the M2 F-beta sweep of G15 Figure 3 from the metric's own precision and recall and the Williams test between the
-metrics); for PRWS campaigns the Pearson correlations with the PRWS means of the rated systems and the Williams
-test between the metrics (N19 section 6); the sentence-level WMT relative-ranking tau against the campaign's pairwise judgments
-(``core.sentence_tau``). A metric that cannot be computed (no references of its kind) is listed under ``skipped``
-with the reason. Campaigns without references have no ``metrics_computed``.
+metrics); for PRWS campaigns the Pearson correlations with the PRWS means of the rated systems and the Williams test
+between the metrics (N19 section 6); the sentence-level WMT relative-ranking tau against the campaign's pairwise
+judgments (``core.sentence_tau``). For PRWS campaigns, N19's synthetic systems (section 5.2, after Graham and Liu
+2016; ``core.synthetic_systems``): ``SYNTHETIC_SYSTEMS`` systems mixing the sentences of two real systems at 10-90%,
+drawn from ``default_rng([seed, SYNTHETIC_STREAM])``, their human score the mean of their sentences' PRWS scores,
+their metric score the metric of their sentences; each metric's Pearson correlation with the human scores over the
+real systems alone and with the synthetic systems added. A metric that cannot be computed (no references of its
+kind) is listed under ``skipped`` with the reason. Campaigns without references have no ``metrics_computed``.
 """
 from __future__ import annotations
 
@@ -18,10 +22,17 @@ from .contract import _metrics, _significance, fields
 from .metric_loading import load_metric_inputs
 
 if TYPE_CHECKING:
-    from .core.analysis import Analysis
+    from .core.analysis import Analysis, Progress
+    from .core.prws import Scores
     from .core.rankings import Rankings
 
 NO_PAIR = "no decisive human pair with metric scores"
+SYNTHETIC_SYSTEMS = 674
+"""Synthetic systems per campaign, as N19 section 5.2 draws per domain."""
+SYNTHETIC_STREAM = 0x5E
+"""The synthetic systems draw from ``default_rng([seed, SYNTHETIC_STREAM])``."""
+SYNTHETIC_RANKING_ONLY = "synthetic systems need sentence-level human scores (a PRWS campaign)"
+CONSTANT = "the scores of one side are constant"
 
 
 def _system_scores(scores: MetricScores) -> dict:
@@ -30,6 +41,8 @@ def _system_scores(scores: MetricScores) -> dict:
         row = {"score": float(value)}
         if system in scores.precision:
             row.update(precision=float(scores.precision[system]), recall=float(scores.recall[system]))
+        if system in scores.types:
+            row["types"] = {error_type: list(counts) for error_type, counts in scores.types[system].items()}
         result[system] = row
     return result
 
@@ -58,13 +71,65 @@ def _sentence_tau(scores: MetricScores, rankings: Rankings) -> dict:
     )
 
 
-def computed_metrics_json(campaign, analysis: Analysis, rankings: Rankings) -> dict | None:
-    """``metrics_computed`` for ``analysis`` of ``campaign`` (None when the campaign has no references)."""
+def _pearson(x, y) -> dict:
+    import numpy as np
+
+    from .core.correlation import MIN_SYSTEMS, correlate
+
+    if len(x) < MIN_SYSTEMS:
+        return fields({"pearson": None, "systems": len(x)}, {"pearson": f"fewer than {MIN_SYSTEMS} systems"})
+    value = correlate(np.asarray(x), np.asarray(y)).pearson
+    return fields({"pearson": value, "systems": len(x)}, {"pearson": CONSTANT})
+
+
+def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed: int) -> dict:
+    """The ``synthetic`` part: per metric, Pearson's r with the sentence-mean human scores over the real systems
+    and over the real and ``SYNTHETIC_SYSTEMS`` synthetic systems (N19 section 5.2)."""
+    import numpy as np
+
+    from .core.prws import sentence_means
+    from .core.synthetic_systems import plan_synthetic_systems, synthetic_human_scores, synthetic_metric_scores
+
+    lines = list(campaign.segments.order_by("line").values_list("line", flat=True))
+    human_all = sentence_means(scores, lines)
+    index = {name: i for i, name in enumerate(scores.system_names)}
+    result: dict = {"systems": SYNTHETIC_SYSTEMS, "seed": seed, "correlations": {}}
+    for name, metric in sorted(computed.items()):
+        systems = [s for s in sorted(metric.statistics) if s in index and not np.all(np.isnan(human_all[index[s]]))]
+        human = human_all[[index[s] for s in systems]]
+        real_human = np.nanmean(human, axis=1) if systems else np.zeros(0)
+        real_metric = [metric.system[s] for s in systems]
+        row = {"real": _pearson(real_human, real_metric)}
+        if len(systems) < 2:
+            row["with_synthetic"] = fields({"pearson": None, "systems": len(systems)},
+                                           {"pearson": "synthetic systems need two real systems or more"})
+        else:
+            plan = plan_synthetic_systems(len(systems), len(lines), SYNTHETIC_SYSTEMS,
+                                          np.random.default_rng([seed, SYNTHETIC_STREAM]))
+            keep = ~np.isnan(synthetic_human_scores(human, plan))
+            synthetic_human = synthetic_human_scores(human, plan)[keep]
+            synthetic_metric = synthetic_metric_scores(
+                lambda s, metric=metric, systems=systems: metric.expand_statistics(metric.statistics[systems[s]]),
+                plan, metric.from_statistics,
+            )[keep]
+            row["with_synthetic"] = _pearson(np.concatenate([real_human, synthetic_human]),
+                                             np.concatenate([real_metric, synthetic_metric]))
+        result["correlations"][name] = row
+    return result
+
+
+def computed_metrics_json(
+    campaign, analysis: Analysis, rankings: Rankings, prws_scores: Scores | None = None,
+    progress: Progress | None = None,
+) -> dict | None:
+    """``metrics_computed`` for ``analysis`` of ``campaign`` (None when the campaign has no references);
+    ``prws_scores`` are a PRWS campaign's scores (the raters the analysis left out are left out here too);
+    ``progress`` hears each metric and system as it is scored (``automatic_metrics.compute_metrics``)."""
     from .core.analysis import metric_correlations, prws_metric_significance
 
     if not campaign.reference_sets.exists():
         return None
-    computed, skipped = compute_metrics(load_metric_inputs(campaign), METRICS)
+    computed, skipped = compute_metrics(load_metric_inputs(campaign), METRICS, progress)
     result: dict = {"scores": {name: _system_scores(scores) for name, scores in computed.items()}}
     judged = {row.system for row in analysis.rankings["expected_wins"].systems if row.judged}
     uploaded = {
@@ -79,6 +144,11 @@ def computed_metrics_json(campaign, analysis: Analysis, rankings: Rankings) -> d
             prws_metric_significance(analysis.prws, {name: _as_uploaded(s) for name, s in computed.items()})
         )
     result["sentence_tau"] = {name: _sentence_tau(scores, rankings) for name, scores in computed.items()}
+    if analysis.prws is not None and prws_scores is not None and computed:
+        kept = prws_scores.for_judges(~analysis.prws.quality.excluded)
+        result["synthetic"] = _synthetic(campaign, computed, kept, analysis.parameters.seed)
+    elif computed:
+        result["synthetic"] = {"reason": SYNTHETIC_RANKING_ONLY}
     if skipped:
         result["skipped"] = skipped
     return result

@@ -19,6 +19,7 @@ class MetricInputs:
     sources: list[str]
     outputs: dict[str, list[str]]
     gold: list[dict[int, list[tuple[int, int, str, tuple[str, ...]]]]] | None = None
+    gold_types: list[dict[int, list[str]]] | None = None
     references: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -39,19 +40,24 @@ def load_metric_inputs(campaign) -> MetricInputs:
     m2_set = campaign.reference_sets.filter(kind=ReferenceSet.Kind.M2).first()
     if m2_set is not None:
         gold: list[dict] = [{} for _ in segments]
+        types: list[dict] = [{} for _ in segments]
         edits = GoldEdit.objects.filter(reference_set=m2_set).order_by("segment_id", "position")
-        for segment_id, annotator, start, end, corrections in edits.values_list(
-            "segment_id", "annotator", "start", "end", "corrections"
+        for segment_id, annotator, start, end, error_type, corrections in edits.values_list(
+            "segment_id", "annotator", "start", "end", "error_type", "corrections"
         ):
             line = line_of[segment_id]
             annotator_edits = gold[line].setdefault(annotator, [])
+            annotator_types = types[line].setdefault(annotator, [])
             if start >= 0:
                 original = " ".join(sources[line].split()[start:end])
                 annotator_edits.append((start, end, original, tuple(corrections)))
-        for by_annotator in gold:
+                annotator_types.append(error_type)
+        for by_annotator, by_annotator_types in zip(gold, types):
             if not by_annotator:
                 by_annotator[0] = []
+                by_annotator_types[0] = []
         inputs.gold = gold
+        inputs.gold_types = types
     for reference_set in campaign.reference_sets.filter(kind=ReferenceSet.Kind.TEXT).order_by("name"):
         lines = [""] * len(segments)
         for segment_id, text in ReferenceText.objects.filter(reference_set=reference_set).values_list(

@@ -1,11 +1,24 @@
 """Stored analyses: one AnalysisRun per request, with its parameters, progress and result."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from annotation.models import Campaign
+
+
+class AnalysisRunQuerySet(models.QuerySet):
+    def stalled(self, before: datetime) -> AnalysisRunQuerySet:
+        """Claimed runs whose claim expired: running, or queued and sent to the workers (``task_id`` set), with no
+        heartbeat since ``before`` (runs from before heartbeats: no start or creation since then)."""
+        claimed = Q(status=AnalysisRun.Status.RUNNING) | (Q(status=AnalysisRun.Status.QUEUED) & ~Q(task_id=""))
+        return self.filter(claimed).alias(
+            last_sign=Coalesce("heartbeat_at", "started_at", "created_at")
+        ).filter(last_sign__lt=before)
 
 
 class AnalysisRun(models.Model):
@@ -40,6 +53,14 @@ class AnalysisRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When a worker or process last claimed the run or reported on it (sent, started, progress); a "
+        "claimed run silent for ANALYSIS_CLAIM_SECONDS goes back to the queue.",
+    )
+
+    objects = AnalysisRunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

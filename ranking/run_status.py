@@ -24,6 +24,7 @@ PARAMETER_LABELS = {
     "ignored_judges": "ignored judges",
     "judge": "judge",
     "metrics": "metrics",
+    "rater_qc": "raters excluded by QC",
 }
 """How the analyses page names the stored parameters (a parameter not listed is shown by its key)."""
 
@@ -33,6 +34,8 @@ def _parameter_value(key: str, value) -> str:
         return "0 (skipped)"
     if key == "judge" and value is None:
         return "all"
+    if key == "rater_qc":
+        return ", ".join(rater["rater"] for rater in value.get("excluded", [])) or "none"
     if value is None:
         return "none"
     if isinstance(value, dict):

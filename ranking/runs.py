@@ -11,13 +11,17 @@ retried run simply computes again (every part is a pure function of the stored p
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from annotation.models import Campaign
+from annotation.services.rater_qc import analysis_exclusions
 
 from .contract import analysis_json, parameters_json, snapshot_json
 from .core.parameters import AnalysisParameters
@@ -40,8 +44,14 @@ def create_run(
     metrics: Mapping | None = None,
     requested_by=None,
 ) -> AnalysisRun:
-    """A queued run over the campaign's judgments as they are now (the snapshot)."""
-    stored = {**parameters_json(parameters, judge), "metrics": dict(metrics) if metrics else None}
+    """A queued run over the campaign's judgments as they are now (the snapshot), without the raters that rater QC
+    excludes now (``annotation.services.rater_qc.analysis_exclusions``, stored with the parameters)."""
+    exclusions = analysis_exclusions(campaign)
+    stored = {
+        **parameters_json(parameters, judge), "metrics": dict(metrics) if metrics else None,
+        "rater_qc": {**exclusions.summary, "earlier_ranges": [list(part) for part in exclusions.earlier],
+                     "excluded_ranges": [list(part) for part in exclusions.excluded]},
+    }
     return AnalysisRun.objects.create(
         campaign=campaign,
         parameters=stored,
@@ -66,9 +76,10 @@ def run_rankings(run: AnalysisRun) -> Rankings:
     if scores is not None:
         from .core.prws import qualified_rankings
 
-        return qualified_rankings(scores)
+        return qualified_rankings(scores, excluded=qc_excluded(run))
     return load_rankings(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
-                         ignored_judges=run_parameters(run).ignored_judges)
+                         ignored_judges=run_parameters(run).ignored_judges,
+                         excluded_ranges=qc_ranges(run, "earlier_ranges") + qc_ranges(run, "excluded_ranges"))
 
 
 def run_scores(run: AnalysisRun) -> Scores | None:
@@ -76,7 +87,28 @@ def run_scores(run: AnalysisRun) -> Scores | None:
     if run.campaign.mode != Campaign.Mode.PRWS:
         return None
     return load_scores(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
-                       ignored_judges=run_parameters(run).ignored_judges)
+                       ignored_judges=run_parameters(run).ignored_judges, excluded_ranges=qc_ranges(run, "earlier_ranges"))
+
+
+def qc_ranges(run: AnalysisRun, kind: str) -> list[tuple[str, int | None, int | None]]:
+    """Judgments rater QC leaves out of the run, as ``(username, after, up_to)`` id ranges: ``earlier_ranges``
+    (earlier attempts) or ``excluded_ranges`` (the excluded raters' current attempts); none for older runs."""
+    return [tuple(part) for part in run.parameters.get("rater_qc", {}).get(kind, [])]
+
+
+def qc_excluded(run: AnalysisRun) -> list[str] | None:
+    """The raters rater QC excluded from the run (the PRWS statistics leave out exactly these); None for a run
+    recorded before rater QC (the PRWS Source+error check then decides alone)."""
+    if "rater_qc" not in run.parameters:
+        return None
+    return [rater["rater"] for rater in run.parameters["rater_qc"]["excluded"]]
+
+
+def rater_qc_json(run: AnalysisRun) -> dict | None:
+    """The analysis JSON's ``rater_qc``: the rule, the excluded raters with their numbers, those included by hand
+    and the earlier attempts left out; None for a run recorded before rater QC."""
+    stored = run.parameters.get("rater_qc")
+    return None if stored is None else {key: value for key, value in stored.items() if not key.endswith("_ranges")}
 
 
 def mark_running(run_id: int) -> None:
@@ -86,20 +118,39 @@ def mark_running(run_id: int) -> None:
         status=AnalysisRun.Status.RUNNING,
         attempts=F("attempts") + 1,
         started_at=Coalesce(F("started_at"), Value(timezone.now())),
+        heartbeat_at=timezone.now(),
         error="",
     )
 
 
+PUT_BACK = "put back in the queue: its worker stopped reporting"
+
+
+def put_back_stalled(claim_seconds: float | None = None) -> int:
+    """Put the runs whose claim expired back in the queue (status queued, not sent, progress 0); returns how many.
+
+    A run's claim is its heartbeat (``heartbeat_at``: set when it is sent, started, and at each progress report);
+    one silent for ``claim_seconds`` (default: the ``ANALYSIS_CLAIM_SECONDS`` setting) lost its worker or process
+    (killed, crashed) and would stay "running" for ever. One conditional UPDATE, so concurrent callers put a run back
+    once, and a run that finishes meanwhile stays done; should the old worker still be alive, its writes are
+    harmless (progress is only written to running runs, the result once, and every part is a pure function of the
+    run)."""
+    seconds = settings.ANALYSIS_CLAIM_SECONDS if claim_seconds is None else claim_seconds
+    expired = AnalysisRun.objects.stalled(before=timezone.now() - timedelta(seconds=seconds))
+    return expired.update(status=AnalysisRun.Status.QUEUED, task_id="", progress=0.0, stage=PUT_BACK,
+                          heartbeat_at=None)
+
+
 def set_progress(run_id: int, percent: float, stage: str) -> None:
     AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.RUNNING).update(
-        progress=min(max(percent, 0.0), 100.0), stage=stage[:100]
+        progress=min(max(percent, 0.0), 100.0), stage=stage[:100], heartbeat_at=timezone.now()
     )
 
 
 def add_progress(run_id: int, percent: float, stage: str) -> None:
     """Add to a running run's progress (chunks finish in any order, on any worker)."""
     AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.RUNNING).update(
-        progress=Least(F("progress") + percent, 100.0), stage=stage[:100]
+        progress=Least(F("progress") + percent, 100.0), stage=stage[:100], heartbeat_at=timezone.now()
     )
 
 
@@ -120,6 +171,38 @@ def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[
     return samples.tolist()
 
 
+BOOTSTRAP_FRACTION = 0.8
+"""The bootstrap's share of an analysis's progress, as ``core.analysis`` reports it and ``tasks.BOOTSTRAP_SHARE``
+(in percent) counts its chunks."""
+METRICS_SHARE = 0.15
+"""Share of the progress bar the automatic metrics take (campaigns with references): the analysis after its
+bootstrap is squeezed from [BOOTSTRAP_FRACTION, 1] into [BOOTSTRAP_FRACTION, 1 - METRICS_SHARE]."""
+
+
+def analysis_progress(progress: Progress | None, with_metrics: bool) -> Progress | None:
+    """The analysis's progress as the run reports it: unchanged without metrics; with them, fractions above
+    ``BOOTSTRAP_FRACTION`` (the bootstrap, whose chunks report alone on the workers) squeezed below
+    ``1 - METRICS_SHARE``, and its "done" left to the metrics."""
+    if progress is None or not with_metrics:
+        return progress
+
+    def report(fraction: float, stage: str) -> None:
+        if fraction <= BOOTSTRAP_FRACTION:
+            progress(fraction, stage)
+        elif fraction < 1.0:
+            rest = (fraction - BOOTSTRAP_FRACTION) / (1.0 - BOOTSTRAP_FRACTION)
+            progress(BOOTSTRAP_FRACTION + rest * (1.0 - METRICS_SHARE - BOOTSTRAP_FRACTION), stage)
+
+    return report
+
+
+def metrics_progress(progress: Progress | None) -> Progress | None:
+    """The metrics' progress (fraction of metric-system pairs scored) in the last ``METRICS_SHARE`` of the bar."""
+    if progress is None:
+        return None
+    return lambda fraction, stage: progress(1.0 - METRICS_SHARE + METRICS_SHARE * fraction, stage)
+
+
 def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None) -> AnalysisRun:
     """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
     from .core.analysis import analyze
@@ -131,13 +214,18 @@ def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progres
         return run
     started = time.perf_counter()
     scores = run_scores(run)
-    rankings = run_rankings(run) if scores is None else qualified_rankings(scores)
+    rankings = run_rankings(run) if scores is None else qualified_rankings(scores, excluded=qc_excluded(run))
     loaded = time.perf_counter()
+    with_metrics = run.campaign.reference_sets.exists()
     analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
-                       progress=progress, prws=scores)
+                       progress=analysis_progress(progress, with_metrics), prws=scores, prws_excluded=qc_excluded(run),
+                       prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"))
     result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
                            judge=run.parameters.get("judge"))
-    computed = computed_metrics_json(run.campaign, analysis, rankings)
+    qc = rater_qc_json(run)
+    if qc is not None:
+        result["rater_qc"] = qc
+    computed = computed_metrics_json(run.campaign, analysis, rankings, scores, metrics_progress(progress))
     if computed is not None:
         result["metrics_computed"] = computed
     done = {

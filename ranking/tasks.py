@@ -17,12 +17,24 @@ from __future__ import annotations
 import logging
 
 import kombu.exceptions
-from celery import chord, shared_task, uuid
+from celery import chord, uuid
 from django.db import OperationalError
+from django.utils import timezone
+
+from gecappraise.celery import app
 
 from .core.parameters import METHODS, chunk_sizes
 from .models import AnalysisRun
-from .runs import add_progress, compute_chunk, finish, mark_failed, mark_running, progress_recorder, run_parameters
+from .runs import (
+    add_progress,
+    compute_chunk,
+    finish,
+    mark_failed,
+    mark_running,
+    progress_recorder,
+    put_back_stalled,
+    run_parameters,
+)
 
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 3}
 BOOTSTRAP_SHARE = 80.0
@@ -65,7 +77,7 @@ def _send(run_id: int) -> bool:
     released and the error raised."""
     task_id = uuid()
     if not AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED, task_id="").update(
-        task_id=task_id, stage=""
+        task_id=task_id, stage="", heartbeat_at=timezone.now()
     ):
         return False
     parameters = run_parameters(AnalysisRun.objects.get(pk=run_id))
@@ -83,13 +95,15 @@ def _send(run_id: int) -> bool:
     return True
 
 
-@shared_task(ignore_result=True)
+@app.task(ignore_result=True)
 def send_waiting_analyses() -> int:
-    """Periodic (Celery beat): send the analyses that requests recorded since the last call."""
+    """Periodic (Celery beat): put back the runs whose worker stopped reporting (``put_back_stalled``), and send
+    them with the analyses that requests recorded since the last call."""
+    put_back_stalled()
     return send_waiting()
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
 def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) -> dict:
     """One chunk of one method's bootstrap samples."""
     mark_running(run_id)
@@ -100,7 +114,7 @@ def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) 
     return {"method": method, "chunk": chunk, "samples": samples}
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
 def finish_analysis_task(self, chunks: list[dict], run_id: int) -> int:
     """Combine the chunks in order and store the whole analysis."""
     import numpy as np
@@ -117,7 +131,16 @@ def finish_analysis_task(self, chunks: list[dict], run_id: int) -> int:
     return run_id
 
 
-@shared_task
+@app.task
 def analysis_failed_task(request, exc, traceback, run_id: int) -> None:
     """Errback of the chord: a chunk or the body failed for good."""
     mark_failed(run_id, f"{type(exc).__name__}: {exc}")
+
+
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY)
+def top_up_active_queue_task(self, campaign_id: int) -> int:
+    """Refill the short queue of a campaign with active selection (``active_queue.top_up``); returns the screens
+    written."""
+    from .active_queue import top_up
+
+    return top_up(campaign_id)

@@ -26,9 +26,10 @@ import io
 import os
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import BinaryIO, Iterable
+from typing import BinaryIO
 from xml.sax import SAXParseException
 from xml.sax.handler import ContentHandler
 from xml.sax.saxutils import quoteattr

@@ -11,7 +11,8 @@ each judge's rate. In a PRWS campaign the rater check compares the control with 
 the source's candidate (the output of the ``input`` system) goes on the screen too.
 
 "Ranked last" means: the control's rank is worse than or equal to every other rank on the screen and strictly
-worse than at least one (a screen with everything tied catches nothing). Flagged screens do not count.
+worse than at least one (a screen with everything tied catches nothing); in a PRWS campaign, its score is lower
+than or equal to every other and strictly lower than one. Flagged screens do not count.
 """
 from __future__ import annotations
 
@@ -22,7 +23,17 @@ import numpy as np
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
-from ..models import Assignment, Campaign, Candidate, CandidateJudgment, Output, Screen, ScreenCandidate, Segment, System
+from ..models import (
+    Assignment,
+    Campaign,
+    Candidate,
+    CandidateJudgment,
+    Output,
+    Screen,
+    ScreenCandidate,
+    Segment,
+    System,
+)
 from .corrupter import corrupt
 
 #: The default name of the control system.
@@ -47,7 +58,7 @@ class AttentionRate:
         return self.ranked_last / self.checks
 
 
-def _control_candidate(segment: Segment, control: System, rng: np.random.Generator) -> Candidate | None:
+def control_candidate(segment: Segment, control: System, rng: np.random.Generator) -> Candidate | None:
     """The segment's control candidate, created on first use; None when no corruption differs from every output."""
     existing = Output.objects.filter(segment=segment, system=control).select_related("candidate").first()
     if existing is not None:
@@ -64,7 +75,7 @@ def _control_candidate(segment: Segment, control: System, rng: np.random.Generat
     return None
 
 
-def _place(shown: list[int], pk: int, keep: list[int], limit: int, rng: np.random.Generator) -> None:
+def place_candidate(shown: list[int], pk: int, keep: list[int], limit: int, rng: np.random.Generator) -> None:
     """Put ``pk`` on the screen at a random position, or in place of a random candidate not in ``keep`` when full."""
     if len(shown) < limit:
         shown.insert(int(rng.integers(len(shown) + 1)), pk)
@@ -137,7 +148,7 @@ def add_attention_checks(
         locked = _lock_unserved(chosen.tolist())
         added = 0
         for screen in Screen.objects.filter(id__in=locked).select_related("segment").order_by("number"):
-            candidate = _control_candidate(screen.segment, control, rng)
+            candidate = control_candidate(screen.segment, control, rng)
             if candidate is None:
                 continue
             shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
@@ -147,8 +158,9 @@ def add_attention_checks(
                 if source is not None and source.candidate_id not in shown:
                     required.append(source.candidate_id)
             for pk in required:
-                _place(shown, pk, keep=required, limit=campaign.max_candidates, rng=rng)
+                place_candidate(shown, pk, keep=required, limit=campaign.max_candidates, rng=rng)
             screen.slots.all().delete()
+            Screen.objects.filter(pk=screen.pk).update(control=True)
             ScreenCandidate.objects.bulk_create(
                 ScreenCandidate(screen=screen, candidate_id=pk, position=i) for i, pk in enumerate(shown)
             )
@@ -157,17 +169,18 @@ def add_attention_checks(
 
 
 def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
-    """Per judge (by username), the ranked screens showing a control output and how often it was ranked last."""
+    """Per judge (by username), the judged screens showing a control output and how often it was judged worst:
+    ranked last (ranking campaigns) or scored lowest (PRWS: the same rule on ``-score`` as the rank)."""
     is_control = Output.objects.filter(candidate=OuterRef("candidate"), system__kind=System.Kind.CONTROL)
     rows = (
-        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign, rank__isnull=False)
+        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign)
         .annotate(control=Exists(is_control))
-        .values_list("judgment_id", "judgment__assignment__judge__username", "rank", "control")
+        .values_list("judgment_id", "judgment__assignment__judge__username", "rank", "score", "control")
     )
-    screens: dict[int, tuple[str, list[int], list[int]]] = {}
-    for judgment, judge, rank, control in rows:
+    screens: dict[int, tuple[str, list[float], list[float]]] = {}
+    for judgment, judge, rank, score, control in rows:
         _, controls, others = screens.setdefault(judgment, (judge, [], []))
-        (controls if control else others).append(rank)
+        (controls if control else others).append(float(rank) if rank is not None else -score)
     checks: dict[str, int] = defaultdict(int)
     last: dict[str, int] = defaultdict(int)
     for judge, controls, others in screens.values():

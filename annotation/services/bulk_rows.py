@@ -7,7 +7,7 @@ to the new rows can be written the same way.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from django.db import connection
 from django.db.models import Model

@@ -4,12 +4,13 @@ Pure functions on strings; no database.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from typing import Sequence
 
 #: Span operations of a rendered candidate. ``insert`` and ``replace`` are the candidate's own new tokens (shown
-#: blue), ``delete`` are source tokens the candidate drops (shown pale blue and struck through).
-SPAN_OPS = ("equal", "insert", "replace", "delete")
+#: blue), ``delete`` are source tokens the candidate drops (shown pale blue and struck through); ``replaced`` (only
+#: with ``show_replaced``) are the source tokens a ``replace`` span stands for, shown struck through before it.
+SPAN_OPS = ("equal", "insert", "replace", "delete", "replaced")
 
 
 def collapse_outputs(outputs: Sequence[str]) -> list[list[int]]:
@@ -29,12 +30,14 @@ def candidate_name(systems: Sequence[str]) -> str:
     return " ".join(sorted(systems))
 
 
-def diff_spans(source: str, candidate: str) -> list[tuple[str, str]]:
+def diff_spans(source: str, candidate: str, *, show_replaced: bool = False) -> list[tuple[str, str]]:
     """Token-level diff of ``candidate`` against ``source`` as ``(op, text)`` spans in reading order.
 
     Tokens are whitespace-separated (the data are pre-tokenized). Adjacent tokens with the same operation are
     joined by one space. For a substitution the candidate's tokens are one ``replace`` span; source tokens that
-    the candidate drops are a ``delete`` span placed where they stood. Rendering escapes ``text``.
+    the candidate drops are a ``delete`` span placed where they stood. With ``show_replaced`` each ``replace`` span
+    is preceded by a ``replaced`` span of the source tokens it replaces (issue 9; without it, G15's display).
+    Rendering escapes ``text``.
     """
     src, cand = source.split(), candidate.split()
     spans: list[tuple[str, str]] = []
@@ -43,5 +46,7 @@ def diff_spans(source: str, candidate: str) -> list[tuple[str, str]]:
         if op == "delete":
             spans.append(("delete", " ".join(src[i1:i2])))
         else:
+            if op == "replace" and show_replaced:
+                spans.append(("replaced", " ".join(src[i1:i2])))
             spans.append((op, " ".join(cand[j1:j2])))
     return spans

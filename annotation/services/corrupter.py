@@ -15,8 +15,8 @@ choice comes from the passed ``numpy.random.Generator``, so a seed reproduces th
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -21,7 +21,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ..models import Campaign, GuidelinesAcknowledgement
 
-
 #: An image's ``src``: a base64 image in the page, or a path on this site (not ``//host``, no backslash, space or
 #: control character, which browsers drop or turn into ``/`` and so into another host).
 PRODUCT_IMAGE = re.compile(
@@ -54,6 +53,23 @@ def render_guidelines(text: str) -> SafeString:
     cleaned = nh3.clean(html, link_rel="noopener noreferrer nofollow", url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
                         attribute_filter=_allowed_attribute)
     return mark_safe(cleaned)
+
+
+def save_wording(campaign: Campaign, text: str, instruction: str) -> list[str]:
+    """Store the campaign's guidelines ``text`` and judge-screen ``instruction`` (both checked by the form); what
+    changed, as messages for the organizer (none when nothing changed)."""
+    changed = [name for name, value in (("guidelines", text), ("instruction", instruction))
+               if getattr(campaign, name) != value]
+    if not changed:
+        return []
+    campaign.guidelines, campaign.instruction = text, instruction
+    campaign.save(update_fields=changed)
+    said = []
+    if "guidelines" in changed:
+        said.append("Saved the guidelines. Judges are asked to read them again when they next open the campaign.")
+    if "instruction" in changed:
+        said.append("Saved the instruction; judges see it on their next screen.")
+    return said
 
 
 def guidelines_digest(campaign: Campaign) -> str:

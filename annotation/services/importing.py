@@ -7,8 +7,9 @@ The archive and form front ends only decide which uploaded file plays which part
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction

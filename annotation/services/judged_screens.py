@@ -10,9 +10,9 @@ transaction.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Collection, Iterable, Mapping, Sequence
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password

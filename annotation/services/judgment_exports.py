@@ -1,7 +1,9 @@
 """A campaign's judgments as CSV (one row per judged candidate) and JSON (one object per judgment).
 
 Each judged candidate carries the systems behind it (sorted, space-separated, as in Appraise XML), its rank or
-PRWS score and meaning-changed box; a flagged screen is one row without a candidate. Times are in seconds.
+PRWS score and meaning-changed box, and for PRWS screens judged here the slider's first value after it was moved
+and its last (``slider_first``, ``slider_last``; empty for imported scores); a flagged screen is one row without a
+candidate. Times are in seconds.
 Rows follow the order in which judgments were stored, candidates their order on the screen.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ JUDGMENT_FIELDS = (
     "judgment", "item", "judge", "line", "document", "duration_seconds", "active_seconds", "submitted_at",
     "flagged", "flag_reason",
 )
-CANDIDATE_FIELDS = ("position", "systems", "text", "rank", "score", "meaning_changed")
+CANDIDATE_FIELDS = ("position", "systems", "text", "rank", "score", "meaning_changed", "slider_first", "slider_last")
 
 
 def _seconds(value) -> float | None:
@@ -31,14 +33,15 @@ def judgment_records(campaign: Campaign) -> list[dict]:
     """Every judgment of the campaign with its judged candidates (``candidates``, in screen order)."""
     systems = candidate_systems(campaign)
     candidates: dict[int, list[dict]] = defaultdict(list)
-    for judgment_id, position, candidate_id, text, rank, score, changed in (
+    for judgment_id, position, candidate_id, text, rank, score, changed, first, last in (
         CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign)
         .order_by("judgment_id", "position")
-        .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed")
+        .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed",
+                     "slider_first", "slider_last")
     ):
         candidates[judgment_id].append({
             "position": position, "systems": candidate_name(systems[candidate_id]), "text": text,
-            "rank": rank, "score": score, "meaning_changed": changed,
+            "rank": rank, "score": score, "meaning_changed": changed, "slider_first": first, "slider_last": last,
         })
     rows = (
         Judgment.objects.filter(assignment__screen__campaign=campaign)

@@ -18,7 +18,6 @@ from django.utils.crypto import salted_hmac
 from ..models import Segment
 from .collapsing import diff_spans
 
-
 #: Hex digits of a candidate key (80 bits).
 KEY_LENGTH = 20
 
@@ -57,6 +56,10 @@ def candidate_key(token: uuid.UUID, candidate_id: int) -> str:
     return salted_hmac("annotation.candidate-key", f"{token}:{candidate_id}", algorithm="sha256").hexdigest()[:KEY_LENGTH]
 
 
+def _key(token: uuid.UUID | None, candidate_id: int) -> str:
+    return candidate_key(token, candidate_id) if token else ""
+
+
 def context_of(segment: Segment) -> tuple[str | None, str | None]:
     """The sentences before and after ``segment`` in its document (None at a document's start or end)."""
     around = dict(
@@ -67,12 +70,15 @@ def context_of(segment: Segment) -> tuple[str | None, str | None]:
     return around.get(segment.position - 1), around.get(segment.position + 1)
 
 
-def display(segment: Segment, slots: QuerySet, token: uuid.UUID | None = None) -> ScreenDisplay:
+def display(
+    segment: Segment, slots: QuerySet, token: uuid.UUID | None = None, *, show_replaced: bool = False
+) -> ScreenDisplay:
     """The display of ``segment`` with the candidates of ``slots`` (ScreenCandidate or TrainingCandidate rows), keyed
-    for the serving ``token`` when given."""
+    for the serving ``token`` when given; with ``show_replaced`` (``Campaign.show_replaced_words``) each substitution
+    shows the source words it replaces first (``diff_spans``)."""
     before, after = context_of(segment)
     candidates = [
-        ShownCandidate(position, diff_spans(segment.source, text), candidate_key(token, pk) if token else "")
+        ShownCandidate(position, diff_spans(segment.source, text, show_replaced=show_replaced), _key(token, pk))
         for position, pk, text in slots.order_by("position").values_list("position", "candidate_id", "candidate__text")
     ]
     return ScreenDisplay(before=before, source=segment.source, after=after, candidates=candidates)

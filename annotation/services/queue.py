@@ -13,8 +13,8 @@ Contract:
   one. Assignments given to a judge directly (``judge`` set, status pending) come before pool slots.
 - Serving starts a lease (``settings.JUDGE_LEASE_MINUTES``), renewed while the judge works on the page (the page
   calls ``renew_lease`` through the ``judge-lease`` view every quarter lease while its judge is active). A
-  non-repeat screen whose lease has run out returns to the pool: another judge may claim it, which gives it a new token, and the first judge's page is
-  refused as stale. Until someone claims it, the first judge may still finish it.
+  non-repeat screen whose lease has run out returns to the pool: another judge may claim it, which gives it a new
+  token, and the first judge's page is refused as stale. Until someone claims it, the first judge may still finish it.
 - Ranking campaigns take ranks (``submit_ranking``), PRWS campaigns scores (``submit_scores``); either may be flagged.
   With ``serve_next`` a submit also serves the judge's next screen, in the same transaction (one commit).
 - ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
@@ -29,6 +29,8 @@ Contract:
   probability ``campaign.repeat_rate`` the same screen is scheduled for them again, due once they have
   submitted ``REPEAT_GAP_MIN``..``REPEAT_GAP_MAX`` more screens; when the pool runs dry, pending repeats are
   served at once. The draw uses a generator seeded with (campaign seed, slot position): reproducible.
+- Active selection (``campaign.selection``): claiming from the pool also asks for more screens when the pool runs
+  low (``active_queue.ask_for_screens``); the screens are chosen in the background, never while a judge waits.
 - Time: ``served_at``/``submitted_at`` are the server's timestamps, ``Judgment.duration`` is their difference and
   ``Judgment.active_time`` is the client's focused, non-idle time (see ``IDLE_CAP_SECONDS``), clamped to
   ``[0, duration]``.
@@ -36,18 +38,19 @@ Contract:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, Sequence
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
+from ..random_streams import campaign_rng
+from .active_queue import ask_for_screens
 from .presentation import candidate_key
 
 #: The client stops counting active time after this many seconds without a key press, click, scroll or pointer
@@ -106,11 +109,13 @@ class InvalidScores(QueueError):
 @dataclass(frozen=True)
 class Progress:
     """``done`` screens submitted of ``total`` (submitted + open + still claimable for this judge); with ``more``,
-    more than ``PROGRESS_CAP`` screens are still claimable and ``total`` counts only that many of them."""
+    more than ``PROGRESS_CAP`` screens are still claimable and ``total`` counts only that many of them. ``repeats``
+    of the judge's screens (in ``total``) are repeats scheduled so far (G15 section 4.4)."""
 
     done: int
     total: int
     more: bool = False
+    repeats: int = 0
 
     @property
     def current(self) -> int:
@@ -121,6 +126,12 @@ class Progress:
     def total_text(self) -> str:
         """``total`` as the judge reads it: "1,234", or "1,234+" when more screens are left."""
         return f"{self.total:,}{'+' * self.more}"
+
+    @property
+    def plan_text(self) -> str:
+        """The total with repeats shown apart ("30, +2 repeats"), so it does not grow as repeats are scheduled."""
+        plan = f"{self.total - self.repeats:,}{'+' * self.more}"
+        return f"{plan}, +{self.repeats} repeat{'s' * (self.repeats != 1)}" if self.repeats else plan
 
 
 @dataclass(frozen=True)
@@ -232,6 +243,7 @@ def _next_locked(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> 
     if own is not None:
         return _serve(own, judge, now)
     slot = _claim(campaign, judge, now)
+    ask_for_screens(campaign)
     if slot is not None:
         return _serve(slot, judge, now)
     return _serve(repeats[0], judge, now) if repeats else None
@@ -247,13 +259,17 @@ def progress(campaign: Campaign, judge: AbstractBaseUser, now: datetime | None =
     counts = _mine(campaign, judge).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
         open=Count("id", filter=~Q(status=Assignment.Status.SUBMITTED)),
+        repeats=Count("id", filter=Q(repeat_of__isnull=False)),
     )
     known = counts["done"] + counts["open"]
-    pool = _pool(campaign, judge).order_by("screen_id").values("screen_id").distinct()[: PROGRESS_CAP + 1]
-    claimable = pool.union(_expired(campaign, judge, now).order_by().values("screen_id")).count()
+    claimable = len({  # each side capped: once either exceeds the cap, so does their union
+        screen
+        for screens in (_pool(campaign, judge), _expired(campaign, judge, now))
+        for screen in screens.order_by("screen_id").values_list("screen_id", flat=True).distinct()[: PROGRESS_CAP + 1]
+    })
     if claimable > PROGRESS_CAP:
-        return Progress(done=counts["done"], total=known + PROGRESS_CAP, more=True)
-    return Progress(done=counts["done"], total=known + claimable)
+        return Progress(done=counts["done"], total=known + PROGRESS_CAP, more=True, repeats=counts["repeats"])
+    return Progress(done=counts["done"], total=known + claimable, repeats=counts["repeats"])
 
 
 def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
@@ -310,11 +326,12 @@ def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelt
 
 
 def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
-    """The assignment served as ``token``, locked after the judge's membership row (the claims' lock order);
-    raise StaleScreen or ForeignScreen."""
-    found = Assignment.objects.filter(token=token).values_list("campaign_id", "judge_id").first()
-    if found is not None and found[1] == judge.pk:
-        _lock_membership(found[0], judge)
+    """The assignment served as ``token``, locked after the judge's membership row (the claims' lock order; one
+    statement finds and locks that row); raise StaleScreen or ForeignScreen."""
+    served_to_judge = Assignment.objects.filter(token=token, judge=judge).values("campaign_id")[:1]
+    Campaign.judges.through.objects.select_for_update().filter(
+        campaign_id=Subquery(served_to_judge), user=judge
+    ).exists()
     assignment = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("screen__campaign")
@@ -422,6 +439,16 @@ def _check_scores(scores: Sequence[float], meaning_changed: Sequence[bool], slot
     return values
 
 
+def _check_first_values(first_values: Sequence[float | None] | None, slots: int) -> list[float | None]:
+    if first_values is None:
+        return [None] * slots
+    if len(first_values) != slots:
+        raise InvalidScores(f"Give the first value of every one of the {slots} sliders (got {len(first_values)}).")
+    if any(value is not None and not 0 <= value <= 100 for value in first_values):
+        raise InvalidScores("A slider's first value goes from 0 to 100.")
+    return list(first_values)
+
+
 def submit_scores(
     token: uuid.UUID,
     judge: AbstractBaseUser,
@@ -431,9 +458,11 @@ def submit_scores(
     active_time: timedelta | None = None,
     now: datetime | None = None,
     serve_next: bool = False,
+    first_values: Sequence[float | None] | None = None,
 ) -> SubmitResult:
     """Store PRWS ``scores`` (0-100) and ``meaning_changed`` boxes, by display position, of the candidates whose
-    keys are ``shown`` for the screen served as ``token`` (N19 section 4.2, METHODS 11).
+    keys are ``shown`` for the screen served as ``token`` (N19 section 4.2, METHODS 11). Each slider was moved:
+    its first value after moving (``first_values``, None where unknown) and its last (the score) are stored.
 
     Idempotent per token like ``submit_ranking``: a repeated submit returns the stored judgment with ``created``
     False. Raises StaleScreen, ForeignScreen, CampaignClosed, ChangedScreen or InvalidScores (also for a ranking
@@ -445,12 +474,14 @@ def submit_scores(
             raise InvalidScores("This campaign ranks outputs; it takes no scores.")
         slots = _shown_slots(assignment, shown)
         values = _check_scores(scores, meaning_changed, len(slots))
+        firsts = _check_first_values(first_values, len(slots))
         judgment = store()
         CandidateJudgment.objects.bulk_create(
             CandidateJudgment(
-                judgment=judgment, candidate_id=candidate, position=position, score=score, meaning_changed=bool(box)
+                judgment=judgment, candidate_id=candidate, position=position, score=score, meaning_changed=bool(box),
+                slider_first=first, slider_last=score,
             )
-            for (position, candidate), score, box in zip(slots, values, meaning_changed)
+            for (position, candidate), score, box, first in zip(slots, values, meaning_changed, firsts)
         )
         _schedule_repeat(assignment)
         return judgment
@@ -489,7 +520,7 @@ def _schedule_repeat(assignment: Assignment) -> Assignment | None:
     campaign = assignment.screen.campaign
     if campaign.repeat_rate <= 0 or assignment.repeat_of_id is not None or assignment.repeats.exists():
         return None
-    rng = np.random.default_rng([abs(campaign.seed), assignment.position])
+    rng = campaign_rng(campaign, "repeats", assignment.position)
     if rng.random() >= campaign.repeat_rate:
         return None
     done = _mine(campaign, assignment.judge).filter(status=Assignment.Status.SUBMITTED).count()

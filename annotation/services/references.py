@@ -11,8 +11,8 @@ annotator who found nothing to correct. A reference text has the corrected sente
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from django.conf import settings
 from django.db import transaction
@@ -282,3 +282,14 @@ def import_references(
     with transaction.atomic():
         Campaign.objects.select_for_update().get(pk=campaign.pk)
         return write_references(campaign, read_references(campaign, m2, texts))
+
+
+def reference_summary(reference_set: ReferenceSet) -> str:
+    """What an import added, as ``import_references`` and the campaign page say it: the gold edits and their
+    annotators of an M2 set, the sentences of a text set."""
+    if reference_set.kind == ReferenceSet.Kind.M2:
+        return (
+            f"{reference_set.gold_edits.exclude(start=-1).count()} gold edits of annotators "
+            f"{', '.join(map(str, reference_set.annotators))}"
+        )
+    return f"{reference_set.texts.count()} corrected sentences"

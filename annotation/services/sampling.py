@@ -15,11 +15,11 @@ one-candidate screens, of the sentences all 13 systems left alike; they carry no
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain
 from math import comb
-from typing import Sequence
 
 import numpy as np
 

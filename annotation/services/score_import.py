@@ -24,7 +24,8 @@ The file is checked whole before anything is written; any error (a file over ``M
 wrong column count, unknown system, a line number that is not ASCII digits or out of range, a score that is not a
 plain decimal number from 0 to 100, a rater name that is not a valid username, a rating given twice, a rater who
 already has scores for that segment or whose name belongs to another account) raises ``ScoreImportError`` naming
-the row, and nothing is stored.
+the row, and nothing is stored. With ``skip_unknown`` a column (wide) or row (long) naming no system of the
+campaign is skipped instead, and the summary says how many cells were skipped.
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ import dataclasses
 import io
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -78,12 +79,24 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class ParsedRatings:
+    """The ratings of a file, and the cells left out because they name no system of the campaign (with
+    ``skip_unknown``): how many, and the names they gave."""
+
+    ratings: list[Rating]
+    skipped: int = 0
+    unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ScoreImportSummary:
-    """What an import added."""
+    """What an import added, and the cells it skipped (``skip_unknown``) with the unknown names they gave."""
 
     ratings: int
     screens: int
     raters: int
+    skipped: int = 0
+    unknown: tuple[str, ...] = ()
 
 
 def _rows(name: str, data: bytes) -> list[list[str]]:
@@ -158,11 +171,15 @@ def _system(text: str, where: str, systems: set[str]) -> str:
     return text.strip()
 
 
-def parse_long(name: str, data: bytes, systems: set[str], n_lines: int) -> list[Rating]:
-    """The ratings of a long file (``rater,segment,system,score[,meaning_changed]``), checked cell by cell."""
+def parse_long(
+    name: str, data: bytes, systems: set[str], n_lines: int, skip_unknown: bool = False
+) -> ParsedRatings:
+    """The ratings of a long file (``rater,segment,system,score[,meaning_changed]``), checked cell by cell; with
+    ``skip_unknown`` a row naming no system of the campaign is skipped (and counted) instead of refused."""
     rows = _rows(name, data)
     start = 1 if [cell.strip().lower() for cell in rows[0]] in (list(LONG_COLUMNS[:4]), list(LONG_COLUMNS)) else 0
     ratings = []
+    unknown: list[str] = []
     for number, row in enumerate(rows[start:], start=start + 1):
         where = f"{name}: row {number}"
         if not any(cell.strip() for cell in row):
@@ -171,6 +188,9 @@ def parse_long(name: str, data: bytes, systems: set[str], n_lines: int) -> list[
             raise ScoreImportError(
                 f"{where}: {len(row)} columns; expected rater,segment,system,score[,meaning_changed]"
             )
+        if skip_unknown and row[2].strip() not in systems:
+            unknown.append(row[2].strip())
+            continue
         ratings.append(
             Rating(
                 number,
@@ -181,15 +201,23 @@ def parse_long(name: str, data: bytes, systems: set[str], n_lines: int) -> list[
                 _meaning_changed(row[4], where) if len(row) == 5 else False,
             )
         )
-    return ratings
+    return ParsedRatings(ratings, len(unknown), tuple(sorted(set(unknown))))
 
 
-def parse_wide(name: str, data: bytes, systems: set[str], n_lines: int, rater: str = WIDE_RATER) -> list[Rating]:
-    """The ratings of a wide file: a header of system names, then row i + 2 holds line i's scores."""
+def parse_wide(
+    name: str, data: bytes, systems: set[str], n_lines: int, rater: str = WIDE_RATER, skip_unknown: bool = False
+) -> ParsedRatings:
+    """The ratings of a wide file: a header of system names, then row i + 2 holds line i's scores. With
+    ``skip_unknown`` a column whose header names no system of the campaign is skipped (its non-empty cells
+    counted) instead of refused."""
     rows = _rows(name, data)
     rater = _rater(rater, f"{name}: rater")
-    header = [_system(cell, f"{name}: row 1, column {k + 1}", systems) for k, cell in enumerate(rows[0])]
-    repeated = sorted({system for system in header if header.count(system) > 1})
+    unknown = sorted({cell.strip() for cell in rows[0] if cell.strip() not in systems}) if skip_unknown else []
+    header = [
+        None if cell.strip() in unknown else _system(cell, f"{name}: row 1, column {k + 1}", systems)
+        for k, cell in enumerate(rows[0])
+    ]
+    repeated = sorted({system for system in header if system is not None and header.count(system) > 1})
     if repeated:
         raise ScoreImportError(f"{name}: row 1: system {repeated[0]!r} has two columns")
     body = rows[1:]
@@ -199,15 +227,18 @@ def parse_wide(name: str, data: bytes, systems: set[str], n_lines: int, rater: s
             "in line order)"
         )
     ratings = []
+    skipped = 0
     for line, row in enumerate(body):
         number = line + 2
         if row and len(row) != len(header):
             raise ScoreImportError(f"{name}: row {number}: {len(row)} columns; the header has {len(header)}")
         for system, cell in zip(header, row):
-            if cell.strip():
+            if cell.strip() and system is None:
+                skipped += 1
+            elif cell.strip():
                 where = f"{name}: row {number}, column {system!r}"
                 ratings.append(Rating(number, rater, line, system, _score(cell.strip(), where), False))
-    return ratings
+    return ParsedRatings(ratings, skipped, tuple(unknown))
 
 
 @dataclass
@@ -264,10 +295,13 @@ def import_scores(
     name: str = "scores.csv",
     rater: str = WIDE_RATER,
     users: Mapping[str, str] | None = None,
+    skip_unknown: bool = False,
 ) -> ScoreImportSummary:
     """Add the PRWS ratings of a long or wide CSV file to ``campaign``, all or nothing (module docstring).
 
     ``users`` maps rater names of a long file to the accounts that receive their ratings, explicitly.
+    ``skip_unknown`` skips the columns (wide) or rows (long) that name no system of the campaign, such as GMEG's
+    ``ref`` column, and counts their cells in the summary.
     """
     if campaign.mode != Campaign.Mode.PRWS:
         raise ScoreImportError(
@@ -286,10 +320,12 @@ def import_scores(
     if wide and users:
         raise ScoreImportError(f"{name}: a wide file has one rater, named with --rater; a user map is for long files")
     if wide:
-        ratings = parse_wide(name, data, systems, n_lines, rater)
+        parsed = parse_wide(name, data, systems, n_lines, rater, skip_unknown)
+        ratings = parsed.ratings
         users = {rater: rater}
     else:
-        ratings = _mapped(name, parse_long(name, data, systems, n_lines), users)
+        parsed = parse_long(name, data, systems, n_lines, skip_unknown)
+        ratings = _mapped(name, parsed.ratings, users)
     screens = _screens(name, ratings, outputs)
     if not screens:
         raise ScoreImportError(f"{name}: the file holds no scores")
@@ -301,7 +337,8 @@ def import_scores(
         except JudgeAccountError as error:
             raise ScoreImportError(_refused_account(name, error, ratings)) from None
     return ScoreImportSummary(
-        ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(raters)
+        ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(raters),
+        skipped=parsed.skipped, unknown=parsed.unknown,
     )
 
 

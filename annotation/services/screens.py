@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
-import numpy as np
 from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
+from ..random_streams import campaign_rng
 from .bulk_rows import insert_rows, insert_rows_with_ids
+from .controls import place_controls, require_source
 from .sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan, plan_screens
 
 #: The most screens one web request (form or API) writes itself; more are written by a background job.
@@ -68,11 +69,12 @@ def next_slot_position(campaign: Campaign) -> int:
 def planned_count(campaign: Campaign, count: int | None) -> int:
     """How many screens a request for ``count`` (None: full coverage) creates; ValueError when none can be planned.
 
-    Checks what ``plan_screens`` would refuse, from one count of the rankable sentences (those with at least two
-    candidates), without planning.
+    Checks what ``plan_screens`` and ``controls.place_controls`` would refuse, from one count of the rankable
+    sentences (those with at least two candidates), without planning.
     """
     if count is not None and count < 1:
         raise ValueError(f"ask for at least one screen, not {count}")
+    require_source(campaign)
     rankable = (
         Candidate.objects.filter(segment__campaign=campaign)
         .values("segment")
@@ -98,10 +100,10 @@ def planned_count(campaign: Campaign, count: int | None) -> int:
 def plan_batch(
     campaign: Campaign, count: int | None, first_number: int
 ) -> tuple[list[int], list[list[int]], list[ScreenPlan]]:
-    """The campaign's segments and candidates (``segment_candidates``) and ``count`` screens planned with a generator
-    seeded with (campaign seed, ``first_number``)."""
+    """The campaign's segments and candidates (``segment_candidates``) and ``count`` screens planned with the
+    campaign's ``screens`` random stream for ``first_number`` (``random_streams.campaign_rng``)."""
     segment_ids, candidates, multiplicities = segment_candidates(campaign)
-    rng = np.random.default_rng([campaign.seed, first_number])
+    rng = campaign_rng(campaign, "screens", first_number)
     plans = plan_screens(multiplicities, count, campaign.max_candidates, campaign.sampling, rng)
     return segment_ids, candidates, plans
 
@@ -110,21 +112,25 @@ def write_screens(
     campaign: Campaign, segment_ids: Sequence[int], candidates: Sequence[Sequence[int]], plans: Sequence[ScreenPlan]
 ) -> range:
     """Write planned screens after the campaign's last, each with ``campaign.redundancy`` pool slots in screen
-    order; returns their numbers. The caller holds the campaign's lock in a transaction."""
+    order, ``campaign.control_share`` of them made control screens (``controls.place_controls``); returns their
+    numbers. The caller holds the campaign's lock in a transaction."""
     first, start = next_screen_number(campaign), next_slot_position(campaign)
     now = timezone.now()
+    screen_segments = [segment_ids[plan.segment] for plan in plans]
+    shown = [[candidates[plan.segment][index] for index in plan.candidates] for plan in plans]
+    control = place_controls(campaign, screen_segments, shown, first)
     screen_ids = insert_rows_with_ids(
         Screen,
-        ("campaign", "segment", "number", "created_at", "excluded"),
-        [(campaign.pk, segment_ids[plan.segment], first + i, now, False) for i, plan in enumerate(plans)],
+        ("campaign", "segment", "number", "created_at", "excluded", "control"),
+        [(campaign.pk, segment, first + i, now, False, control[i]) for i, segment in enumerate(screen_segments)],
     )
     insert_rows(
         ScreenCandidate,
         ("screen", "candidate", "position"),
         (
-            (screen_id, candidates[plan.segment][index], position)
-            for screen_id, plan in zip(screen_ids, plans)
-            for position, index in enumerate(plan.candidates)
+            (screen_id, candidate, position)
+            for screen_id, candidate_ids in zip(screen_ids, shown)
+            for position, candidate in enumerate(candidate_ids)
         ),
     )
     redundancy = campaign.redundancy

@@ -7,10 +7,14 @@ TrainingAnswer rows, never Judgments, so they are not part of exports or analyse
 Agreement with the expected ranking is the share of candidate pairs ordered alike (G15 section 4.3 pairs):
 for pairs ``i < j``, ``sign(r_i - r_j) == sign(e_i - e_j)`` counts as agreement (``<``, ``=`` and ``>`` are
 three outcomes, as in the pairwise judgments the analysis uses); a screen with one candidate agrees fully.
+
+In a PRWS campaign the judge scores the training screen with sliders; the scores become ranks as the analysis
+reads PRWS scores (METHODS 11: rank = 1 + the number of distinct higher scores on the screen, equal scores tie),
+and those ranks are stored and compared with the expected ranking.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
@@ -91,6 +95,19 @@ def answer_training(screen: TrainingScreen, judge: AbstractBaseUser, ranks: Sequ
         defaults={"ranks": list(map(int, ranks)), "agreement": pairwise_agreement(ranks, expected)},
     )
     return answer
+
+
+def ranks_of_scores(scores: Sequence[float]) -> list[int]:
+    """Ranks from PRWS scores (METHODS 11): ``1 +`` the number of distinct scores above each one."""
+    distinct = sorted(set(scores), reverse=True)
+    return [1 + distinct.index(score) for score in scores]
+
+
+def answer_training_scores(screen: TrainingScreen, judge: AbstractBaseUser, scores: Sequence[float]) -> TrainingAnswer:
+    """Store the ranks of the judge's PRWS ``scores`` (``ranks_of_scores``) as their answer, once."""
+    if any(not 0 <= score <= 100 for score in scores):
+        raise TrainingError("Scores go from 0 to 100.")
+    return answer_training(screen, judge, ranks_of_scores(scores))
 
 
 def remove_training_screen(screen: TrainingScreen) -> None:

@@ -16,8 +16,8 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,14 +27,19 @@ from django.views.decorators.http import require_POST
 
 from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
-from ..permissions import is_organizer, managed_campaigns
-from ..services import guidelines, queue, training
+from ..permissions import is_crowd_worker, is_organizer, managed_campaigns
+from ..services import crowd_completion, guidelines, own_judgments, queue, training
 from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
 from ..services.presentation import ScreenDisplay, display
+from . import crowd
 
 #: Query parameter of the page after a submit: the token of the submit it offers to undo (``queue.undo_last`` only
 #: undoes the judge's last submit, so the offer needs no session write).
 UNDO_PARAMETER = "undo"
+
+#: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
+#: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
+UNDONE_VALUES = "gecappraise-undone:"
 
 
 def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
@@ -49,6 +54,12 @@ def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign
 def _refused_by_queue(request: HttpRequest, error: queue.QueueError, campaign: Campaign | None = None):
     status = 403 if isinstance(error, (queue.ForeignScreen, queue.NotAJudge)) else 409
     return _refused(request, str(error), status, campaign)
+
+
+def _shown(assignment: Assignment, token: uuid.UUID) -> ScreenDisplay:
+    """The display of ``assignment``'s screen served as ``token``, as its campaign shows replaced words."""
+    screen = assignment.screen
+    return display(screen.segment, screen.slots, token, show_replaced=screen.campaign.show_replaced_words)
 
 
 def _rank_choices(max_rank: int) -> list[tuple[int, str]]:
@@ -111,7 +122,11 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 
 def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    """Redirect to the judge's next screen (served now), or to the done page when nothing is left."""
+    """Redirect to the judge's next screen (served now), or to the done page when nothing is left or a crowd
+    worker's session is full."""
+    worker = crowd_completion.crowd_worker_of(campaign, request.user)
+    if worker is not None and crowd_completion.limit_reached(worker, crowd_completion.submitted_screens(worker)):
+        return redirect("judge-done", campaign.pk)
     try:
         assignment = queue.next_assignment(campaign, request.user)
     except queue.QueueError as error:
@@ -169,8 +184,16 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_required
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Nothing is left for the judge in the campaign (for now)."""
+    """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
+    completion page (one who still has screens goes back to them)."""
     found = _judged_campaign(request, campaign_id)
+    worker = crowd_completion.crowd_worker_of(found, request.user)
+    if worker is not None:
+        if not crowd_completion.limit_reached(worker, crowd_completion.submitted_screens(worker)):
+            assignment = queue.next_assignment(found, request.user)
+            if assignment is not None:
+                return redirect("judge-screen", assignment.token)
+        return crowd.completion(request, found, worker)
     undo_token = _offered_undo(request)
     return render(
         request,
@@ -178,7 +201,9 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": found,
             "progress": queue.progress(found, request.user),
+            "flagged": own_judgments.flagged_count(found, request.user),
             "undo_token": undo_token,
+            "undo_flagged": bool(undo_token) and own_judgments.was_flagged(undo_token, request.user),
             "undo_form": UndoForm(initial={"token": undo_token}),
         },
     )
@@ -213,17 +238,24 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         screen = training.next_training_screen(found, request.user)
         if screen is None:
             return _go_on(request, found)
-    shown = display(screen.segment, screen.slots)
-    form = RankingForm(
-        request.POST if request.method == "POST" else None, count=len(shown.candidates), max_rank=found.max_candidates
-    )
+    shown = display(screen.segment, screen.slots, show_replaced=found.show_replaced_words)
+    posted = request.POST if request.method == "POST" else None
+    scoring = found.mode == Campaign.Mode.PRWS
+    if scoring:
+        form = ScoreForm(posted, count=len(shown.candidates))
+    else:
+        form = RankingForm(posted, count=len(shown.candidates), max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
-        training.answer_training(screen, request.user, form.ranks())
+        if scoring:
+            training.answer_training_scores(screen, request.user, form.scores())
+        else:
+            training.answer_training(screen, request.user, form.ranks())
         return redirect("judge-training-feedback", found.pk, screen.position)
     total = found.training_screens.count()
-    context = _screen_context(found, shown, form)
+    context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
     context.update({"training_screen": screen, "training_total": total, "training_number": screen.position + 1})
-    return render(request, "judge/screen.html", context, status=400 if form.is_bound else 200)
+    template = "judge/prws_screen.html" if scoring else "judge/screen.html"
+    return render(request, template, context, status=400 if form.is_bound else 200)
 
 
 @login_required
@@ -232,7 +264,7 @@ def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> 
     found = _judged_campaign(request, campaign_id)
     screen = get_object_or_404(TrainingScreen.objects.select_related("segment"), campaign=found, position=position)
     answer = get_object_or_404(screen.answers, judge=request.user)
-    shown = display(screen.segment, screen.slots)
+    shown = display(screen.segment, screen.slots, show_replaced=found.show_replaced_words)
     expected = list(screen.slots.order_by("position").values_list("expected_rank", flat=True))
     return render(
         request,
@@ -241,6 +273,7 @@ def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> 
             "campaign": found,
             "display": shown,
             "rows": list(zip(shown.candidates, answer.ranks, expected)),
+            "scored": found.mode == Campaign.Mode.PRWS,
             "agreement_percent": round(100 * answer.agreement),
             "feedback_html": guidelines.render_guidelines(screen.feedback),
             "training_number": screen.position + 1,
@@ -279,17 +312,18 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     if found.mode == Campaign.Mode.PRWS:
         return _score_screen(request, assignment, token)
     posted = request.method == "POST"
-    shown = None if posted else display(assignment.screen.segment, assignment.screen.slots, token)
+    shown = None if posted else _shown(assignment, token)
     keys = posted_keys(request.POST) if posted else [candidate.key for candidate in shown.candidates]
     form = RankingForm(request.POST if posted else None, count=len(keys), max_rank=found.max_candidates)
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form, lambda: queue.submit_ranking(
-            token, request.user, form.ranks(), keys, form.active_time(), serve_next=True))
+            token, request.user, form.ranks(), keys, form.active_time(),
+            serve_next=crowd_completion.may_serve_after_submit(found, request.user)))
         if done is not None:
             return done
     if not posted:
         queue.renew_lease(assignment, request.user)
-    shown = shown or display(assignment.screen.segment, assignment.screen.slots, token)
+    shown = shown or _shown(assignment, token)
     return _render_screen(request, assignment, shown, form, FlagForm(), status=400 if posted else 200)
 
 
@@ -323,14 +357,16 @@ def _following(campaign: Campaign, result: queue.SubmitResult) -> HttpResponse:
 def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """The PRWS screen: a slider and a "Meaning changed" box per candidate; POST submits the scores once."""
     posted = request.method == "POST"
-    shown = display(assignment.screen.segment, assignment.screen.slots, token)
+    shown = _shown(assignment, token)
     keys = [candidate.key for candidate in shown.candidates]
     if posted and posted_keys(request.POST) != keys:
         return _refused(request, queue.CHANGED_MESSAGE, 409, assignment.screen.campaign)
     form = ScoreForm(request.POST if posted else None, count=len(keys))
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form, lambda: queue.submit_scores(
-            token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time(), serve_next=True))
+            token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time(),
+            serve_next=crowd_completion.may_serve_after_submit(assignment.screen.campaign, request.user),
+            first_values=form.first_values()))
         if done is not None:
             return done
     if not posted:
@@ -353,6 +389,8 @@ def _render_screen(
     context["config"].update(
         leaseUrl=reverse("judge-lease", args=[assignment.token]),
         heartbeatSeconds=queue.lease_length().total_seconds() / 4,
+        token=str(assignment.token),
+        submitted=request.session.pop(f"{UNDONE_VALUES}{assignment.token}", []),
     )
     context.update(
         {
@@ -360,6 +398,7 @@ def _render_screen(
             "progress": queue.progress(found, request.user),
             "flag_form": flag_form,
             "undo_token": undo_token,
+            "undo_flagged": bool(undo_token) and own_judgments.was_flagged(undo_token, request.user),
             "undo_form": UndoForm(initial={"token": undo_token}),
         }
     )
@@ -376,17 +415,17 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     found = assignment.screen.campaign
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():
-        shown = display(assignment.screen.segment, assignment.screen.slots, token)
+        shown = _shown(assignment, token)
         return _render_screen(request, assignment, shown, _empty_form(found, len(shown.candidates)), flag_form, 400)
     try:
         result = queue.flag_screen(
-            token, request.user, flag_form.reason_text(), flag_form.active_time(), serve_next=True
+            token, request.user, flag_form.reason_text(), flag_form.active_time(),
+            serve_next=crowd_completion.may_serve_after_submit(found, request.user),
         )
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    messages.info(request, "The screen was flagged.")
     return _following(found, result)
 
 
@@ -394,24 +433,30 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
 @require_POST
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
-    and serve it again."""
+    and serve it again, showing the values that were submitted (ranks or scores) to judge it again from."""
     found = _judged_campaign(request, campaign_id)
     form = UndoForm(request.POST)
     if not form.is_valid():
         return _refused(
             request, "Only the last screen you submitted can be undone, before you submit the next one.", 409, found
         )
+    submitted = own_judgments.submitted_values(form.cleaned_data["token"], request.user)
     try:
         assignment = queue.undo_last(found, request.user, form.cleaned_data["token"])
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
+    if submitted:
+        request.session[f"{UNDONE_VALUES}{assignment.token}"] = submitted
     messages.info(request, "Your last judgment was removed. Judge the screen again.")
     return redirect("judge-screen", assignment.token)
 
 
 @login_required
 def password(request: HttpRequest) -> HttpResponse:
-    """Set a password (judges who joined by invite link have none) or change it."""
+    """Set a password (judges who joined by invite link have none) or change it; not for crowd workers, whose
+    study link is their only way in."""
+    if is_crowd_worker(request.user):
+        return _refused(request, "Crowd workers enter through their study link; they have no password.", 403)
     form_class = PasswordChangeForm if request.user.has_usable_password() else SetPasswordForm
     form = form_class(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():

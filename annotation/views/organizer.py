@@ -21,7 +21,6 @@ from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import active_jobs, request_screens
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 
-
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv, "text/csv; charset=utf-8"),
     "json": (judgments_json, "application/json"),
@@ -96,6 +95,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
         "appraise_form": AppraiseUploadForm(),
+        "study_link": request.build_absolute_uri(reverse("crowd-study-link", args=[campaign.crowd_key]))
+        if campaign.crowd else None,
     }
     return render(request, "organizer/campaign_detail.html", context)
 

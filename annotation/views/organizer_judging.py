@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import numpy as np
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -33,6 +32,7 @@ from ..judging_forms import (
     error_text,
 )
 from ..models import Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
+from ..random_streams import campaign_rng
 from ..services import attention, guidelines, invites, training
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
@@ -41,9 +41,6 @@ from .organizer import managed_campaign_or_404
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
-#: Second entry of the attention checks' seed, after the campaign's seed: keeps their random stream apart from
-#: the screens' (seeded with the campaign's seed and a screen number) and the repeats' (seed, slot position).
-ATTENTION_STREAM = 0xA77E
 
 
 def _to_section(campaign: Campaign, section: str) -> HttpResponse:
@@ -137,16 +134,14 @@ def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """Edit the guidelines: "preview" renders the draft as judges will see it, "save" stores it."""
     campaign = managed_campaign_or_404(request, pk)
     posted = request.POST if request.method == "POST" else None
-    form = GuidelinesForm(posted, initial={"guidelines": campaign.guidelines})
+    form = GuidelinesForm(posted, initial={"guidelines": campaign.guidelines, "instruction": campaign.instruction})
     previewing = request.method == "POST" and request.POST.get("action") == "preview"
     if request.method == "POST" and form.is_valid() and not previewing:
-        text = form.cleaned_data["guidelines"]
-        if text == campaign.guidelines:
-            messages.info(request, "The guidelines are unchanged.")
-        else:
-            campaign.guidelines = text
-            campaign.save(update_fields=["guidelines"])
-            messages.success(request, "Saved the guidelines. Judges are asked to read them again when they next open the campaign.")
+        said = guidelines.save_wording(campaign, form.cleaned_data["guidelines"], form.cleaned_data["instruction"])
+        for message in said:
+            messages.success(request, message)
+        if not said:
+            messages.info(request, "The guidelines and the instruction are unchanged.")
         return _to_section(campaign, "guidelines")
     draft = form.cleaned_data["guidelines"] if form.is_bound and form.is_valid() else campaign.guidelines
     context = {"campaign": campaign, "form": form, "preview_html": guidelines.render_guidelines(draft),
@@ -156,9 +151,10 @@ def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _training_candidates(campaign: Campaign, segment: Segment) -> list[Candidate]:
     """The segment's candidates in the order a training screen shows them: by id, then permuted by a generator
-    seeded with (campaign seed, line), as real screens show candidates in a random order (METHODS 2)."""
+    drawn from the campaign's ``training`` random stream for the line, as real screens show candidates in a random
+    order (METHODS 2)."""
     candidates = list(segment.candidates.order_by("id"))
-    order = np.random.default_rng([abs(campaign.seed), segment.line]).permutation(len(candidates))
+    order = campaign_rng(campaign, "training", segment.line).permutation(len(candidates))
     return [candidates[i] for i in order]
 
 
@@ -177,9 +173,6 @@ def _line_segment(campaign: Campaign, form: TrainingLineForm) -> Segment | None:
 def training_add(request: HttpRequest, pk: int) -> HttpResponse:
     """Add a training screen: choose a sentence by line (GET ``line``), then expected ranks and feedback (POST)."""
     campaign = managed_campaign_or_404(request, pk)
-    if campaign.mode != Campaign.Mode.RANKING:
-        messages.error(request, "Training screens rank corrections; this campaign scores them (PRWS).")
-        return _to_section(campaign, "training")
     line_form = TrainingLineForm(request.GET or None)
     segment = _line_segment(campaign, line_form)
     context = {"campaign": campaign, "line_form": line_form, "segment": segment}
@@ -232,7 +225,7 @@ def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpRespon
 def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
     """Put attention checks on a share of the unserved screens without one.
 
-    The generator is seeded with (campaign seed, ``ATTENTION_STREAM``, screens already carrying a check): the
+    The generator is the campaign's ``attention`` stream for the number of screens already carrying a check: the
     same campaign and the same sequence of requests place the same checks. The campaign row is locked so that
     two requests never draw from the same seed.
     """
@@ -247,7 +240,7 @@ def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
         if coverage.open == 0:
             messages.error(request, "No unserved screen is without an attention check; add screens first.")
             return _to_section(campaign, "attention")
-        rng = np.random.default_rng([abs(campaign.seed), ATTENTION_STREAM, coverage.with_check])
+        rng = campaign_rng(campaign, "attention", coverage.with_check)
         try:
             added = attention.add_attention_checks(campaign, form.share(), rng)
         except ValueError as error:

@@ -24,8 +24,9 @@ merged clusters predict the many ties. TrueSkill 58.35 / 39.4-39.5 with either t
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 

@@ -10,8 +10,8 @@ which are the L-weighted means of the off-diagonal (inter) and diagonal (intra) 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import sparse

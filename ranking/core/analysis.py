@@ -20,8 +20,8 @@ judge, a correlation with constant scores) is NaN, or a table is left out with i
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -32,11 +32,17 @@ from .correlation import BETA_GRID, MIN_SYSTEMS, BetaSweep, Correlation, beta_sw
 from .expected_wins import expected_wins
 from .metric_scores import score_column
 from .pairs import (
-    ExpandedPairs, PairStatistics, expanded_pairs, judged_systems, pair_statistics, unexpanded_pairs, win_matrix,
+    ExpandedPairs,
+    PairStatistics,
+    expanded_pairs,
+    judged_systems,
+    pair_statistics,
+    unexpanded_pairs,
+    win_matrix,
 )
 from .parameters import METHODS, AnalysisParameters, chunk_sizes
 from .per_judge import JudgeCorrelations, judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
-from .prws import PrwsReport, Scores, prws_report
+from .prws import QUALITY_THRESHOLD, PrwsReport, Scores, prws_report
 from .rankings import Rankings
 from .significance import HeadToHead, head_to_head
 from .trueskill import trueskill_scores
@@ -198,12 +204,16 @@ def analyze(
     metrics: MetricScores | None = None,
     progress: Progress | None = None,
     prws: Scores | None = None,
+    prws_excluded: Collection[str] | None = None,
+    prws_threshold: float | None = None,
 ) -> Analysis:
     """The analysis of ``rankings`` (any number, none included).
 
     ``samples`` are the bootstrap score samples of each method, as ``bootstrap_samples`` returns them (or as a
     task queue assembled them from ``bootstrap_chunk``); they are computed here when not given. ``prws`` are the
-    scores of a PRWS campaign, whose relative judgments ``rankings`` are. Raises ``ValueError`` only for bad input
+    scores of a PRWS campaign, whose relative judgments ``rankings`` are; ``prws_excluded`` names the raters its
+    statistics leave out (None: those failing the Source+error check, ``prws.rater_quality``), whose threshold is
+    ``prws_threshold`` (None: N19's 0.7). Raises ``ValueError`` only for bad input
     (samples of the wrong shape, a metric without a score for a judged system).
     """
     report = progress or (lambda fraction, stage: None)
@@ -248,7 +258,9 @@ def analyze(
             }
     if prws is not None:
         report(0.95, "PRWS statistics")
-        analysis["prws"] = prws_report(prws, np.random.default_rng([parameters.seed, PRWS_STREAM]))
+        threshold = QUALITY_THRESHOLD if prws_threshold is None else prws_threshold
+        analysis["prws"] = prws_report(prws, np.random.default_rng([parameters.seed, PRWS_STREAM]), threshold,
+                                       excluded=prws_excluded)
         if metrics:
             analysis["prws_metrics"] = prws_metric_significance(analysis["prws"], metrics)
     report(1.0, "done")

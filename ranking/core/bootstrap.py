@@ -11,8 +11,9 @@ resamples Expected Wins without materializing resamples, since win counts are su
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 from scipy.stats import rankdata

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -54,6 +54,25 @@ def gleu_from_statistics(stats: Sequence[float], smooth: bool = False) -> float:
     return math.exp(min(0.0, 1 - float(r) / c) + log_precision)
 
 
+def gleu_of_draws(totals: np.ndarray) -> float:
+    """Corpus GLEU from per-iteration summed statistics (iterations, 2 + 2 * ORDER): the mean over iterations of
+    ``gleu_from_statistics`` (0 for an iteration with a zero statistic), as ``corpus_gleu`` averages them."""
+    totals = np.asarray(totals, dtype=np.float64)
+    positive = np.all(totals > 0, axis=1)
+    safe = np.where(totals > 0, totals, 1.0)
+    log_precision = np.log(safe[:, 2::2] / safe[:, 3::2]).sum(axis=1) / ORDER
+    brevity = np.minimum(0.0, 1 - safe[:, 1] / safe[:, 0])
+    return float(np.mean(np.where(positive, np.exp(brevity + log_precision), 0.0)))
+
+
+def draw_statistics(stats: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per sentence the statistics of the reference each iteration draws, flattened: ``stats`` (N, R, 2 + 2 * ORDER)
+    and ``draws`` (iterations, N) give (N, iterations * (2 + 2 * ORDER)), which add up over sentences to the
+    per-iteration totals ``gleu_of_draws`` reads (after a reshape to (iterations, 2 + 2 * ORDER))."""
+    n = stats.shape[0]
+    return stats[np.arange(n)[None, :], draws].transpose(1, 0, 2).reshape(n, -1)
+
+
 def reference_draws(sentences: int, references: int, iterations: int = ITERATIONS) -> np.ndarray:
     """The reference index of each sentence in each iteration, as ``compute_gleu`` draws them."""
     if references == 1:
@@ -68,11 +87,14 @@ def reference_draws(sentences: int, references: int, iterations: int = ITERATION
 
 @dataclass(frozen=True)
 class GleuResult:
-    """Corpus GLEU (mean over iterations) with its standard deviation, and the sentence-level GLEU."""
+    """Corpus GLEU (mean over iterations) with its standard deviation, the sentence-level GLEU, and the sentence
+    statistics against each reference (N, R, 2 + 2 * ORDER), from which ``draw_statistics`` and ``gleu_of_draws``
+    give the GLEU of any subset of the sentences."""
 
     score: float
     std: float
     sentence_scores: tuple[float, ...]
+    statistics: np.ndarray
 
 
 def corpus_gleu(
@@ -100,4 +122,4 @@ def corpus_gleu(
         float(np.mean([gleu_from_statistics(stats[i, k].tolist(), smooth=True) for k in range(len(references))]))
         for i in range(n)
     )
-    return GleuResult(float(np.mean(scores)), float(np.std(scores)), sentence)
+    return GleuResult(float(np.mean(scores)), float(np.std(scores)), sentence, stats)

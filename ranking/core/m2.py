@@ -15,8 +15,8 @@ and identical (source, hypothesis) pairs are scored once.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -204,6 +204,28 @@ def build_lattice(source: Sequence[str], hypothesis: Sequence[str], max_unchange
     return _Lattice(vertices, edges, dist, edits)
 
 
+def _weigh_insertion_span(arcs: list, golds: list, edits: dict, weights: dict, matched_weight: float) -> None:
+    """Weights of the arcs of one insertion span, by the kernel's ``weigh_insertions`` (the official two-ended walk)."""
+    vertex_ids: dict = {}
+    slot_of: dict = {}
+    for edge in arcs:
+        slot_of.setdefault(edge, len(slot_of))
+    slot_weights = np.array([weights[edge] for edge in slot_of], dtype=np.float64)
+    m2_kernel.weigh_insertions(
+        np.array([vertex_ids.setdefault(tail, len(vertex_ids)) for tail, _ in arcs], dtype=np.int64),
+        np.array([vertex_ids.setdefault(head, len(vertex_ids)) for _, head in arcs], dtype=np.int64),
+        np.array([slot_of[edge] for edge in arcs], dtype=np.int64),
+        np.array([edits[edge][0] == "noop" for edge in arcs], dtype=np.bool_),
+        np.array(
+            [[edits[edge][3] == g[2] and edits[edge][4] in g[3] for g in golds] for edge in arcs], dtype=np.bool_
+        ).reshape(len(arcs), len(golds)),
+        slot_weights,
+        float(matched_weight),
+    )
+    for edge, slot in slot_of.items():
+        weights[edge] = float(slot_weights[slot])
+
+
 def _set_weights(lattice: _Lattice, gold: Sequence[GoldEdit]) -> dict:
     """Arc weights for one annotator (the official ``set_weights``): arcs matching a gold edit get ``-len(E)``,
     other non-noop arcs ``+EPSILON`` per listing; insertions at one position are matched from both ends."""
@@ -228,46 +250,7 @@ def _set_weights(lattice: _Lattice, gold: Sequence[GoldEdit]) -> dict:
                 elif edit[0] != "noop":
                     weights[edge] += _EPSILON
             continue
-        left, right, current = 0, len(arcs) - 1, 0
-        gold_left, gold_right = 0, len(golds) - 1
-        while left <= right:
-            edge = arcs[current]
-            edit = edits[edge]
-            candidates = range(gold_left, gold_right + 1)
-            if current != left:
-                candidates = reversed(candidates)
-            matched = False
-            for g_index in candidates:
-                g = golds[g_index]
-                if edit[3] == g[2] and edit[4] in g[3]:
-                    matched = True
-                    weights[edge] = matched_weight
-                    if current == left:
-                        gold_left = g_index + 1
-                    else:
-                        gold_right = g_index - 1
-                    break
-            if not matched and edit[0] != "noop":
-                weights[edge] += _EPSILON
-            if matched:
-                if current == left:
-                    left += 1
-                    while left < len(arcs) and arcs[left][0] != arcs[current][1]:
-                        weights[arcs[left]] += _EPSILON
-                        left += 1
-                    current = left
-                else:
-                    right -= 1
-                    while right >= 0 and arcs[right][1] != arcs[current][0]:
-                        weights[arcs[right]] += _EPSILON
-                        right -= 1
-                    current = right
-            elif current == left:
-                left += 1
-                current = right
-            else:
-                right -= 1
-                current = left
+        _weigh_insertion_span(arcs, golds, edits, weights, matched_weight)
     return weights
 
 
@@ -386,7 +369,7 @@ def sentence_counts(
     return tuple(EditCounts(int(row[0]), int(row[1]), int(row[2])) for row in counts)
 
 
-def _precision_recall_f(correct: float, proposed: float, gold: float, beta: float) -> tuple[float, float, float]:
+def precision_recall_f(correct: float, proposed: float, gold: float, beta: float) -> tuple[float, float, float]:
     """The official final P, R and F (from P and R; 1.0 for P or R over zero, 0.0 for F over zero)."""
     precision = correct / proposed if proposed else 1.0
     recall = correct / gold if gold else 1.0
@@ -470,7 +453,7 @@ def corpus_m2(
         chosen_counts.append(chosen)
         alone = counts[_choose(counts, (0.0, 0.0, 0.0), beta)]
         sentence_f.append(_local_f(alone.correct, alone.proposed, alone.gold, beta))
-    precision, recall, f_beta = _precision_recall_f(totals[0], totals[1], totals[2], beta)
+    precision, recall, f_beta = precision_recall_f(totals[0], totals[1], totals[2], beta)
     return M2Result(
         precision=precision,
         recall=recall,

@@ -209,6 +209,60 @@ def _accepts(accepted, gold, tail_cell, head_cell):
 
 
 @njit(cache=True)
+def weigh_insertions(tails, heads, slots, noop, match, weights, matched_weight):
+    """The official ``set_weights`` for the arcs of one insertion span (start == end), in sorted arc order.
+
+    Arc ``a`` runs from vertex ``tails[a]`` to ``heads[a]`` and has its weight at ``weights[slots[a]]`` (parallel
+    arcs share a slot); ``match[a, g]``: arc ``a`` matches the span's gold edit ``g``. The arcs are walked from both
+    ends, each end matching the gold edits from its own end: a matched arc gets ``matched_weight`` and the arcs it
+    skips to reach the next connected arc ``+EPSILON``; an unmatched non-noop arc gets ``+EPSILON``. Shared by the
+    kernel and the reference code in ``m2.py``.
+    """
+    left, right = 0, tails.size - 1
+    current = left
+    gold_left, gold_right = 0, match.shape[1] - 1
+    while left <= right:
+        matched = False
+        if current == left:
+            s = gold_left
+            step = 1
+        else:
+            s = gold_right
+            step = -1
+        while gold_left <= s and s <= gold_right:
+            if match[current, s]:
+                matched = True
+                weights[slots[current]] = matched_weight
+                if current == left:
+                    gold_left = s + 1
+                else:
+                    gold_right = s - 1
+                break
+            s += step
+        if not matched and not noop[current]:
+            weights[slots[current]] += _EPSILON
+        if matched:
+            if current == left:
+                left += 1
+                while left < tails.size and tails[left] != heads[current]:
+                    weights[slots[left]] += _EPSILON
+                    left += 1
+                current = left
+            else:
+                right -= 1
+                while right >= 0 and heads[right] != tails[current]:
+                    weights[slots[right]] += _EPSILON
+                    right -= 1
+                current = right
+        elif current == left:
+            left += 1
+            current = right
+        else:
+            right -= 1
+            current = left
+
+
+@njit(cache=True)
 def _weights(cells, edges, dist, kind, gold_start, gold_end, accepted):
     """Arc weights for one annotator, as the official ``set_weights`` sets them."""
     size = cells.shape[0]
@@ -252,50 +306,14 @@ def _weights(cells, edges, dist, kind, gold_start, gold_end, accepted):
                     weights[tail, head] += _EPSILON
         else:
             arcs = order[group:stop]
-            left, right = 0, arcs.size - 1
-            current = left
-            gold_left, gold_right = 0, n_span_gold - 1
-            while left <= right:
-                arc = arcs[current]
-                tail, head = tails[arc], heads[arc]
-                matched = False
-                if current == left:
-                    s = gold_left
-                    step = 1
-                else:
-                    s = gold_right
-                    step = -1
-                while gold_left <= s and s <= gold_right:
-                    if _accepts(accepted, golds[s], cells[tail], cells[head]):
-                        matched = True
-                        weights[tail, head] = matched_weight
-                        if current == left:
-                            gold_left = s + 1
-                        else:
-                            gold_right = s - 1
-                        break
-                    s += step
-                if not matched and kind[tail, head] != NOOP:
-                    weights[tail, head] += _EPSILON
-                if matched:
-                    if current == left:
-                        left += 1
-                        while left < arcs.size and tails[arcs[left]] != heads[arcs[current]]:
-                            weights[tails[arcs[left]], heads[arcs[left]]] += _EPSILON
-                            left += 1
-                        current = left
-                    else:
-                        right -= 1
-                        while right >= 0 and heads[arcs[right]] != tails[arcs[current]]:
-                            weights[tails[arcs[right]], heads[arcs[right]]] += _EPSILON
-                            right -= 1
-                        current = right
-                elif current == left:
-                    left += 1
-                    current = right
-                else:
-                    right -= 1
-                    current = left
+            match = np.zeros((arcs.size, n_span_gold), dtype=np.bool_)
+            noop = np.zeros(arcs.size, dtype=np.bool_)
+            for position in range(arcs.size):
+                tail, head = tails[arcs[position]], heads[arcs[position]]
+                noop[position] = kind[tail, head] == NOOP
+                for s in range(n_span_gold):
+                    match[position, s] = _accepts(accepted, golds[s], cells[tail], cells[head])
+            weigh_insertions(tails[arcs], heads[arcs], edges[arcs], noop, match, weights.reshape(-1), matched_weight)
         group = stop
     return weights
 

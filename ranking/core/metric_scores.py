@@ -5,7 +5,7 @@ F0.5, precision and recall; ``scores.bleu``, ``scores.meteor``, ``scores.iwacc``
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

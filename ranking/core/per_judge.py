@@ -14,8 +14,8 @@ prints scores rounded twice (4 decimals, then 3).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

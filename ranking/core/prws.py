@@ -33,14 +33,15 @@ Statistics (N19 §4.3):
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
 from scipy.stats import rankdata
 
-from .rankings import Rankings, RankingItem
+from .rankings import RankingItem, Rankings
 
 QUALITY_THRESHOLD = 0.7
 """A rater must score Source+error below Source on at least this share of the screens showing both (N19 §4.2)."""
@@ -223,6 +224,20 @@ def candidate_means(scores: Scores) -> tuple[np.ndarray, np.ndarray]:
     return mean, count
 
 
+def sentence_means(scores: Scores, segments: Sequence[int]) -> np.ndarray:
+    """Each system's mean score on each of ``segments`` (S, len(segments)): the mean of the ratings of the candidate
+    holding the system there (N19 §5.2's sentence-level human score); NaN where it has no rating."""
+    mean, count = candidate_means(scores)
+    segment_of = np.full(scores.n_candidates, -1, dtype=np.int64)
+    segment_of[scores.rating_candidate] = scores.screen_segment[scores.rating_screen]
+    column = {int(segment): index for index, segment in enumerate(segments)}
+    result = np.full((scores.n_systems, len(segments)), np.nan)
+    for candidate, system in zip(scores.member_candidate, scores.member_system):
+        if count[candidate] and int(segment_of[candidate]) in column:
+            result[system, column[int(segment_of[candidate])]] = mean[candidate]
+    return result
+
+
 @dataclass(frozen=True)
 class SystemScores:
     """Per system (S,): mean score, sentences rated, ratings, percent unchanged, percent meaning-changed.
@@ -273,11 +288,15 @@ class RaterQuality:
     threshold: float
 
 
-def rater_quality(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> RaterQuality:
+def rater_quality(
+    scores: Scores, threshold: float = QUALITY_THRESHOLD, excluded: Collection[str] | None = None
+) -> RaterQuality:
     """The Source+error check of every rater (N19 §4.2, METHODS 11).
 
     A screen counts when it shows one candidate of a source system and another of a control system; it passes
-    when the control's score is strictly below the source's. A candidate of both kinds is no check.
+    when the control's score is strictly below the source's. A candidate of both kinds is no check. A rater is
+    excluded when their rate is below ``threshold``, or, when ``excluded`` names are given, exactly when named
+    there (the product's rater QC decided, with this check among others and the organizer's decisions).
     """
     is_source = scores.candidates_with(scores.source_systems)
     is_control = scores.candidates_with(scores.control_systems)
@@ -294,13 +313,18 @@ def rater_quality(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> Rater
     n_checked = np.bincount(scores.screen_judge[checked], minlength=scores.n_judges)
     n_passed = np.bincount(scores.screen_judge[passed], minlength=scores.n_judges)
     rate = np.divide(n_passed, n_checked, out=np.full(scores.n_judges, np.nan), where=n_checked > 0)
-    excluded = (n_checked > 0) & (rate < threshold)
-    return RaterQuality(scores.judge_names, n_checked, n_passed, rate, excluded, threshold)
+    if excluded is None:
+        left_out = (n_checked > 0) & (rate < threshold)
+    else:
+        left_out = np.isin(np.array(scores.judge_names, dtype=object), list(excluded))
+    return RaterQuality(scores.judge_names, n_checked, n_passed, rate, left_out, threshold)
 
 
-def qualified(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> Scores:
-    """The ratings of the raters who pass the Source+error check (``rater_quality``)."""
-    return scores.for_judges(~rater_quality(scores, threshold).excluded)
+def qualified(
+    scores: Scores, threshold: float = QUALITY_THRESHOLD, excluded: Collection[str] | None = None
+) -> Scores:
+    """The ratings of the raters who are not excluded (``rater_quality``)."""
+    return scores.for_judges(~rater_quality(scores, threshold, excluded).excluded)
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -422,10 +446,12 @@ def relative_rankings(scores: Scores) -> Rankings:
     return Rankings.from_items(items, system_names=contestants)
 
 
-def qualified_rankings(scores: Scores, threshold: float = QUALITY_THRESHOLD) -> Rankings:
-    """The relative judgments (``relative_rankings``) of the raters who pass the quality check: the rankings that
-    the EW/TS/bootstrap/agreement analyses of a PRWS campaign use."""
-    return relative_rankings(qualified(scores, threshold))
+def qualified_rankings(
+    scores: Scores, threshold: float = QUALITY_THRESHOLD, excluded: Collection[str] | None = None
+) -> Rankings:
+    """The relative judgments (``relative_rankings``) of the raters who are not excluded (``rater_quality``): the
+    rankings that the EW/TS/bootstrap/agreement analyses of a PRWS campaign use."""
+    return relative_rankings(qualified(scores, threshold, excluded))
 
 
 @dataclass(frozen=True)
@@ -458,10 +484,12 @@ def prws_report(
     rng: np.random.Generator,
     threshold: float = QUALITY_THRESHOLD,
     splits: int = RELIABILITY_SPLITS,
+    excluded: Collection[str] | None = None,
 ) -> PrwsReport:
-    """Quality control, then per-system statistics, z-score means and the split-half reliability of the kept
-    ratings (see :class:`PrwsReport`); the reliability's random splits come from ``rng``."""
-    quality = rater_quality(scores, threshold)
+    """Quality control (``rater_quality``, ``excluded`` as there), then per-system statistics, z-score means and
+    the split-half reliability of the kept ratings (see :class:`PrwsReport`); the reliability's random splits
+    come from ``rng``."""
+    quality = rater_quality(scores, threshold, excluded)
     kept = scores.for_judges(~quality.excluded)
     control = np.zeros(scores.n_systems, dtype=bool)
     control[scores.control_systems] = True

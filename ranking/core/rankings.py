@@ -15,8 +15,8 @@ Rows are grouped: candidates by ranking, memberships by candidate, both in input
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

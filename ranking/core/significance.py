@@ -5,8 +5,8 @@ sign test of those wins against 1/2 (``scipy.stats.binomtest``), marked at p <= 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.stats import binomtest

@@ -9,8 +9,8 @@ and word n-gram counts). With many such systems a correlation rests on more than
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -51,11 +51,24 @@ def synthetic_human_scores(human: np.ndarray, plan: SyntheticPlan) -> np.ndarray
 
 
 def synthetic_metric_scores(
-    statistics: np.ndarray, plan: SyntheticPlan, score: Callable[[np.ndarray], float]
+    statistics: np.ndarray | Callable[[int], np.ndarray], plan: SyntheticPlan, score: Callable[[np.ndarray], float]
 ) -> np.ndarray:
-    """The metric of each synthetic system: ``score`` of the sum of its sentences' statistics (S, N, K)."""
-    totals = (
-        np.einsum("kn,knj->kj", plan.from_first, statistics[plan.first])
-        + np.einsum("kn,knj->kj", ~plan.from_first, statistics[plan.second])
-    )
+    """The metric of each synthetic system: ``score`` of the sum of its sentences' statistics.
+
+    ``statistics`` is (S, N, K) or a function giving system s's (N, K) statistics; it is asked for each system once,
+    so large statistics (GLEU's, per iteration of its reference draws) are built one system at a time.
+    """
+    system_statistics = statistics.__getitem__ if isinstance(statistics, np.ndarray) else statistics
+    totals: np.ndarray | None = None
+    for system in np.union1d(plan.first, plan.second):
+        weights = (plan.from_first & (plan.first == system)[:, None]) | (
+            ~plan.from_first & (plan.second == system)[:, None]
+        )
+        rows = np.flatnonzero(weights.any(axis=1))
+        stats = np.asarray(system_statistics(int(system)), dtype=np.float64)
+        if totals is None:
+            totals = np.zeros((len(plan.first), stats.shape[1]))
+        totals[rows] += weights[rows].astype(np.float64) @ stats
+    if totals is None:
+        return np.zeros(0)
     return np.array([score(row) for row in totals])

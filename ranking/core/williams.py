@@ -13,8 +13,8 @@ freedom until 30/11/2014, so ``df_offset=2`` reproduces tables made with it; the
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.stats import t as student_t

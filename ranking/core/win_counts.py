@@ -9,7 +9,7 @@ same ranking as the analysis computes from all the pairs, without holding the pa
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -18,6 +18,12 @@ Sections, in file order, and the columns each fills (the others stay empty):
   N19); ``prws_rater``: judge (the rater), screens, rate (of screens showing Source+error scored below Source),
   excluded; ``prws_reliability``: key (sentence, system), value (candidates or systems compared), spearman, pearson;
   ``prws_metric``: metric, pearson (with the mean scores); ``prws_williams``: metric, other_metric, p_value
+- ``rater_qc_rule``: key, value (the thresholds of rater QC); ``rater_qc_excluded``: judge, key (attempt, screens,
+  control_screens, control_passed, control_rate, controls, p_value, total_seconds, median_seconds, decision, why),
+  value; ``rater_qc_included_by_hand``: judge; ``rater_qc_earlier_attempts``: judge, key (attempts), value
+- ``computed_score``, ``computed_type``, ``computed_correlation``, ``computed_prws``, ``computed_sentence_tau``,
+  ``computed_synthetic``, ``computed_skipped``: the metrics computed from the campaign's references
+  (``computed_metrics.py``)
 
 Numbers are written in full precision (Python's ``repr``); a number the analysis left undefined is "–" and the row's
 ``reason`` column says why; cells a section does not fill are empty; text that a spreadsheet would take for a
@@ -27,12 +33,12 @@ full-data Expected Wins scores).
 from __future__ import annotations
 
 import io
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from gecappraise.safe_csv import SafeDictWriter
-
 from ranking.contract import head_to_head_order
 
+from .computed_metrics import csv_rows as computed_metric_rows
 from .formatting import UNDEFINED, is_missing, matrix_reason, reason_for
 from .provenance import METHOD_NAMES, provenance
 from .tables import judges
@@ -47,6 +53,9 @@ COLUMNS = (
     "screens", "rate", "excluded", "reason",
 )
 PRWS_COLUMNS = ("system", "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control")
+#: The numbers of an excluded rater, one ``rater_qc_excluded`` row each.
+QC_KEYS = ("attempt", "screens", "control_screens", "control_passed", "control_rate", "controls", "p_value",
+           "total_seconds", "median_seconds", "decision", "why")
 PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
 
 Row = dict[str, object]
@@ -90,6 +99,23 @@ def csv_rows(analysis: Mapping) -> Iterator[Row]:
                 yield {"section": "accuracy", "method": method, "key": key, "value": value, **reason}
     if analysis.get("prws"):
         yield from _prws(analysis["prws"])
+    if analysis.get("rater_qc"):
+        yield from _rater_qc(analysis["rater_qc"])
+    if analysis.get("metrics_computed"):
+        yield from computed_metric_rows(analysis["metrics_computed"])
+
+
+def _rater_qc(qc: Mapping) -> Iterator[Row]:
+    for key, value in qc["rule"].items():
+        yield {"section": "rater_qc_rule", "key": key, "value": value}
+    for row in qc["excluded"]:
+        for key in QC_KEYS:
+            reason = {"reason": reason_for(row, key)} if row[key] is None else {}
+            yield {"section": "rater_qc_excluded", "judge": row["rater"], "key": key, "value": row[key], **reason}
+    for judge in qc["included_by_hand"]:
+        yield {"section": "rater_qc_included_by_hand", "judge": judge}
+    for judge, row in sorted(qc["earlier_attempts"].items()):
+        yield {"section": "rater_qc_earlier_attempts", "judge": judge, "key": "attempts", "value": row["attempts"]}
 
 
 def _pairs(analysis: Mapping) -> Iterator[Row]:

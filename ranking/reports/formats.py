@@ -1,8 +1,8 @@
 """The report formats: how each is rendered, its file extension and its media type."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from django.utils.text import slugify
 

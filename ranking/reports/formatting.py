@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def is_missing(value: float | None) -> bool:

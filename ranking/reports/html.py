@@ -9,9 +9,9 @@ left undefined shows as "–" with its reason as a tooltip.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from django.template import Context, Engine
 from django.utils.html import format_html
@@ -20,9 +20,15 @@ from django.utils.safestring import SafeString, mark_safe
 from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
 
+from .computed_metrics import table_context
 from .formatting import UNDEFINED, beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .plots import (
-    agreement_plot, beta_sweep_plot, cluster_colour, head_to_head_plot, prws_scores_plot, rank_ranges_plot,
+    agreement_plot,
+    beta_sweep_plot,
+    cluster_colour,
+    head_to_head_plot,
+    prws_scores_plot,
+    rank_ranges_plot,
 )
 from .provenance import METHOD_NAMES, provenance
 from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
@@ -98,6 +104,8 @@ def report_context(analysis: Mapping) -> dict:
         "judge_correlations_reason": None if per_judge.get("correlations") else per_judge.get("reason"),
         "head_to_head": _head_to_head(analysis),
         "prws": _prws(analysis.get("prws")),
+        "rater_qc": _rater_qc(analysis.get("rater_qc")),
+        "computed": table_context(analysis.get("metrics_computed")),
         "plots": {
             "rank_ranges": mark_safe(rank_ranges_plot({m: analysis[m]["systems"] for m in METHOD_NAMES})),
             "head_to_head": mark_safe(head_to_head_plot(analysis)),
@@ -174,6 +182,31 @@ def _judge_correlations(correlations: Mapping | None) -> dict | None:
         "rest_pearson": [shown(rest[judge], "pearson", short) for judge in names],
         "mean_spearman": shown(mean, "spearman", short),
         "mean_pearson": shown(mean, "pearson", short),
+    }
+
+
+def _rater_qc(qc: Mapping | None) -> dict | None:
+    """Rater quality control: the rule, and the excluded raters with their numbers and why."""
+    if not qc:
+        return None
+    rule = qc["rule"]
+    return {
+        "threshold": percent(rule["control_threshold"], 0),
+        "p_value": f"{rule['p_value']:g}",
+        "min_total": f"{rule['min_total_seconds']:g}",
+        "min_median": f"{rule['min_median_seconds']:g}",
+        "excluded": [
+            {"rater": row["rater"], "attempt": row["attempt"], "screens": row["screens"],
+             "controls": (f"{row['control_passed']} of {row['control_screens']} ({percent(row['control_rate'], 0)}%)"
+                          if row["control_rate"] is not None else undefined(reason_for(row, "control_rate"))),
+             "p_value": fixed(row["p_value"], 4) if row["p_value"] is not None else undefined(reason_for(row, "p_value")),
+             "total": fixed(row["total_seconds"], 0) if row["total_seconds"] is not None else UNDEFINED,
+             "median": fixed(row["median_seconds"], 1) if row["median_seconds"] is not None else UNDEFINED,
+             "why": row["why"]}
+            for row in qc["excluded"]
+        ],
+        "included_by_hand": qc["included_by_hand"],
+        "earlier": sorted((name, row["attempts"]) for name, row in qc["earlier_attempts"].items()),
     }
 
 

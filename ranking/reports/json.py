@@ -6,7 +6,7 @@ computed result comes out unchanged. Serialisation is strict: NaN or an infinity
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..contract import render
 

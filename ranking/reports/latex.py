@@ -5,15 +5,16 @@ Tables: 1 (pairs per judge, ties in parentheses), 2 (agreement with its degree, 
 upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and TrueSkill rankings, a rule between
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
 analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
-it has them, and for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6). The tabulars need the
+it has them, for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6), and the raters rater
+quality control excluded, with their numbers. The tabulars need the
 ``booktabs`` and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined
 prints as "--" with a letter whose reason the table's note gives.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
@@ -135,6 +136,8 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
         ))
     if (analysis.get("prws") or {}).get("systems"):
         tables.append(prws_table(analysis["prws"]))
+    if (analysis.get("rater_qc") or {}).get("excluded"):
+        tables.append(rater_qc_table(analysis["rater_qc"]))
     return tables
 
 
@@ -331,6 +334,34 @@ def prws_table(prws: Mapping) -> LatexTable:
                       f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {prws.get('ratings')} "
                       f"ratings by {prws.get('raters')} raters who passed the quality check.",
                       _tabular("lrrrr", [header], rows))
+
+
+def rater_qc_table(qc: Mapping) -> LatexTable:
+    """The raters rater QC excluded, with their numbers: control screens where Source+error was judged worse, the
+    Mann-Whitney p-value, total and median seconds, and why."""
+    notes = Notes()
+    rows = []
+    for row in qc["excluded"]:
+        controls = (f"{row['control_passed']}/{row['control_screens']}" if row["control_rate"] is not None
+                    else notes.undefined(reason_for(row, "control_rate")))
+        rows.append(
+            f"{escape_latex(row['rater'])} & {row['attempt']} & {row['screens']} & {controls} & "
+            f"{notes.shown(row, 'p_value', fixed(row['p_value'], 4))} & "
+            f"{notes.shown(row, 'total_seconds', fixed(row['total_seconds'], 0))} & "
+            f"{notes.shown(row, 'median_seconds', fixed(row['median_seconds'], 1))} & {escape_latex(row['why'])} \\\\"
+        )
+    rule = qc["rule"]
+    header = "Rater & Attempt & Screens & Controls & $p$ & Total s & Median s & Why \\\\"
+    return LatexTable(
+        "QC", "Raters excluded by quality control",
+        notes.note(escape_latex(
+            f"Left out of every statistic. Controls: screens where Source+error was judged worse than Source, of "
+            f"those showing both (pass at {percent(rule['control_threshold'], 0)}%); p: one-sided Mann-Whitney U "
+            f"test of the z-scored judgments of Source+error against the rest (pass at p <= {rule['p_value']:g}); "
+            f"time limits {rule['min_total_seconds']:g} s in total and {rule['min_median_seconds']:g} s median per "
+            "screen (0: none).")),
+        _tabular("lrrrrrrp{5cm}", [header], rows),
+    )
 
 
 def _tabular(columns: str, head: Sequence[str], *groups: Sequence[str], align: str = "") -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Iterator, Mapping, Sequence
 
 import matplotlib
 import numpy as np

@@ -2,8 +2,8 @@
 the data's snapshot (judgment count, last judgment time), the method parameters and the random seed."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Mapping
+from collections.abc import Mapping
+from datetime import UTC, datetime
 
 METHOD_NAMES = {"expected_wins": "Expected Wins", "trueskill": "TrueSkill"}
 """Display names of the ranking methods, keyed as in the analysis JSON."""
@@ -62,5 +62,5 @@ def _time(iso: str | None) -> str:
     except ValueError:
         return iso
     if moment.tzinfo is not None:
-        return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return moment.strftime("%Y-%m-%d %H:%M:%S")

@@ -7,9 +7,9 @@ judges their sorted names, as the analysis computed them.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Mapping
 
 from ranking.core.agreement import MIN_COMPARISONS
 

@@ -6,7 +6,7 @@ lower case; the language pair is the campaign's ``source-target`` (``err-cor`` b
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..automatic_metrics import MetricScores
 

@@ -94,7 +94,18 @@ function renderLeaderboard(board) {
   $("separated-pairs").textContent = pairs.separated === null
     ? `Separated system pairs: – (${pairs.reason}).`
     : `${pairs.separated} of ${pairs.total} system pairs separated; ${pairs.unresolved.length} still unresolved ` +
-      "(overlapping rank ranges).";
+      "(overlapping rank ranges)." + separationEstimate(pairs.more_judgments);
+}
+
+// The estimate of more judgments the unresolved pairs need (ranking/core/separation.py), as one sentence.
+function separationEstimate(more) {
+  if (!more || more.pairs.length === 0) return "";
+  const tied = more.without_estimate
+    ? ` ${more.without_estimate} of them have no estimate (never compared, or even so far: perhaps ties).` : "";
+  if (more.all === null) return tied;
+  const which = more.without_estimate ? "the pairs with an estimate" : "them";
+  return ` About ${count(more.all)} more judgments would separate ${which} at this rate ` +
+    `(${Math.round(100 * more.confidence)}% confidence, ${Math.round(100 * more.power)}% power).` + tied;
 }
 
 function renderRaters(raters) {

@@ -4,6 +4,7 @@
 // - Submit is enabled only when every correction has a rank; "k of n ranked" is announced.
 // - Keys: digits 1..M rank the focused correction and move to the next one; ArrowLeft/ArrowRight change the
 //   rank, as radio buttons do; and the keys of screen.js.
+// - The unsent ranks are kept per screen as [{rank}] (null when unranked) and restored by screen.js.
 
 import { candidates, config, form, startScreen, status, submitButton } from "./screen.js";
 
@@ -48,6 +49,19 @@ function onKey(event, focused) {
   return true;
 }
 
+function readValues() {
+  return candidates.map((candidate) => ({ rank: rankOf(candidate) }));
+}
+
+function writeValues(values) {
+  candidates.forEach((candidate, index) => {
+    const rank = values[index] && values[index].rank;
+    candidate.querySelectorAll("input[type=radio]").forEach((radio) => {
+      radio.checked = rank !== null && rank !== undefined && Number(radio.value) === Number(rank);
+    });
+  });
+}
+
 form.addEventListener("change", updateState);
 form.addEventListener("reset", () => {
   setTimeout(() => {
@@ -62,4 +76,6 @@ startScreen({
   missingText: (candidate) =>
     `Give every correction a rank first: ${candidate.querySelector(".candidate-label").textContent} has none.`,
   onKey,
+  readValues,
+  writeValues,
 });

@@ -1,18 +1,23 @@
 // The judge's PRWS screen (N19 section 4.2, METHODS 11): sliders that must be moved, keyboard, dialogs, active time.
 //
 // - Each slider starts unmoved (faded, no value shown, hidden moved_k empty). Moving it by pointer or key marks it
-//   moved (moved_k = "1"); a click or drag that ends where it started counts too. Submit is enabled only when every
+//   moved (moved_k = "1") and records its value after that first move (first_k; the submitted score is the last);
+//   a click or drag that ends where it started counts too. Submit is enabled only when every
 //   slider was moved; "k of n scored" is announced. The server refuses an unmoved slider as well.
 // - Keys: ArrowUp/ArrowDown move between corrections; ArrowLeft/ArrowRight (and PageUp/PageDown, Home/End) change
-//   the focused slider as range inputs do; digits 0-9 set it to 0, 10, ... 90; "m" ticks "Meaning changed";
+//   the focused slider as range inputs do; digits 0-9 set it to 0, 10, ... 90 and "+" to 100 ("Perfect");
+//   "m" ticks "Meaning changed";
 //   Enter submits; "?" opens the guidelines; Escape closes a dialog.
 // - Reset puts every slider back unmoved at its start and clears the boxes.
+// - The unsent scores are kept per screen as [{score, first, meaning}] (score null while unmoved) and restored by
+//   screen.js.
 // - One submit per page, dialogs and active time: screen.js.
 
 import { candidates, config, form, startScreen, status, submitButton } from "./screen.js";
 
 const slider = (candidate) => candidate.querySelector("input[type=range]");
 const movedField = (candidate) => candidate.querySelector("input.moved");
+const firstField = (candidate) => candidate.querySelector("input.first");
 const isMoved = (candidate) => movedField(candidate).value === "1";
 
 function show(candidate) {
@@ -25,6 +30,7 @@ function show(candidate) {
 
 function markMoved(candidate) {
   movedField(candidate).value = "1";
+  if (firstField(candidate).value === "") firstField(candidate).value = slider(candidate).value;
   show(candidate);
   updateState();
 }
@@ -43,11 +49,13 @@ function focusCandidate(candidate) {
   candidate.scrollIntoView({ block: "nearest" });
 }
 
+const PERFECT_KEY = "+";
+
 function onKey(event, focused) {
-  if (/^[0-9]$/.test(event.key)) {
+  if (/^[0-9]$/.test(event.key) || event.key === PERFECT_KEY) {
     const target = focused || candidates.find((c) => !isMoved(c)) || candidates[0];
     event.preventDefault();
-    slider(target).value = String(Number(event.key) * 10);
+    slider(target).value = event.key === PERFECT_KEY ? "100" : String(Number(event.key) * 10);
     markMoved(target);
     focusCandidate(target);
     return true;
@@ -66,12 +74,33 @@ function onReset() {
     candidates.forEach((candidate) => {
       slider(candidate).value = String(config.start);
       movedField(candidate).value = "";
+      firstField(candidate).value = "";
       candidate.querySelector("input[type=checkbox]").checked = false;
       show(candidate);
     });
     updateState();
     focusCandidate(candidates[0]);
   }, 0);
+}
+
+function readValues() {
+  return candidates.map((candidate) => ({
+    score: isMoved(candidate) ? Number(slider(candidate).value) : null,
+    first: firstField(candidate).value === "" ? null : Number(firstField(candidate).value),
+    meaning: candidate.querySelector("input[type=checkbox]").checked,
+  }));
+}
+
+function writeValues(values) {
+  candidates.forEach((candidate, index) => {
+    const value = values[index] || {};
+    const moved = typeof value.score === "number";
+    slider(candidate).value = String(moved ? value.score : config.start);
+    movedField(candidate).value = moved ? "1" : "";
+    firstField(candidate).value = moved ? String(typeof value.first === "number" ? value.first : value.score) : "";
+    candidate.querySelector("input[type=checkbox]").checked = Boolean(value.meaning);
+    show(candidate);
+  });
 }
 
 candidates.forEach((candidate) => {
@@ -87,4 +116,6 @@ startScreen({
   missingText: (candidate) =>
     `Move every slider first: ${candidate.querySelector(".candidate-label").textContent} has no score yet.`,
   onKey,
+  readValues,
+  writeValues,
 });

@@ -8,6 +8,10 @@
 // - Active time: milliseconds while the page is visible and focused and the judge has pressed a key, clicked,
 //   scrolled or moved the pointer within the idle cap (config.idleCapSeconds); kept in sessionStorage per page
 //   address so a reload keeps counting, and sent in the hidden field active_ms.
+// - Unsent values: the ranks or scores of a served screen are kept in sessionStorage under the screen's token
+//   (config.token) as the judge changes them, and put back when the page loads again (a reload before Submit);
+//   an undone screen starts from the values that were submitted (config.submitted, from the server).
+// - Focus in view: the action bar sticks to the window's bottom; a focused correction is scrolled clear of it.
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
 
@@ -16,11 +20,13 @@ export const form = document.getElementById("ranking-form");
 export const candidates = Array.from(form.querySelectorAll(".candidate"));
 export const submitButton = document.getElementById("submit");
 export const status = document.getElementById("ranked-status");
+const actionBar = document.getElementById("action-bar");
 const helpDialog = document.getElementById("help-dialog");
 const flagDialog = document.getElementById("flag-dialog");
 
 const TICK_MS = 1000;
 const timerKey = `gecappraise-active:${location.pathname}`;
+const valuesKey = config.token ? `gecappraise-values:${config.token}` : null;
 let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
 let lastActivity = Date.now();
 let lastTick = Date.now();
@@ -73,14 +79,42 @@ function markActivity() {
 function forgetOtherPages() {
   for (let i = sessionStorage.length - 1; i >= 0; i -= 1) {
     const key = sessionStorage.key(i);
-    if (key && key.startsWith("gecappraise-active:") && key !== timerKey) sessionStorage.removeItem(key);
+    if (!key || key === timerKey || key === valuesKey) continue;
+    if (key.startsWith("gecappraise-active:") || key.startsWith("gecappraise-values:")) sessionStorage.removeItem(key);
   }
+}
+
+// The values to start from: those kept for this screen's token, else the submitted ones of an undone screen.
+function startingValues() {
+  let kept = null;
+  try {
+    kept = valuesKey ? JSON.parse(sessionStorage.getItem(valuesKey)) : null;
+  } catch (error) {
+    kept = null;
+  }
+  const values = Array.isArray(kept) ? kept : config.submitted;
+  return Array.isArray(values) && values.length === candidates.length ? values : null;
+}
+
+// Scroll the focused correction clear of the sticky action bar (and of the window's top).
+function keepInView(candidate) {
+  if (!candidate || !actionBar) return;
+  const box = candidate.getBoundingClientRect();
+  const barTop = actionBar.getBoundingClientRect().top;
+  if (box.bottom > barTop) window.scrollBy(0, Math.min(box.bottom - barTop + 8, box.top - 8));
+  else if (box.top < 0) window.scrollBy(0, box.top - 8);
 }
 
 // Starts a screen. ``focusCandidate(candidate)`` focuses its control; ``updateState()`` refreshes Submit and the
 // status line; ``missing()`` is the first correction not yet judged (or null) and ``missingText(candidate)`` what
-// to tell the judge about it; ``onKey(event, focused)`` handles the screen's own keys.
-export function startScreen({ focusCandidate, updateState, missing, missingText, onKey }) {
+// to tell the judge about it; ``onKey(event, focused)`` handles the screen's own keys; ``readValues()`` gives the
+// values on the screen, one JSON-able object per correction, and ``writeValues(values)`` puts such values back.
+export function startScreen({ focusCandidate, updateState, missing, missingText, onKey, readValues, writeValues }) {
+  function saveValues() {
+    if (!valuesKey || form.dataset.submitting === "true") return;
+    sessionStorage.setItem(valuesKey, JSON.stringify(readValues()));
+  }
+
   function move(step) {
     const current = focusedCandidate();
     const index = current ? candidates.indexOf(current) : -1;
@@ -96,7 +130,10 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
       openDialog(helpDialog);
       return;
     }
-    if (onKey(event, focusedCandidate())) return;
+    if (onKey(event, focusedCandidate())) {
+      saveValues();
+      return;
+    }
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       move(event.key === "ArrowDown" ? 1 : -1);
@@ -127,6 +164,9 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   }
 
   form.addEventListener("submit", onSubmit);
+  ["change", "input"].forEach((type) => form.addEventListener(type, saveValues));
+  form.addEventListener("reset", () => setTimeout(saveValues, 0));
+  form.addEventListener("focusin", (event) => keepInView(event.target.closest(".candidate")));
   document.addEventListener("keydown", onKeyDown);
   ["keydown", "pointerdown", "pointermove", "wheel", "scroll", "touchstart"].forEach((type) =>
     window.addEventListener(type, markActivity, { passive: true, capture: true }),
@@ -168,5 +208,8 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   });
 
   forgetOtherPages();
+  const values = startingValues();
+  if (values) writeValues(values);
+  saveValues();
   updateState();
 }

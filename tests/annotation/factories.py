@@ -7,8 +7,8 @@ sampler do, with pool slots or slots given to judges directly.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from django.contrib.auth import get_user_model
 

@@ -14,7 +14,7 @@ import struct
 import tarfile
 import time
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from django.conf import settings

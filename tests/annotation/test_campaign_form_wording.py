@@ -29,9 +29,10 @@ def client() -> Client:
 
 def test_the_checkbox_sits_beside_its_label(client):
     page = client.get(reverse("campaign-create")).content.decode()
-    field = re.search(r'<div class="field field-checkbox">\s*(<input[^>]*>)\s*(<label[^>]*>[^<]*</label>)', page)
-    assert field is not None, "the checkbox is not directly before its label in a checkbox row"
-    assert 'name="source_is_system"' in field.group(1) and ">Judge the source too</label>" in field.group(2)
+    rows = re.findall(r'<div class="field field-checkbox">\s*(<input[^>]*>)\s*(<label[^>]*>[^<]*</label>)', page)
+    assert len(rows) == page.count('<div class="field field-checkbox">'), "a checkbox is not directly before its label"
+    assert any('name="source_is_system"' in box and ">Judge the source too</label>" in label for box, label in rows)
+    assert any('name="crowd"' in box and ">Crowd campaign</label>" in label for box, label in rows)
 
 
 def test_a_short_system_file_is_named_as_a_file_against_the_source_file(client):

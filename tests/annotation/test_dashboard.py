@@ -140,7 +140,7 @@ def test_trimmed_mean_cuts_five_percent_at_each_end(campaign, organizer):
 def test_flags_are_newest_first_and_limited(campaign, organizer):
     ann = judge("ann", campaign)
     for i in range(FLAG_LIMIT + 3):
-        submit(add_screen(campaign, i % 6).assignments.first(), ann, 3.0, flag="Other: number %d" % i)
+        submit(add_screen(campaign, i % 6).assignments.first(), ann, 3.0, flag=f"Other: number {i}")
     flags = dashboard(login(organizer), campaign)["flags"]
     assert flags["total"] == FLAG_LIMIT + 3 and len(flags["shown"]) == FLAG_LIMIT
     assert flags["shown"][0]["details"] == f"number {FLAG_LIMIT + 2}"

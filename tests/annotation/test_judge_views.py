@@ -18,6 +18,7 @@ from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgm
 from annotation.services import queue
 from annotation.services.collapsing import diff_spans
 from annotation.services.invites import create_invite
+from annotation.services.presentation import candidate_key
 from annotation.services.training import add_training_screen
 
 from .factories import SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
@@ -142,12 +143,12 @@ def test_the_screen_shows_context_of_the_same_document_and_escaped_diff_spans(ca
     sentences = re.findall(r'<p class="sentence" id="sentence-(\d)">(.*?)</p>', body)
     assert [int(position) for position, _ in sentences] == [0, 1, 2, 3]
     source = "She like apples and <script>alert(1)</script> pears ."
-    for (position, markup), candidate in zip(sentences, order):
+    for (_, markup), candidate in zip(sentences, order):
         spans = [
             (op, html.unescape(text))
             for op, text in re.findall(r'<(?:span|ins|del) data-op="(\w+)"[^>]*>(.*?)</(?:span|ins|del)>', markup)
         ]
-        assert spans == diff_spans(source, candidate.text)
+        assert spans == diff_spans(source, candidate.text, show_replaced=True)
     assert "Screen 1 of 3" in body
     assert_no_system_names(page)
     served = page.context["assignment"]
@@ -342,7 +343,9 @@ def test_no_judge_response_names_a_system(campaign, ann):
     responses.append(client.post(url, ranks_data(4, url=url), follow=True))
     responses.append(client.get(reverse("judge-screen", args=[uuid.uuid4()])))
     config = re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode())
-    assert config and set(json.loads(config.group(1))) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds"}
+    shown = json.loads(config.group(1))
+    assert set(shown) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds", "token", "submitted"}
+    assert uuid.UUID(shown["token"]) and shown["submitted"] == [], "the serving token (in the URL too), no values"
     for response in responses:
         assert_no_system_names(response)
 
@@ -396,7 +399,9 @@ def test_ranks_for_candidates_the_screen_no_longer_shows_are_refused(campaign, a
     keys = re.findall(r'<input type="hidden" name="candidate_(\d+)" value="([0-9a-f]{20})">', page)
     assert [int(position) for position, _ in keys] == [0, 1, 2, 3]
     shown = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
-    assert not any(str(pk) in key for _, key in keys for pk in shown), "keys do not reveal candidate ids"
+    token = uuid.UUID(url.rstrip("/").rsplit("/", 1)[1])
+    assert [key for _, key in keys] == [candidate_key(token, pk) for pk in shown], "keyed HMACs of this serving"
+    assert not {key for _, key in keys} & {candidate_key(uuid.uuid4(), pk) for pk in shown}, "another serving differs"
     posted = {**ranks_data(4, [1, 2, 3, 4]), **{f"candidate_{position}": key for position, key in keys}}
     ScreenCandidate.objects.filter(screen=screen).delete()
     ScreenCandidate.objects.bulk_create(

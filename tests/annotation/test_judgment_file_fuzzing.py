@@ -18,7 +18,8 @@ from xml.sax.saxutils import escape, quoteattr
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from annotation.models import Campaign
 from annotation.services.appraise_import import import_appraise_xml
@@ -258,7 +259,7 @@ def assert_sane_ratings(ratings) -> None:
 @given(data=score_files)
 def test_the_long_score_parser_refuses_or_reads_sane_ratings(data):
     try:
-        ratings = parse_long("f.csv", data, KNOWN, 6)
+        ratings = parse_long("f.csv", data, KNOWN, 6).ratings
     except ScoreImportError as error:
         assert str(error).startswith("f.csv: ")
         return
@@ -269,7 +270,7 @@ def test_the_long_score_parser_refuses_or_reads_sane_ratings(data):
 @given(data=st.one_of(wide_rows.map(csv_bytes), st.binary(max_size=120)), rater=cell(RATERS))
 def test_the_wide_score_parser_refuses_or_reads_sane_ratings(data, rater):
     try:
-        ratings = parse_wide("f.csv", data, KNOWN, 6, rater)
+        ratings = parse_wide("f.csv", data, KNOWN, 6, rater).ratings
     except ScoreImportError as error:
         assert str(error).startswith("f.csv: ")
         return

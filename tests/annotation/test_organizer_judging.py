@@ -28,6 +28,7 @@ from annotation.models import (
     TrainingCandidate,
     TrainingScreen,
 )
+from annotation.random_streams import campaign_rng
 from annotation.services import guidelines, queue
 from annotation.services.attention import add_attention_checks
 from annotation.services.invites import InviteError, create_invite, digest, redeem_invite, revoke_invite
@@ -227,7 +228,26 @@ def test_guidelines_preview_saves_nothing_and_save_asks_judges_again(campaign, o
     assert str(guidelines.render_guidelines(text)) in saved.content.decode(), "the campaign page shows them rendered"
     assert 'Read in the current wording: <span id="guidelines-read">0 of 1 judge</span>.' in page_text(saved)
     unchanged = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
-    assert "The guidelines are unchanged." in messages_of(unchanged)
+    assert "The guidelines and the instruction are unchanged." in messages_of(unchanged)
+
+
+def test_the_organizer_rewords_the_judges_instruction_after_creation(campaign, organizer):
+    url = reverse("campaign-guidelines", args=[campaign.pk])
+    client = login(organizer)
+    wording = "Order the corrections: 1 for the best, ties allowed."
+    saved = client.post(url, {"guidelines": "", "instruction": f"  {wording} ", "action": "save"}, follow=True)
+    assert messages_of(saved) == ["Saved the instruction; judges see it on their next screen."]
+    campaign.refresh_from_db()
+    assert campaign.instruction == wording and campaign.guidelines == ""
+    refused = client.post(url, {"guidelines": "New.", "instruction": "two\nlines", "action": "save"})
+    assert refused.status_code == 400 and "must be one line of text" in refused.content.decode()
+    campaign.refresh_from_db()
+    assert (campaign.instruction, campaign.guidelines) == (wording, ""), "nothing was saved"
+    ann = judge("ann", campaign)
+    add_screen(campaign, 1)
+    judge_client = login(ann)
+    screen_url = judge_client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    assert f'<p class="instruction" id="instruction">{wording}</p>' in judge_client.get(screen_url).content.decode()
 
 
 def test_too_long_guidelines_are_refused_and_kept_unchanged(campaign, organizer):
@@ -286,11 +306,27 @@ def test_a_bad_training_screen_says_why_and_writes_nothing(campaign, organizer, 
     assert not TrainingScreen.objects.exists() and not TrainingCandidate.objects.exists()
 
 
-def test_prws_campaigns_have_no_training_screens(organizer):
+def test_prws_training_screens_take_an_expected_order_and_are_scored_with_sliders(organizer):
     campaign = small_campaign("scored", mode=Campaign.Mode.PRWS)
     campaign.organizers.add(organizer)
-    response = login(organizer).get(reverse("campaign-training-add", args=[campaign.pk]) + "?line=1", follow=True)
-    assert "Training screens rank corrections; this campaign scores them (PRWS)." in messages_of(response)
+    client = login(organizer)
+    url = reverse("campaign-training-add", args=[campaign.pk]) + "?line=1"
+    rows = client.get(url).context["rows"]
+    assert len(rows) == 4
+    client.post(url, {rows[i][1].name: rank for i, rank in enumerate([1, 2, 2, 4])})
+    screen = TrainingScreen.objects.get(campaign=campaign)
+    ann = judge("ann", campaign)
+    guidelines.acknowledge(campaign, ann)
+    rater = login(ann)
+    page = rater.get(reverse("judge-training", args=[campaign.pk]))
+    assert page.status_code == 200 and 'type="range"' in page.content.decode() and "js/prws.js" in page.content.decode()
+    data = {"training_screen": screen.pk, "score_0": "90", "score_1": "60", "score_2": "60", "score_3": "90"}
+    data.update({f"moved_{i}": "1" for i in range(4)})
+    response = rater.post(reverse("judge-training", args=[campaign.pk]), data, follow=True)
+    answer = screen.answers.get(judge=ann)
+    assert answer.ranks == [1, 2, 2, 1] and answer.agreement == pytest.approx(3 / 6)
+    assert "You ordered 50% of the pairs of corrections as the organizers did" in page_text(response)
+    assert "Your order" in response.content.decode()
 
 
 def test_deleting_a_training_screen_keeps_positions_contiguous(campaign, organizer):
@@ -338,9 +374,9 @@ def test_attention_checks_from_the_form_are_reproducible(organizer):
     expected = small_campaign("by-hand", seed=7)
     for line in range(6):
         add_screen(expected, line)
-    add_attention_checks(expected, 0.5, np.random.default_rng([7, 0xA77E, 0]))
+    add_attention_checks(expected, 0.5, campaign_rng(expected, "attention", 0))
     by_hand = control_placement(expected)
-    assert len(by_hand) == 3 and set(by_hand) <= set(placements[0]), "the first request draws from (seed, stream, 0)"
+    assert len(by_hand) == 3 and set(by_hand) <= set(placements[0]), "the first request draws from (attention, 0)"
 
 
 @pytest.mark.parametrize("percent", ["0", "101", "half", ""])

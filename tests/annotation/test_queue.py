@@ -477,7 +477,9 @@ def test_a_submit_and_another_tab_asking_for_a_screen_never_deadlock():
         served = queue.next_assignment(campaign, ann)
         keys, ranks = queue.candidate_keys(served), ranks_for(served)
         results = run_together([
-            lambda: queue.submit_ranking(served.token, ann, ranks, keys, serve_next=True),
+            lambda served=served, ranks=ranks, keys=keys: queue.submit_ranking(
+                served.token, ann, ranks, keys, serve_next=True
+            ),
             lambda: queue.next_assignment(campaign, ann),
         ])
         assert not any(isinstance(result, Exception) for result in results), results

@@ -92,15 +92,19 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/<int:pk>/screens/<int:number>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/exclusion/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/dashboard.json": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/references/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/judgments.xml": get(ITS_ORGANIZERS),
     "^campaigns/(?P<pk>[0-9]+)/judgments\\.(?P<extension>csv|json)$": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/crowd-workers.csv": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/invites/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/invites/<int:invite_id>/revoke/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/guidelines/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/training/new/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/training/<int:screen_id>/delete/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/attention/": post(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/raters/": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/raters/decision/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/analyses/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/analyses/status.json": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/leaderboard.json": get(ITS_ORGANIZERS),
@@ -111,6 +115,8 @@ EXPECTED: dict[str, list[Check]] = {
     "": get(LOGGED_IN),
     "judge/": get(LOGGED_IN),
     "invite/<str:secret>/": get(EVERYONE),
+    # a crowd study link opens only for a campaign in crowd mode ("mine" is not: 404; tests/annotation/test_crowd.py)
+    "crowd/<str:key>/": get(NOBODY),
     "judge/password/": get(LOGGED_IN),
     "judge/campaigns/<int:campaign_id>/": get(ITS_JUDGE),
     "judge/campaigns/<int:campaign_id>/done/": get(ITS_JUDGE),
@@ -194,7 +200,7 @@ def world(django_user_model):
     values = {
         "pk": campaign.pk, "campaign_id": campaign.pk, "number": screen.number, "invite_id": invite.pk,
         "screen_id": training.pk, "position": training.position, "secret": secret, "run_id": run.pk,
-        "token": served.token, "uidb64": "MQ",
+        "token": served.token, "uidb64": "MQ", "key": campaign.crowd_key,
         "object_id": admin.pk, "id": admin.pk, "content_type_id": 1,
     }
     clients = {"anonymous": Client()}

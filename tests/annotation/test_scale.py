@@ -10,6 +10,7 @@ network, and without the test client's recording of every template context, whic
 from __future__ import annotations
 
 import re
+import sys
 import time
 from urllib.parse import urlencode
 
@@ -151,6 +152,10 @@ def test_a_million_screens_serve_judges_fast_and_the_organizer_page_within_a_sec
                   f"{1000 * p95(submits):.1f} ms")
     progress = queue.progress(big, User.objects.get(username="judge-big"))
     assert progress.more and progress.total == SERVES + 1 + queue.PROGRESS_CAP
-    for name, (serves, _) in timings.items():
-        assert p95(serves) < SERVE_P95, f"the {name} campaign's judge: serve p95 {1000 * p95(serves):.1f} ms"
+    small_p95, big_p95 = p95(timings["small"][0]), p95(timings["big"][0])
+    assert big_p95 < 1.5 * small_p95, f"serving from 1,000,000 screens: p95 {1000 * big_p95:.1f} ms against " \
+                                      f"{1000 * small_p95:.1f} ms from a small campaign in the same run"
+    if sys.gettrace() is None:  # absolute times only without a tracer (coverage slows every request by about a third)
+        for name, (serves, _) in timings.items():
+            assert p95(serves) < SERVE_P95, f"the {name} campaign's judge: serve p95 {1000 * p95(serves):.1f} ms"
     assert page_seconds < ORGANIZER_PAGE, f"organizer page {page_seconds:.2f} s"

@@ -13,6 +13,7 @@ from annotation.services.training import (
     answer_training,
     next_training_screen,
     pairwise_agreement,
+    ranks_of_scores,
 )
 
 from .factories import candidate_of, judge, small_campaign
@@ -70,3 +71,8 @@ def test_training_screens_are_checked_and_answered_once():
     assert answer_training(first, ann, [1, 2]).ranks == [2, 1], "the first answer stands"
     assert next_training_screen(campaign, ann) == second
     assert TrainingAnswer.objects.count() == 1 and not Judgment.objects.exists()
+
+
+def test_prws_scores_become_ranks_as_the_analysis_reads_them():
+    assert ranks_of_scores([90, 60, 60, 90, 10]) == [1, 2, 2, 1, 3]
+    assert ranks_of_scores([50.5]) == [1]

@@ -135,7 +135,7 @@ def test_highlighted_spans_in_the_dom_match_the_diff(live_server, new_page, camp
         spans = page.eval_on_selector_all(
             f"#sentence-{position} [data-op]", "els => els.map(e => [e.dataset.op, e.textContent])"
         )
-        assert [tuple(span) for span in spans] == diff_spans(SOURCE[1], candidate.text)
+        assert [tuple(span) for span in spans] == diff_spans(SOURCE[1], candidate.text, show_replaced=True)
     inserted = page.locator("#sentence-2 ins").first
     assert inserted.evaluate("e => getComputedStyle(e).color") == "rgb(11, 79, 208)"
     deleted = page.locator("#sentence-3 del").first

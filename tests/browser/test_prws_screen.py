@@ -1,6 +1,6 @@
 """The judge's PRWS screen in headless Chromium (N19 section 4.2, Figure 2; METHODS 11): sliders set by keyboard and
 by mouse, Submit held back until every slider was moved, "Meaning changed" by click and by key, Reset, a double
-click stored once, and the scores in the database. Screenshot: test-artifacts/judge-prws-1280x800.png."""
+click stored once, and the scores (with each slider's first and last value) in the database. Screenshot: test-artifacts/judge-prws-1280x800.png."""
 from __future__ import annotations
 
 import re
@@ -114,6 +114,9 @@ def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page,
     assert stored == [(expected[0], False, None), (expected[1], True, None), (expected[2], False, None),
                       (expected[3], True, None)]
     assert judgment.active_time is not None and judgment.active_time <= judgment.duration
+    sliders = list(judgment.items.order_by("position").values_list("slider_first", "slider_last"))
+    assert sliders[:2] == [(80.0, expected[0]), (49.0, expected[1])], "first value after moving, and the last"
+    assert sliders[2] == (expected[2], expected[2]) and 50 < sliders[3][0] < expected[3] == sliders[3][1]
 
     # Second screen: Reset puts every slider back unmoved and clears the boxes.
     page.locator("#score-0").focus()
@@ -129,6 +132,8 @@ def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page,
     page.get_by_role("button", name="Submit").click()
     expect(page.locator("#all-done")).to_be_visible()
     assert Judgment.objects.count() == 2
+    second = Judgment.objects.latest("id").items.values_list("slider_first", "slider_last")
+    assert all(first == last for first, last in second), "Reset forgets the first values (the 3 pressed before it)"
     assert not Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).exists()
 
 

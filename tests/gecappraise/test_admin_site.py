@@ -64,15 +64,15 @@ def test_every_changelist_and_a_change_page_answer_200_for_an_admin(admin_client
     wrong = []
     for model in admin.site._registry:
         info = model._meta.app_label, model._meta.model_name
-        listing = admin_client.get(reverse("admin:%s_%s_changelist" % info))
+        listing = admin_client.get(reverse("admin:{}_{}_changelist".format(*info)))
         if listing.status_code != 200:
             wrong.append(f"{model._meta.label} list: {listing.status_code}")
-        searched = admin_client.get(reverse("admin:%s_%s_changelist" % info), {"q": "ann 1"})
+        searched = admin_client.get(reverse("admin:{}_{}_changelist".format(*info)), {"q": "ann 1"})
         if searched.status_code != 200:
             wrong.append(f"{model._meta.label} search: {searched.status_code}")
         first = model._default_manager.order_by("pk").first()
         if first is not None:
-            page = admin_client.get(reverse("admin:%s_%s_change" % info, args=[first.pk]))
+            page = admin_client.get(reverse("admin:{}_{}_change".format(*info), args=[first.pk]))
             if page.status_code != 200:
                 wrong.append(f"{model._meta.label} page: {page.status_code}")
     assert wrong == []

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
-from annotation.permissions import ORGANIZERS_GROUP
+from annotation.permissions import ORGANIZERS_GROUP, organizes, roles
 from tests.annotation.factories import judge, small_campaign
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +63,16 @@ def test_the_header_links_each_role_to_its_pages(people):
     assert 'href="/judge/">Judging</a>' in judge_ and ">Campaigns</a>" not in judge_ and "API docs" not in judge_
     people["organizer"].judged_campaigns.add(*people["organizer"].organized_campaigns.all())
     assert 'href="/judge/">Judging</a>' in header(client_of(people["organizer"]))
+
+
+def test_roles_agree_with_the_role_checks_in_one_query(people, django_assert_num_queries):
+    owner_only = User.objects.create_user("owen", password="pw")
+    small_campaign("owned", owner=owner_only)
+    for user in (*people.values(), owner_only):
+        with django_assert_num_queries(1):
+            found = roles(user)
+        assert found.organizes == organizes(user), user.username
+        assert found.judges == user.judged_campaigns.exists(), user.username
 
 
 def test_a_missing_page_is_a_styled_404_with_ways_on(people):

@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import jsonschema
 

@@ -1,6 +1,6 @@
 """A fresh process stays light until it analyses: loading the URLs, the Celery task modules and the request path of
-starting an analysis import no SciPy, matplotlib or numba; the compiled TrueSkill kernels come from numba's cache
-in a new process."""
+starting an analysis import no SciPy, matplotlib or numba (and the URLs alone no Celery nor the API schema
+generator); the compiled TrueSkill kernels come from numba's cache in a new process."""
 from __future__ import annotations
 
 import json
@@ -11,6 +11,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("numba", "scipy", "matplotlib")
+DEFERRED = ("celery", "kombu")
+"""Imported by the task modules and the workers, not by loading the project and its URLs (``manage.py check``)."""
 
 LOAD_URLS_AND_TASKS = f"""
 import json, sys
@@ -25,12 +27,14 @@ def walk(patterns):
             walk(pattern.url_patterns)
 
 walk(get_resolver().url_patterns)
+deferred = sorted(m for m in sys.modules if m.split(".")[0] in {DEFERRED!r} or m == "drf_spectacular.generators")
 from gecappraise.celery import app
 app.loader.import_default_modules()
 from ranking.forms import AnalysisForm
 assert AnalysisForm({{"bootstrap": 1000, "confidence": 0.95, "seed": 1}}).is_valid()
 print(json.dumps({{
     "heavy": sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r}),
+    "deferred": deferred,
     "loaded": [m for m in ("ranking.views", "ranking.dispatch", "ranking.tasks", "ranking.runs") if m in sys.modules],
 }}))
 """
@@ -59,6 +63,7 @@ def test_urls_task_modules_and_starting_an_analysis_import_no_numeric_stack():
     seen = run_python(LOAD_URLS_AND_TASKS)
     assert seen["loaded"] == ["ranking.views", "ranking.dispatch", "ranking.tasks", "ranking.runs"]
     assert seen["heavy"] == []
+    assert seen["deferred"] == []  # nor Celery or the API schema generator before a task module is loaded
 
 
 def test_a_new_process_loads_the_compiled_trueskill_kernels_from_the_cache():

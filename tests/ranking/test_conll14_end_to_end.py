@@ -10,14 +10,24 @@ import json
 
 import numpy as np
 import pytest
-from scipy import stats
 from django.core.management import call_command
+from scipy import stats
 
 from ranking.core.significance import significance_mark
 
 from .core.test_conll14_reproduction import (
-    JUDGES, TABLE_1, TABLE_1_TOTAL, TABLE_2B, TABLE_3B, TABLE_3D, TABLE_5_M2, TABLE_5_OTHER, TABLE_6_MEANS, TABLE_7,
-    parse_table_7, published_rounding,
+    JUDGES,
+    TABLE_1,
+    TABLE_1_TOTAL,
+    TABLE_2B,
+    TABLE_3B,
+    TABLE_3D,
+    TABLE_5_M2,
+    TABLE_5_OTHER,
+    TABLE_6_MEANS,
+    TABLE_7,
+    parse_table_7,
+    published_rounding,
 )
 from .core.test_trueskill import TABLE_3C
 from .factories import conll14_campaign
@@ -52,7 +62,7 @@ def test_conll14_tables_through_the_product(analysis, conll14_dir):
 
     ew = analysis["expected_wins"]["systems"]
     assert [row["system"] for row in ew] == [system for system, *_ in TABLE_3B]
-    for row, (system, score, (lo, hi), cluster) in zip(ew, TABLE_3B):
+    for row, (_, score, (lo, hi), cluster) in zip(ew, TABLE_3B):
         assert round(row["full_data_score"], 3) == score
         assert row["score"] == pytest.approx(score, abs=0.002)
         assert row["cluster"] == cluster

@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranking.contract import (
-    NEVER_JUDGED, NO_DECISIVE_COMPARISON, analysis_json, bare_matrix, contract_order, dumps, fields,
+    NEVER_JUDGED,
+    NO_DECISIVE_COMPARISON,
+    analysis_json,
+    bare_matrix,
+    contract_order,
+    dumps,
+    fields,
 )
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings

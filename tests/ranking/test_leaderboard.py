@@ -14,8 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgment, Screen
+from annotation.random_streams import seeded_rng
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from ranking import leaderboard as live
+from ranking.core import separation
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
 from ranking.core.expected_wins import expected_wins
 from ranking.core.pairs import expanded_pairs, win_matrix
@@ -62,7 +64,7 @@ def analysis_ranking(campaign, seed: int):
     """The ranking the analysis computes from all pairs, with the leaderboard's random stream."""
     rankings = load_rankings(campaign)
     pairs = expanded_pairs(rankings)
-    rng = np.random.default_rng([seed, live.LIVE_STREAM])
+    rng = seeded_rng(seed, "live")
     samples = bootstrap_expected_wins(pairs, rankings.n_systems, live.LEADERBOARD_BOOTSTRAP, rng)
     full = expected_wins(win_matrix(pairs, rankings.n_systems))
     return bootstrap_ranking(samples, full, rankings.system_names, live.CONFIDENCE)
@@ -95,6 +97,10 @@ def test_the_leaderboard_is_the_analysis_expected_wins_ranking_and_follows_new_j
         rb = next(r for r in board["systems"] if r["system"] == b)["range"]
         assert ra[0] <= rb[1] and rb[0] <= ra[1]
     assert board["system_pairs"]["separated"] == 15 - len(unresolved)
+    more = board["system_pairs"]["more_judgments"]
+    assert [p["pair"] for p in more["pairs"]] == unresolved
+    known = [p["judgments"] for p in more["pairs"] if p["judgments"] is not None]
+    assert more["all"] == max(known) and more["without_estimate"] == len(unresolved) - len(known)
     rankings_before = board["snapshot"]["rankings"]
     assert rankings_before == load_rankings(campaign).n_rankings
 
@@ -136,7 +142,8 @@ def test_degenerate_data_give_nulls_with_reasons_never_nan():
     assert empty["reason"] == live.NO_PAIRS and empty["snapshot"]["rankings"] == 0
     assert [row["system"] for row in empty["systems"]] == list(SMALL)
     assert all(row["score"] is None and row["range"] is None and row["pairs"] == 0 for row in empty["systems"])
-    assert empty["system_pairs"] == {"total": 6, "separated": None, "unresolved": [], "reason": live.NO_PAIRS}
+    assert empty["system_pairs"] == {"total": 6, "separated": None, "unresolved": [], "reason": live.NO_PAIRS,
+                                     "more_judgments": None}
     history = get_history(client, campaign)
     assert history["points"] == [] and history["stopping"]["met"] is False and history["stopping"]["reason"]
 
@@ -152,6 +159,11 @@ def test_degenerate_data_give_nulls_with_reasons_never_nan():
     assert all(row["score"] == 0.0 and row["range"] == [1, 1] and row["cluster"] == 1 for row in rows.values())
     assert rows["MARMOTFIX"]["pairs"] == 0 and rows["INPUT"]["pairs"] == 2, "MARMOTFIX was never compared"
     assert tied["system_pairs"]["separated"] == 0 and len(tied["system_pairs"]["unresolved"]) == 6
+    more = tied["system_pairs"]["more_judgments"]
+    assert more["all"] is None and more["without_estimate"] == 6 and more["reason"]
+    reasons = {frozenset(p["pair"]): p["reason"] for p in more["pairs"]}
+    assert reasons[frozenset({"INPUT", "MARMOTFIX"})] == separation.NEVER_COMPARED
+    assert reasons[frozenset({"INPUT", "ZEPHYRSYS"})] == separation.LOOKS_TIED
 
 
 def test_history_has_a_checkpoint_per_100_rankings_and_a_stopping_hint():
@@ -177,7 +189,8 @@ def test_history_has_a_checkpoint_per_100_rankings_and_a_stopping_hint():
 
 def prefix_rankings(campaign, n: int) -> Rankings:
     """The first ``n`` rankings analysed, loaded up to the id of the n-th judgment."""
-    ids = list(Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id").values_list("id", flat=True))
+    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id")
+    ids = list(judgments.values_list("id", flat=True))
     rankings = load_rankings(campaign, up_to=ids[n - 1])
     assert rankings.n_rankings == n
     return rankings
@@ -286,7 +299,8 @@ def test_the_stopping_hint_is_met_once_the_clusters_held_for_k_rankings():
     write_judged_screens(campaign, [judged(campaign, 4, "ann", order) for i in range(60)])
     data = get_history(client, campaign, k=200)
     assert [p["separated_pairs"] for p in data["points"]] == [6, 6, 6]
-    assert (data["stopping"]["stable_since"], data["stopping"]["stable_for"], data["stopping"]["met"]) == (100, 200, True)
+    stopping = data["stopping"]
+    assert (stopping["stable_since"], stopping["stable_for"], stopping["met"]) == (100, 200, True)
     board = get_leaderboard(client, campaign)
     assert [(r["system"], r["range"], r["cluster"]) for r in board["systems"]] == [
         ("ZEPHYRSYS", [1, 1], 1), ("QUOKKAGEC", [2, 2], 2), ("MARMOTFIX", [3, 3], 3), ("INPUT", [4, 4], 4)]
@@ -295,6 +309,8 @@ def test_the_stopping_hint_is_met_once_the_clusters_held_for_k_rankings():
 
 def test_a_prws_campaign_with_one_rater_is_ranked_on_its_relative_judgments():
     campaign = small_campaign(mode="prws")
+    campaign.qc_control_threshold = 0.6
+    campaign.save(update_fields=["qc_control_threshold"])
     client = organizer_client(campaign)
     scores = {"ZEPHYRSYS": 90.0, "QUOKKAGEC": 70.0, "MARMOTFIX": 40.0, "INPUT": 10.0}
     screen = JudgedScreen(line=4, judge="solo", duration=timedelta(seconds=9), candidates=[
@@ -304,6 +320,7 @@ def test_a_prws_campaign_with_one_rater_is_ranked_on_its_relative_judgments():
     board = get_leaderboard(client, campaign)
     assert board["reason"] is None and board["snapshot"]["rankings"] == 2
     assert [row["system"] for row in board["systems"]] == list(scores)
+    assert board["raters"]["threshold"] == 0.6, "the campaign's rater QC threshold, not the default"
     assert board["raters"]["checks"] == [{"judge": "solo", "screens": 0, "passed": 0, "rate": None, "excluded": False,
                                           "reason": "no screen showed both Source and Source+error"}]
     ranked = small_campaign("ranked")

@@ -2,6 +2,7 @@
 render, scores match the metric functions, and a campaign without references has no such key."""
 from __future__ import annotations
 
+import csv
 import io
 import json
 
@@ -33,9 +34,24 @@ def test_metrics_computed_follow_the_contract(tmp_path):
     import_references(campaign, NamedFile("gold.m2", gold.encode()), [NamedFile("ref0", reference.encode())])
     analysis = analyze(tmp_path)
     assert_contract(analysis)
-    assert_reports_render(analysis)
+    reports = assert_reports_render(analysis)
     computed = analysis["metrics_computed"]
-    assert list(computed["scores"]) == ["chrf", "gleu", "m2"]  # names sorted, as the contract orders them
+    assert 'id="metrics-computed"' in reports["html"] and "M2 F0.5" in reports["html"]
+    m2_sys5 = computed["scores"]["m2"]["sys5"]
+    assert f"{m2_sys5['score']:.4f} (P {m2_sys5['precision']:.4f}, R {m2_sys5['recall']:.4f})" in reports["html"]
+    assert computed["synthetic"] == {"reason": "synthetic systems need sentence-level human scores (a PRWS campaign)"}
+    assert "Synthetic systems: synthetic systems need sentence-level human scores" in reports["html"]
+    rows = list(csv.DictReader(io.StringIO(reports["csv"])))
+    (recall,) = [r for r in rows if r["section"] == "computed_score" and r["metric"] == "m2"
+                 and r["system"] == "sys5" and r["key"] == "recall"]
+    assert float(recall["value"]) == m2_sys5["recall"]
+    (ew_m2,) = [r for r in rows if r["section"] == "computed_correlation" and r["metric"] == "m2"
+                and r["method"] == "expected_wins"]
+    assert float(ew_m2["spearman"]) == computed["expected_wins"]["metrics"]["m2"]["spearman"]
+    assert {r["metric"] for r in rows if r["section"] == "computed_sentence_tau"} == {"m2", "gleu", "chrf"}
+    assert [name for name in computed["scores"] if name != "errant"] == ["chrf", "gleu", "m2"]  # sorted names
+    assert "errant" in computed["scores"] or "not installed" in computed["skipped"]["errant"] \
+        or "spaCy English model" in computed["skipped"]["errant"]
     m2 = computed["scores"]["m2"]
     edited = [line for line in campaign.systems.get(name="sys5").outputs.order_by("segment__line")
               .values_list("candidate__text", flat=True)]
@@ -47,3 +63,35 @@ def test_metrics_computed_follow_the_contract(tmp_path):
     tau = computed["sentence_tau"]["m2"]
     assert tau["concordant"] + tau["discordant"] > 0 and -1 <= tau["tau"] <= 1
     json.dumps(computed, allow_nan=False)
+
+
+def test_metric_progress_reaches_the_run_row_per_metric_and_system():
+    from ranking.core.parameters import AnalysisParameters
+    from ranking.models import AnalysisRun
+    from ranking.run_status import run_status
+    from ranking.runs import METRICS_SHARE, create_run, execute_in_process, progress_recorder
+
+    campaign = synthetic_campaign("metrics", np.random.default_rng(6), n_sentences=12, n_systems=4, n_rankings=40)
+    sources = list(campaign.segments.order_by("line").values_list("source", flat=True))
+    import_references(campaign, None, [NamedFile("ref0", "".join(s + "\n" for s in sources).encode())])
+    run = create_run(campaign, AnalysisParameters(bootstrap=20, seed=3))
+    record = progress_recorder(run.pk)
+    seen = []
+
+    def watch(fraction, stage):
+        record(fraction, stage)
+        status = run_status(AnalysisRun.objects.get(pk=run.pk))
+        seen.append((status["progress"], status["stage"]))
+
+    execute_in_process(run, progress=watch)
+    percents = [percent for percent, _ in seen]
+    assert percents == sorted(percents) and percents[-1] == 100.0
+    systems = sorted(campaign.systems.exclude(kind="control").values_list("name", flat=True))
+    metric_stages = [stage for _, stage in seen if stage.startswith("metric ")]
+    total = 4 * len(systems)  # m2, gleu, chrf, errant
+    assert "metric m2: skipped" in metric_stages  # no M2 file
+    assert [s for s in metric_stages if s.startswith("metric gleu:")] == [
+        f"metric gleu: {system} ({len(systems) + k + 1} of {total})" for k, system in enumerate(systems)
+    ]
+    assert all(percent >= 100 * (1 - METRICS_SHARE) for percent, stage in seen if stage.startswith("metric "))
+    assert all(percent < 100 * (1 - METRICS_SHARE) for percent, stage in seen if not stage.startswith("metric "))

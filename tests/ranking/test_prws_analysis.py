@@ -137,7 +137,7 @@ def simulated_csv(rng: np.random.Generator) -> tuple[str, list[tuple[str, int, s
                 meaning_changed = system == "bad" and line < 6
                 rows.append((rater, line, system, round(float(np.clip(score, 0, 100)), 1), meaning_changed))
     text = "rater,segment,system,score,meaning_changed\n" + "".join(
-        f"{r},{l},{s},{v},{int(m)}\n" for r, l, s, v, m in rows
+        f"{r},{line},{s},{v},{int(m)}\n" for r, line, s, v, m in rows
     )
     return text, rows
 

@@ -212,7 +212,7 @@ def test_conll14_reports_show_g15s_tables(conll14_dir, tmp_path):
     assert [row.split(" & ")[3].removesuffix(" \\\\") for row in rows] == [system for system, *_ in TABLE_3B]
     clusters = table_3b.split("\\midrule")[1:]
     assert len(clusters) == 4  # G15: four clusters
-    assert [len([l for l in c.splitlines() if " & " in l]) for c in clusters] == [1, 4, 7, 1]
+    assert [len([row for row in c.splitlines() if " & " in row]) for c in clusters] == [1, 4, 7, 1]
     assert "2 & 0.566 & 2--3 & RAC \\\\" in table_3b and "4 & 0.300 & 13 & IPN \\\\" in table_3b
 
     table_3d = latex.split("% Table 3d:")[1]

@@ -16,10 +16,10 @@ SOURCE = b"He go to school .\nShe like apples .\nThey is here .\n"
 GOOD = b"He goes to school .\nShe likes apples .\nThey are here .\n"
 HALF = b"He goes to school .\nShe like apples .\nThey is here .\n"
 GOLD = (
-    "S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n\n"
-    "S She like apples .\nA 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||0\n\n"
-    "S They is here .\nA 1 2|||SVA|||are|||REQUIRED|||-NONE-|||0\n"
-).encode()
+    b"S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n\n"
+    b"S She like apples .\nA 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||0\n\n"
+    b"S They is here .\nA 1 2|||SVA|||are|||REQUIRED|||-NONE-|||0\n"
+)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Campaign
 from annotation.permissions import ORGANIZERS_GROUP
+from annotation.random_streams import campaign_rng
 from annotation.services import queue
 from annotation.services.importing import import_outputs
 from annotation.services.screens import create_screens
@@ -142,7 +143,7 @@ class Command(BaseCommand):
             if campaign is None:
                 campaign = _create_campaign(name, mode, guidelines, users["organizer"])
                 campaign.judges.add(users["judge"], *demo_judges)
-                rng = np.random.default_rng([campaign.seed, len(name)])
+                rng = campaign_rng(campaign, "demo", len(name))
                 start = timezone.now() - timedelta(days=1)
                 for judge in demo_judges:
                     _judge_screens(campaign, judge, DEMO_JUDGED, rng, start)

@@ -1,9 +1,9 @@
 """manage.py import_references: add M2 gold edits and/or corrected reference texts to a campaign."""
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_outputs import read_named
 from annotation.management.commands.import_appraise_xml import get_campaign
-from annotation.services.references import import_references
+from annotation.management.commands.import_outputs import read_named
+from annotation.services.references import import_references, reference_summary
 from annotation.services.textfiles import InputFileError
 
 
@@ -31,10 +31,4 @@ class Command(BaseCommand):
         except InputFileError as exc:
             raise CommandError(str(exc)) from None
         for reference_set in created:
-            detail = (
-                f"{reference_set.gold_edits.exclude(start=-1).count()} gold edits of annotators "
-                f"{', '.join(map(str, reference_set.annotators))}"
-                if reference_set.kind == reference_set.Kind.M2
-                else f"{reference_set.texts.count()} corrected sentences"
-            )
-            self.stdout.write(f"Added {reference_set.name!r} to {campaign.name!r}: {detail}.")
+            self.stdout.write(f"Added {reference_set.name!r} to {campaign.name!r}: {reference_summary(reference_set)}.")

@@ -33,6 +33,11 @@ class Command(BaseCommand):
             help="long files: give the ratings of the file's rater NAME to the account ACCOUNT (created when new; an "
             "existing account is used as it is); repeat for more raters",
         )
+        parser.add_argument(
+            "--skip-unknown", action="store_true",
+            help="skip a column (--wide) or row naming no system of the campaign, such as GMEG's ref column, instead "
+            "of refusing the file; says how many cells were skipped",
+        )
         parser.add_argument("file", metavar="FILE.csv")
 
     def handle(self, *args, **options):
@@ -51,7 +56,8 @@ class Command(BaseCommand):
             raise CommandError(f"{options['file']}: cannot read ({exc.strerror})") from None
         try:
             summary = import_scores(
-                campaign, data, wide=options["wide"], name=path.name, rater=options["rater"], users=users
+                campaign, data, wide=options["wide"], name=path.name, rater=options["rater"], users=users,
+                skip_unknown=options["skip_unknown"],
             )
         except ScoreImportError as exc:
             raise CommandError(str(exc)) from None
@@ -59,3 +65,8 @@ class Command(BaseCommand):
             f"Imported {summary.ratings} ratings on {summary.screens} screens by {summary.raters} "
             f"rater{'s' if summary.raters != 1 else ''} into {campaign.name!r}."
         )
+        if options["skip_unknown"]:
+            self.stdout.write(
+                f"Skipped {summary.skipped} cell{'s' if summary.skipped != 1 else ''} naming no system of the "
+                f"campaign ({', '.join(map(repr, summary.unknown)) or 'none'})."
+            )

@@ -1,18 +1,27 @@
-"""manage.py requeue_analyses: hand on the analyses that are queued and not yet sent (e.g. after a Redis outage)."""
+"""manage.py requeue_analyses: put back the analyses whose worker stopped reporting, and hand on the analyses that
+are queued and not yet sent (e.g. after a Redis outage or a killed process)."""
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from ranking.dispatch import requeue
+from ranking.runs import put_back_stalled
 
 
 class Command(BaseCommand):
     help = (
-        "Send the queued analyses that no one has sent to the Celery workers yet (Celery beat does this every "
-        "ANALYSIS_DISPATCH_SECONDS; run this without beat or after a broker outage). Without Celery "
-        "(ANALYSIS_EXECUTION thread or inline) the queued analyses are computed here, one after another."
+        "Put back in the queue the analyses whose worker or process stopped reporting for ANALYSIS_CLAIM_SECONDS "
+        "(killed, crashed), then send the queued analyses that no one has sent to the Celery workers yet (Celery "
+        "beat does both every ANALYSIS_DISPATCH_SECONDS; run this without beat or after a broker outage). Without "
+        "Celery (ANALYSIS_EXECUTION process or inline) the queued analyses are computed here, one after another."
     )
 
     def handle(self, *args, **options):
+        stalled = put_back_stalled()
+        if stalled:
+            self.stdout.write(
+                f"Put back {stalled} analyses whose worker stopped reporting for "
+                f"{settings.ANALYSIS_CLAIM_SECONDS} s in the queue."
+            )
         if settings.ANALYSIS_EXECUTION == "celery":
             self.stdout.write(f"Sent {requeue()} waiting analyses to the workers.")
         else:

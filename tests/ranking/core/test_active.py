@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import norm
 
+from ranking.core import active
 from ranking.core.active import (
     CandidateBeliefs,
     RunningTrueSkill,
@@ -114,19 +116,41 @@ def test_overlapping_ranges():
     st.lists(st.floats(0.01, 0.5), min_size=8, max_size=8),
 )
 @settings(max_examples=60, deadline=None)
-def test_pair_weights_are_symmetric_and_favour_close_uncertain_pairs(mu, sigma):
+def test_pair_weights_are_symmetric_non_negative_information_gains(mu, sigma):
     belief = RunningTrueSkill.start(len(mu))
     belief.mu[:] = mu
     belief.sigma[:] = sigma[: len(mu)]
     weights = pair_weights(belief)
     assert np.all(weights >= 0) and np.all(np.diag(weights) == 0)
     np.testing.assert_allclose(weights, weights.T)
-    # the same sigma, a closer partner: at least as much to learn
+    assert np.all(weights <= 1.0), "at most the one bit the order holds"
+
+
+def test_pair_weight_is_the_expected_gain_in_bits_about_the_order():
+    """Monte Carlo preposterior: draw the difference's posterior mean after one comparison, average the entropy
+    of the order then, and compare with the quadrature."""
+    belief = RunningTrueSkill.start(2)
+    belief.mu[:] = [0.1, -0.05]
+    belief.sigma[:] = [0.3, 0.2]
+    joint = 0.3**2 + 0.2**2
+    noise = active.OBSERVATION_SCALE * 2 * belief.beta**2
+    after = joint * noise / (joint + noise)
+    rng = np.random.default_rng(0)
+    later = rng.normal(0.15, np.sqrt(joint - after), 400_000)
+    entropy = lambda p: -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    gain = entropy(norm.cdf(0.15 / np.sqrt(joint))) - entropy(norm.cdf(later / np.sqrt(after))).mean()
+    assert pair_weights(belief)[0, 1] == pytest.approx(gain, abs=2e-4)
+
+
+def test_pairs_whose_order_is_settled_weigh_nothing_and_uncertain_ones_most():
+    belief = RunningTrueSkill.start(4)
     belief.sigma[:] = 0.3
+    belief.mu[:] = [0.0, 0.0, 0.5, 5.0]
     weights = pair_weights(belief)
-    gap = np.abs(belief.mu[:, None] - belief.mu[None, :])
-    closer = gap[0, 1] <= gap[0, 2]
-    assert (weights[0, 1] >= weights[0, 2]) == closer or np.isclose(gap[0, 1], gap[0, 2])
+    assert weights[0, 3] < 1e-6, "an order already certain has nothing to gain"
+    assert weights[0, 1] > weights[0, 2] > weights[0, 3], "the clearer the order, the less to learn"
+    belief.sigma[:] = [0.6, 0.6, 0.3, 0.3]
+    assert pair_weights(belief)[0, 1] > weights[0, 1], "more uncertainty, more to learn"
 
 
 def test_resolved_pairs_weigh_less():

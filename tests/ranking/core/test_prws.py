@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from ranking.core.pairs import expanded_pairs, unexpanded_pairs
 from ranking.core.prws import (
     ScoredCandidate as S,
+)
+from ranking.core.prws import (
     Scores,
     prws_report,
     qualified,

@@ -6,7 +6,10 @@ import pytest
 from sacrebleu.metrics import CHRF
 
 from ranking.core.synthetic_systems import (
-    SHARES, plan_synthetic_systems, synthetic_human_scores, synthetic_metric_scores,
+    SHARES,
+    plan_synthetic_systems,
+    synthetic_human_scores,
+    synthetic_metric_scores,
 )
 
 
@@ -37,3 +40,25 @@ def test_metric_scores_equal_the_metric_on_the_mixed_output():
     for k in range(10):
         mixed = [hypotheses[plan.first[k] if plan.from_first[k, i] else plan.second[k]][i] for i in range(3)]
         assert got[k] == pytest.approx(chrf.corpus_score(mixed, references).score)
+
+
+def test_gleu_from_drawn_statistics_equals_corpus_gleu_of_the_mixed_output():
+    from ranking.core.gleu import corpus_gleu, draw_statistics, gleu_of_draws, reference_draws, sentence_statistics
+
+    rng = np.random.default_rng(4)
+    words = ["a", "b", "c", "d", "e"]
+    sources = [list(rng.choice(words, 6)) for _ in range(8)]
+    references = [[list(rng.choice(words, 6)) for _ in range(8)] for _ in range(3)]
+    hypotheses = [[list(rng.choice(words, 5 + k)) for _ in range(8)] for k in range(3)]
+    draws = reference_draws(8, 3)
+
+    def statistics(s):
+        stats = np.array([[sentence_statistics(sources[i], r[i], hypotheses[s][i]) for r in references]
+                          for i in range(8)], dtype=np.float64)
+        return draw_statistics(stats, draws)
+
+    plan = plan_synthetic_systems(3, 8, 12, np.random.default_rng(5))
+    got = synthetic_metric_scores(statistics, plan, lambda row: gleu_of_draws(row.reshape(len(draws), -1)))
+    for k in range(12):
+        mixed = [hypotheses[plan.first[k] if plan.from_first[k, i] else plan.second[k]][i] for i in range(8)]
+        assert got[k] == pytest.approx(corpus_gleu(sources, references, mixed, draws).score, abs=1e-12)

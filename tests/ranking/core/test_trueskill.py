@@ -18,8 +18,12 @@ from ranking.core.bootstrap import bootstrap_ranking
 from ranking.core.pairs import ExpandedPairs, expanded_pairs, outcome_counts
 from ranking.core.rankings import Rankings
 from ranking.core.trueskill import (
+    LANES,
     MAX_PROPOSALS,
+    MU,
+    SIGMA,
     _opponent,
+    _run_chains,
     _uniform,
     beta_for,
     bootstrap_trueskill,
@@ -148,8 +152,8 @@ def test_opponents_of_a_rating_far_from_all_others_are_drawn_exactly():
     mu = np.array([0.0, 40.0, 41.0, 42.0, 45.0])
     total = np.ones((5, 5))
     total[0, 4] = total[4, 0] = 0.0  # no judgment of the pair (0, 4): never its opponent
-    state = np.array([1, 2, 3, 4], dtype=np.uint64)
-    draws = np.array([_opponent(0, mu, total, state) for _ in range(20000)])
+    state = np.array([[1, 2, 3, 4]], dtype=np.uint64)
+    draws = np.array([_opponent(0, mu[None], total[None], state, 0) for _ in range(20000)])
     weights = np.exp(-np.abs(mu[1:4]))
     expected = weights / weights.sum()
     counts = np.bincount(draws, minlength=5)
@@ -161,8 +165,8 @@ def test_opponents_of_a_rating_far_from_all_others_are_drawn_exactly():
 def test_opponents_by_rejection_keep_the_reference_distribution():
     mu = np.array([0.0, 0.3, -0.5, 1.0])
     total = np.ones((4, 4))
-    state = np.array([5, 6, 7, 8], dtype=np.uint64)
-    draws = np.array([_opponent(0, mu, total, state) for _ in range(20000)])
+    state = np.array([[5, 6, 7, 8]], dtype=np.uint64)
+    draws = np.array([_opponent(0, mu[None], total[None], state, 0) for _ in range(20000)])
     weights = np.exp(-np.abs(mu[1:]))
     assert np.bincount(draws, minlength=4)[1:] / draws.size == pytest.approx(weights / weights.sum(), abs=0.015)
 
@@ -199,9 +203,9 @@ def test_uniforms_are_the_top_53_bits_of_xoshiro256starstar():
     seed = [1, 2, 3, 4] + np.random.default_rng(0).integers(0, 2**64, size=4, dtype=np.uint64).tolist()
     for words in (seed[:4], seed[4:]):
         reference = xoshiro256starstar(list(words))
-        state = np.array(words, dtype=np.uint64)
+        state = np.array([words], dtype=np.uint64)
         for _ in range(1000):
-            assert _uniform(state) == (next(reference) >> 11) * 2.0**-53
+            assert _uniform(state, 0) == (next(reference) >> 11) * 2.0**-53
     assert next(xoshiro256starstar([1, 2, 3, 4])) == 11520  # rotl(2 * 5, 7) * 9
 
 
@@ -363,6 +367,23 @@ def test_run_k_depends_only_on_its_cells_and_its_seed():
     same_first = run_trueskill_chains(np.stack([cells, cells]), np.random.default_rng(2))
     np.testing.assert_array_equal(both[0], same_first[0])
     assert not np.array_equal(both[1], same_first[1])
+
+
+def test_a_chain_scores_the_same_alone_and_in_lock_step_beside_chains_of_other_lengths():
+    """Chains run ``LANES`` at a time in lock step; chain k must not notice its neighbours, which stop earlier or
+    later (each has its own number of pairs), nor which lane it had."""
+    cells = np.stack([pair_cells(*synthetic_pairs(seed=k, per_pair=5 * (k + 1)), 4) for k in range(2 * LANES + 1)])
+    n_iterations = cells.sum(axis=(1, 2, 3)) + 1
+    beta = beta_for(n_iterations)
+    margin = draw_margin(beta)
+    states = np.random.default_rng(4).integers(1, 2**64, size=(len(cells), 4), dtype=np.uint64)
+    together = _run_chains(cells, states.copy(), n_iterations, beta, margin, MU, SIGMA)
+    for k in range(len(cells)):
+        alone = _run_chains(cells[k:k + 1], states[k:k + 1].copy(), n_iterations[k:k + 1], beta[k:k + 1],
+                            margin[k:k + 1], MU, SIGMA)
+        np.testing.assert_array_equal(alone[0], together[k])
+    shifted = _run_chains(cells[1:], states[1:].copy(), n_iterations[1:], beta[1:], margin[1:], MU, SIGMA)
+    np.testing.assert_array_equal(shifted, together[1:])
 
 
 def test_the_best_system_scores_highest():

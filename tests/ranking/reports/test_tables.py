@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from ranking.contract import head_to_head_order
 from ranking.core.correlation import BETA_GRID
 from ranking.reports.formatting import beta, fixed, percent, rank_range, short
 from ranking.reports.provenance import provenance
-from ranking.contract import head_to_head_order
 from ranking.reports.tables import agreement_degree, clusters, judges, metric_rows
 
 

@@ -1,0 +1,152 @@
+"""The public study link of a crowd campaign: who is opening it, and their campaign-local judge (issue 10).
+
+A link is opened with the platform's parameters: Prolific ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``; Mechanical
+Turk ``workerId``, ``assignmentId``, ``hitId``; or a generic ``worker``. The worker id names one ``CrowdWorker`` of
+the campaign (unique per campaign and platform), whose judge account has no password and no e-mail and judges this
+campaign only, so the same id always resumes the same judge. MTurk shows a HIT's preview with
+``assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE``: a preview stores nothing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.http import QueryDict
+
+from ..models import Campaign, CrowdWorker
+from .crowd_completion import submitted_screens
+
+#: MTurk's ``assignmentId`` while a worker previews a HIT they have not accepted.
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+MAX_ID_LENGTH = 64
+_ID = re.compile(r"[A-Za-z0-9_.:-]+")
+
+#: Per platform: the parameters of the worker id, the study and the session, in that order.
+PARAMETERS = {
+    CrowdWorker.Platform.PROLIFIC: ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
+    CrowdWorker.Platform.MTURK: ("workerId", "hitId", "assignmentId"),
+    CrowdWorker.Platform.GENERIC: ("worker", "study", "session"),
+}
+
+
+class CrowdLinkError(ValueError):
+    """The study link was opened with parameters it cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Visit:
+    """Who opened the study link: ``platform``, ``worker_id`` (empty in an MTurk preview), study and session."""
+
+    platform: str
+    worker_id: str
+    study_id: str
+    session_id: str
+    preview: bool = False
+
+
+def _checked(name: str, value: str, required: bool) -> str:
+    """``value`` of parameter ``name``: at most MAX_ID_LENGTH letters, digits, ``_ . : -``."""
+    value = value.strip()
+    if not value:
+        if required:
+            raise CrowdLinkError(f"The study link's parameter {name} is empty.")
+        return ""
+    if len(value) > MAX_ID_LENGTH:
+        raise CrowdLinkError(f"The study link's parameter {name} is longer than {MAX_ID_LENGTH} characters.")
+    if not _ID.fullmatch(value):
+        raise CrowdLinkError(
+            f"The study link's parameter {name} may hold only letters, digits and the characters _ . : -"
+        )
+    return value
+
+
+def parse_visit(query: QueryDict) -> Visit:
+    """The visit the query string describes, or CrowdLinkError (no worker id, two platforms, a bad value)."""
+    mturk_worker, mturk_hit, mturk_assignment = PARAMETERS[CrowdWorker.Platform.MTURK]
+    if query.get(mturk_assignment, "") == MTURK_PREVIEW:
+        hit = _checked(mturk_hit, query.get(mturk_hit, ""), False)
+        return Visit(CrowdWorker.Platform.MTURK, "", hit, "", preview=True)
+    given = [platform for platform, names in PARAMETERS.items() if names[0] in query]
+    if not given:
+        raise CrowdLinkError(
+            "This study link needs your worker id from the platform: PROLIFIC_PID (Prolific), workerId (Mechanical "
+            "Turk) or worker. Open the study from the platform's page."
+        )
+    if len(given) > 1:
+        names = " and ".join(PARAMETERS[platform][0] for platform in given)
+        raise CrowdLinkError(f"The study link was given two worker ids ({names}); give only one.")
+    platform = given[0]
+    worker, study, session = PARAMETERS[platform]
+    return Visit(
+        platform,
+        _checked(worker, query.get(worker, ""), True),
+        _checked(study, query.get(study, ""), False),
+        _checked(session, query.get(session, ""), False),
+    )
+
+
+def crowd_campaign(key: str) -> Campaign | None:
+    """The crowd campaign whose study link has secret ``key`` (None for a wrong key or a campaign not in crowd
+    mode)."""
+    return Campaign.objects.filter(crowd=True, crowd_key=key).first()
+
+
+def _username(campaign: Campaign, visit: Visit) -> str:
+    return f"crowd-{campaign.pk}-{visit.platform}-{visit.worker_id}"
+
+
+def enter(campaign: Campaign, visit: Visit) -> CrowdWorker:
+    """The campaign's CrowdWorker of ``visit`` (made, with its judge, on the first visit; concurrent first visits
+    make one). A visit with a session id other than the worker's current one starts a new session: its screens
+    are counted from the worker's submitted screens so far, and its completion is not given yet."""
+    if visit.preview:
+        raise ValueError("A preview makes no worker.")
+    found = _find(campaign, visit)
+    if found is None:
+        found = _create(campaign, visit)
+    if visit.session_id and visit.session_id != found.session_id:
+        _start_session(found, visit)
+    return found
+
+
+def _find(campaign: Campaign, visit: Visit) -> CrowdWorker | None:
+    return (
+        CrowdWorker.objects.select_related("judge")
+        .filter(campaign=campaign, platform=visit.platform, worker_id=visit.worker_id)
+        .first()
+    )
+
+
+def _create(campaign: Campaign, visit: Visit) -> CrowdWorker:
+    """Make the worker's judge and CrowdWorker; if a concurrent visit made them first, theirs."""
+    try:
+        with transaction.atomic():
+            judge = get_user_model()(username=_username(campaign, visit))
+            judge.set_unusable_password()
+            judge.save()
+            campaign.judges.add(judge)
+            return CrowdWorker.objects.create(
+                campaign=campaign, platform=visit.platform, worker_id=visit.worker_id, judge=judge,
+                study_id=visit.study_id, session_id=visit.session_id,
+            )
+    except IntegrityError:
+        found = _find(campaign, visit)
+        if found is None:
+            raise
+        return found
+
+
+def _start_session(worker: CrowdWorker, visit: Visit) -> None:
+    with transaction.atomic():
+        locked = CrowdWorker.objects.select_for_update().get(pk=worker.pk)
+        if locked.session_id == visit.session_id:
+            return
+        locked.session_id = visit.session_id
+        locked.study_id = visit.study_id or locked.study_id
+        locked.session_base = submitted_screens(locked)
+        locked.completed_at = None
+        locked.outcome = locked.code = ""
+        locked.save(update_fields=["session_id", "study_id", "session_base", "completed_at", "outcome", "code"])
+    worker.refresh_from_db()

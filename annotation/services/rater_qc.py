@@ -1,0 +1,327 @@
+"""Rater quality control: one mechanism for ranking and PRWS campaigns (METHODS 11; N19 section 4.2; Appraise).
+
+Each rater's current attempt (their judgments of the campaign after ``RaterStatus.attempt_after``) is checked
+three ways, against the campaign's thresholds:
+
+(a) Controls (N19 section 4.2): on the screens showing both *Source* (an output of a system of kind ``input``) and
+    *Source+error* (an output of a ``control`` system, the corrupter's), the share where Source+error got a worse
+    rank (a higher number) or a lower score than Source. Fails below ``qc_control_threshold`` (default 70%).
+(b) Appraise's test: the rater's values are z-scored, ``z = (x - mean) / sd`` over all their values (scores; in
+    ranking mode ``-rank``, so that higher is better in both modes), and a one-sided Mann-Whitney U test asks
+    whether their values of the other candidates are greater than those of the Source+error candidates
+    (``scipy.stats.mannwhitneyu(others, controls, alternative="greater")``). Passes at ``p <= qc_p_value``
+    (default 0.01); when every value is equal the test is undefined (``null``) and fails: nothing told them apart.
+(c) Time: the total and the median time per screen (the client's active time where recorded, else the time from
+    serving to submit) against ``qc_min_total_seconds`` and ``qc_min_median_seconds`` (0 = no limit).
+
+A check without data (no control screen, no time recorded) neither passes nor fails the rater. The verdict
+fails when any check fails. The organizer may override it (``RaterStatus.decision``: include or exclude by hand)
+or offer a failing rater a fresh attempt: the attempt counter goes up and the judgments made so far are kept but
+left out of every analysis (``analysis_exclusions``).
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Exists, Max, OuterRef
+from django.utils import timezone
+
+from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
+
+#: The reason given when every value of a rater is equal and (b) is undefined.
+CONSTANT_VALUES = "all of the rater's values are equal"
+
+
+@dataclass(frozen=True)
+class QcRule:
+    """The campaign's thresholds: (a) ``control_threshold``, (b) ``p_value``, (c) ``min_total_seconds`` and
+    ``min_median_seconds`` (0 = no limit)."""
+
+    control_threshold: float
+    p_value: float
+    min_total_seconds: float
+    min_median_seconds: float
+
+    @classmethod
+    def of(cls, campaign: Campaign) -> QcRule:
+        return cls(campaign.qc_control_threshold, campaign.qc_p_value, campaign.qc_min_total_seconds,
+                   campaign.qc_min_median_seconds)
+
+    def as_json(self) -> dict:
+        return {
+            "control_threshold": self.control_threshold, "p_value": self.p_value,
+            "min_total_seconds": self.min_total_seconds, "min_median_seconds": self.min_median_seconds,
+            "test": "one-sided Mann-Whitney U of z-scored values, others greater than Source+error",
+        }
+
+
+@dataclass(frozen=True)
+class RaterVerdict:
+    """One rater's numbers in the current attempt, the checks that failed (``failures``, in words), and the
+    organizer's ``decision``; ``excluded`` is what the analyses do with the rater."""
+
+    judge: str
+    judge_id: int
+    attempt: int
+    screens: int
+    control_screens: int
+    control_passed: int
+    control_rate: float | None
+    controls: int
+    p_value: float | None
+    p_value_reason: str | None
+    total_seconds: float | None
+    median_seconds: float | None
+    failures: tuple[str, ...]
+    decision: str = RaterStatus.Decision.AUTO
+
+    @property
+    def passed(self) -> bool:
+        """Whether every check with data passed."""
+        return not self.failures
+
+    @property
+    def excluded(self) -> bool:
+        """Excluded by hand, or failing and not included by hand."""
+        if self.decision == RaterStatus.Decision.EXCLUDE:
+            return True
+        return self.decision == RaterStatus.Decision.AUTO and not self.passed
+
+    @property
+    def why(self) -> str:
+        """The verdict in words: the failed checks, and the organizer's override."""
+        checks = "; ".join(self.failures) if self.failures else "every check with data passed"
+        if self.decision == RaterStatus.Decision.INCLUDE:
+            return f"included by hand ({checks})"
+        if self.decision == RaterStatus.Decision.EXCLUDE:
+            return f"excluded by hand ({checks})"
+        return checks
+
+    def as_json(self) -> dict:
+        """The rater's numbers for an analysis JSON (``rater_qc.excluded`` and ``rater_qc.raters``)."""
+        return {
+            "rater": self.judge, "attempt": self.attempt, "screens": self.screens,
+            "control_screens": self.control_screens, "control_passed": self.control_passed,
+            "control_rate": self.control_rate, "controls": self.controls, "p_value": self.p_value,
+            "total_seconds": self.total_seconds, "median_seconds": self.median_seconds,
+            "passed": self.passed, "decision": str(self.decision), "excluded": self.excluded, "why": self.why,
+            **({"reason": "; ".join(self.undefined())} if self.undefined() else {}),
+        }
+
+    def undefined(self) -> list[str]:
+        """Why each undefined number is undefined (``field: reason``)."""
+        reasons = []
+        if self.control_rate is None:
+            reasons.append("control_rate: no screen showed both Source and Source+error")
+        if self.p_value is None:
+            reasons.append(f"p_value: {self.p_value_reason}")
+        if self.total_seconds is None:
+            reasons += ["total_seconds: no time recorded", "median_seconds: no time recorded"]
+        return reasons
+
+
+@dataclass
+class _Work:
+    """What one rater did in the current attempt (collected from the rows)."""
+
+    screens: int = 0
+    seconds: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    is_control: list[bool] = field(default_factory=list)
+    checks: dict[int, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+
+
+def verdict_for(campaign: Campaign, user) -> RaterVerdict:
+    """The QC verdict of ``user`` in ``campaign`` (a user without judgments passes with zero screens)."""
+    verdicts = _verdicts(campaign, [user.pk])
+    if verdicts:
+        return verdicts[0]
+    status = RaterStatus.objects.filter(campaign=campaign, judge=user).first()
+    return _verdict(user.username, user.pk, status, _Work(), QcRule.of(campaign))
+
+
+def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
+    """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username."""
+    return _verdicts(campaign, None)
+
+
+def _verdicts(campaign: Campaign, judge_ids: list[int] | None) -> list[RaterVerdict]:
+    statuses = RaterStatus.objects.filter(campaign=campaign)
+    judgments = Judgment.objects.filter(assignment__campaign=campaign)
+    if judge_ids is not None:
+        statuses = statuses.filter(judge_id__in=judge_ids)
+        judgments = judgments.filter(assignment__judge_id__in=judge_ids)
+    by_judge = {status.judge_id: status for status in statuses}
+    after = {judge: status.attempt_after for judge, status in by_judge.items() if status.attempt_after is not None}
+    work: dict[int, _Work] = defaultdict(_Work)
+    names: dict[int, str] = {}
+    current: set[int] = set()
+    for pk, judge, username, duration, active in judgments.values_list(
+        "id", "assignment__judge_id", "assignment__judge__username", "duration", "active_time"
+    ):
+        names[judge] = username
+        if pk <= after.get(judge, 0):
+            continue
+        current.add(pk)
+        work[judge].screens += 1
+        seconds = _seconds(active) if active is not None else _seconds(duration)
+        if seconds is not None:
+            work[judge].seconds.append(seconds)
+    _collect_values(campaign, judge_ids, current, work)
+    for judge in set(by_judge) - set(names):
+        names[judge] = by_judge[judge].judge.username
+    rule = QcRule.of(campaign)
+    verdicts = [_verdict(names[judge], judge, by_judge.get(judge), work[judge], rule) for judge in names]
+    return sorted(verdicts, key=lambda verdict: verdict.judge)
+
+
+def _collect_values(campaign: Campaign, judge_ids: list[int] | None, current: set[int], work: dict[int, _Work]) -> None:
+    """Add each judged candidate's value (score, or -rank) and its Source / Source+error role to ``work``."""
+    items = CandidateJudgment.objects.filter(judgment__assignment__campaign=campaign).annotate(
+        control=_produced_by(System.Kind.CONTROL), source=_produced_by(System.Kind.INPUT)
+    )
+    if judge_ids is not None:
+        items = items.filter(judgment__assignment__judge_id__in=judge_ids)
+    for judgment, judge, rank, score, control, source in items.order_by("judgment_id", "position").values_list(
+        "judgment_id", "judgment__assignment__judge_id", "rank", "score", "control", "source"
+    ):
+        if judgment not in current:
+            continue
+        value = float(score) if score is not None else -float(rank)
+        rater = work[judge]
+        rater.values.append(value)
+        rater.is_control.append(bool(control and not source))
+        if control != source:
+            rater.checks[judgment]["control" if control else "source"] = value
+
+
+def _produced_by(kind: str) -> Exists:
+    """Whether the judged candidate is an output of a system of ``kind``."""
+    return Exists(Output.objects.filter(candidate=OuterRef("candidate"), system__kind=kind))
+
+
+def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Work, rule: QcRule) -> RaterVerdict:
+    failures: list[str] = []
+    checked = [pair for pair in work.checks.values() if len(pair) == 2]
+    passed = sum(pair["control"] < pair["source"] for pair in checked)
+    rate = passed / len(checked) if checked else None
+    if rate is not None and rate < rule.control_threshold:
+        failures.append(f"(a) Source+error judged worse than Source on {passed} of {len(checked)} control screens "
+                        f"({rate:.0%} < {rule.control_threshold:.0%})")
+    p_value, p_reason = _mann_whitney(np.array(work.values), np.array(work.is_control, dtype=bool))
+    if p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
+        shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {p_value:.3g}"
+        failures.append(f"(b) Source+error not scored below the rest ({shown}; pass at p <= {rule.p_value:g})")
+    total = float(sum(work.seconds)) if work.seconds else None
+    median = float(np.median(work.seconds)) if work.seconds else None
+    if total is not None and rule.min_total_seconds > 0 and total < rule.min_total_seconds:
+        failures.append(f"(c) {total:.0f} s in total < {rule.min_total_seconds:g} s")
+    if median is not None and rule.min_median_seconds > 0 and median < rule.min_median_seconds:
+        failures.append(f"(c) median {median:.1f} s per screen < {rule.min_median_seconds:g} s")
+    return RaterVerdict(
+        judge=username, judge_id=judge_id, attempt=status.attempt if status else 1, screens=work.screens,
+        control_screens=len(checked), control_passed=passed, control_rate=rate,
+        controls=int(np.count_nonzero(work.is_control)), p_value=p_value, p_value_reason=p_reason,
+        total_seconds=total, median_seconds=median, failures=tuple(failures),
+        decision=status.decision if status else RaterStatus.Decision.AUTO,
+    )
+
+
+def _mann_whitney(values: np.ndarray, is_control: np.ndarray) -> tuple[float | None, str | None]:
+    """One-sided Mann-Whitney U p-value that the z-scored values of the other candidates exceed those of the
+    Source+error candidates (Appraise's rater check); None with a reason when undefined."""
+    if not is_control.any() or is_control.all():
+        return None, "no Source+error candidate judged" if not is_control.any() else "only Source+error judged"
+    spread = values.std()
+    if spread == 0:
+        return None, CONSTANT_VALUES
+    z = (values - values.mean()) / spread
+    from scipy.stats import mannwhitneyu  # here, not with the URLs: scipy.stats costs every process ~1 s to import
+
+    p_value = float(mannwhitneyu(z[~is_control], z[is_control], alternative="greater").pvalue)
+    return (None, CONSTANT_VALUES) if math.isnan(p_value) else (p_value, None)
+
+
+def _seconds(value: timedelta | None) -> float | None:
+    return None if value is None else value.total_seconds()
+
+
+def _standing(campaign: Campaign, judge) -> RaterStatus:
+    status, _ = RaterStatus.objects.select_for_update().get_or_create(campaign=campaign, judge=judge)
+    return status
+
+
+def set_decision(campaign: Campaign, judge, decision: str, decided_by=None) -> RaterStatus:
+    """Record the organizer's decision on ``judge``: ``include`` or ``exclude`` by hand, or ``auto`` (the checks
+    decide). Raises ValueError for another value or a user who is not a judge of the campaign."""
+    if decision not in RaterStatus.Decision.values:
+        raise ValueError(f"unknown decision {decision!r}; choose one of {', '.join(RaterStatus.Decision.values)}")
+    _check_judge(campaign, judge)
+    with transaction.atomic():
+        status = _standing(campaign, judge)
+        status.decision, status.decided_by, status.decided_at = decision, decided_by, timezone.now()
+        status.save(update_fields=["decision", "decided_by", "decided_at"])
+    return status
+
+
+def start_fresh_attempt(campaign: Campaign, judge, decided_by=None) -> RaterStatus:
+    """Give ``judge`` a fresh attempt: the attempt counter goes up, their judgments so far are kept but left out of
+    every analysis (``attempt_after`` = their last judgment's id), and the decision returns to ``auto``.
+    Raises ValueError when the judge has not judged since their last attempt began."""
+    _check_judge(campaign, judge)
+    with transaction.atomic():
+        status = _standing(campaign, judge)
+        last = Judgment.objects.filter(assignment__campaign=campaign, assignment__judge=judge).aggregate(
+            last=Max("id"))["last"]
+        if last is None or (status.attempt_after is not None and last <= status.attempt_after):
+            raise ValueError(f"{judge.username} has no judgments in attempt {status.attempt} to set aside")
+        status.attempt += 1
+        status.attempt_after = last
+        status.decision, status.decided_by, status.decided_at = RaterStatus.Decision.AUTO, decided_by, timezone.now()
+        status.save()
+    return status
+
+
+def _check_judge(campaign: Campaign, judge) -> None:
+    judged = Judgment.objects.filter(assignment__campaign=campaign, assignment__judge=judge).exists()
+    if not judged and not campaign.judges.filter(pk=judge.pk).exists():
+        raise ValueError(f"{judge.username} is not a judge of campaign {campaign.name}")
+
+
+@dataclass(frozen=True)
+class QcExclusions:
+    """What the analyses leave out: ``earlier`` attempts and the ``excluded`` raters' current ones, as judgment
+    ranges ``(username, after, up_to)`` (ids in ``(after, up_to]``, None = unbounded), and the JSON naming the rule
+    and the excluded raters with their numbers."""
+
+    earlier: tuple[tuple[str, int | None, int | None], ...]
+    excluded: tuple[tuple[str, int | None, int | None], ...]
+    summary: dict
+
+
+def analysis_exclusions(campaign: Campaign) -> QcExclusions:
+    """The raters the analyses leave out now: every excluded rater's current attempt and every earlier attempt."""
+    verdicts = campaign_verdicts(campaign)
+    statuses = {s.judge_id: s for s in RaterStatus.objects.filter(campaign=campaign, attempt_after__isnull=False)}
+    earlier: list[tuple[str, int | None, int | None]] = []
+    excluded: list[tuple[str, int | None, int | None]] = []
+    attempts: dict[str, dict] = {}
+    for verdict in verdicts:
+        status = statuses.get(verdict.judge_id)
+        if status is not None:
+            earlier.append((verdict.judge, None, status.attempt_after))
+            attempts[verdict.judge] = {"attempts": status.attempt - 1, "up_to_judgment": status.attempt_after}
+        if verdict.excluded:
+            excluded.append((verdict.judge, status.attempt_after if status else None, None))
+    summary = {
+        "rule": QcRule.of(campaign).as_json(),
+        "excluded": [verdict.as_json() for verdict in verdicts if verdict.excluded],
+        "included_by_hand": [v.judge for v in verdicts if v.decision == RaterStatus.Decision.INCLUDE],
+        "earlier_attempts": attempts,
+    }
+    return QcExclusions(tuple(earlier), tuple(excluded), summary)

@@ -1,0 +1,69 @@
+"""Crowd campaigns' pages (issue 10): the public study link, a worker's completion page, and the organizer's CSV
+of workers.
+
+The study link parses the platform's parameters (``crowd_entry.parse_visit``), logs the worker in as their
+campaign-local judge and sends them on to their current screen; an MTurk preview shows a sample screen and stores
+nothing. A refused link changes nothing and says why.
+"""
+from __future__ import annotations
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+
+from ..models import Campaign, CrowdWorker
+from ..services import crowd_completion, crowd_entry, crowd_exports
+from ..services.presentation import display
+from .organizer import managed_campaign_or_404
+
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    return render(request, "judge/refused.html", {"message": message}, status=status)
+
+
+@never_cache
+def study_link(request: HttpRequest, key: str) -> HttpResponse:
+    """The campaign's public study link: create or resume the worker's judge, log them in, go on judging."""
+    campaign = crowd_entry.crowd_campaign(key)
+    if campaign is None:
+        raise Http404("No crowd study has this link.")
+    if campaign.closed_at is not None:
+        return _refused(request, "This study is closed; it takes no more work.", 410)
+    try:
+        visit = crowd_entry.parse_visit(request.GET)
+    except crowd_entry.CrowdLinkError as error:
+        return _refused(request, str(error), 400)
+    if visit.preview:
+        return _preview(request, campaign)
+    worker = crowd_entry.enter(campaign, visit)
+    if request.user != worker.judge:
+        login(request, worker.judge, backend=MODEL_BACKEND)
+    return redirect("judge-campaign", campaign.pk)
+
+
+def _preview(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """A sample screen of the campaign (its first), read-only: MTurk shows it before a worker accepts the HIT."""
+    screen = campaign.screens.filter(excluded=False, control=False).order_by("number").first()
+    shown = display(screen.segment, screen.slots, show_replaced=campaign.show_replaced_words) if screen else None
+    return render(request, "judge/crowd_preview.html", {"campaign": campaign, "display": shown})
+
+
+def completion(request: HttpRequest, campaign: Campaign, worker: CrowdWorker) -> HttpResponse:
+    """The end of the worker's session: their completion code and, if the organizer set one, the way (followed at
+    once by the browser) to the platform's completion URL."""
+    finished = crowd_completion.complete(worker)
+    context = {"campaign": campaign, "worker": finished, "completion_url": crowd_completion.completion_url(finished)}
+    return render(request, "judge/crowd_done.html", context)
+
+
+@login_required
+def crowd_workers_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The crowd workers of a campaign as CSV (``crowd_exports.COLUMNS``), for its organizers."""
+    campaign = managed_campaign_or_404(request, pk)
+    response = HttpResponse(crowd_exports.crowd_workers_csv(campaign), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-crowd-workers.csv"'
+    return response

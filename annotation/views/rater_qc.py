@@ -1,0 +1,68 @@
+"""The organizer's rater quality control page: each rater's numbers, verdict and why, and the decisions on them
+(``services.rater_qc``). Only the campaign's organizers and admins reach it (``permissions.can_decide_raters``);
+others get 404, as on the other organizer pages."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Campaign
+from ..permissions import can_decide_raters
+from ..rater_forms import FRESH_ATTEMPT, RaterDecisionForm
+from ..services import rater_qc
+
+DECIDED = {
+    "auto": "{judge} now follows the checks' verdict.",
+    "include": "{judge} is included by hand: their judgments count in analyses.",
+    "exclude": "{judge} is excluded by hand: their judgments no longer count in analyses.",
+}
+
+
+def _campaign(request: HttpRequest, pk: int) -> Campaign:
+    campaign = get_object_or_404(Campaign, pk=pk)
+    if not can_decide_raters(request.user, campaign):
+        raise Http404
+    return campaign
+
+
+@login_required
+@require_GET
+def rater_list(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every rater's QC numbers, verdict and why, with the forms that decide on them."""
+    campaign = _campaign(request, pk)
+    context = {
+        "campaign": campaign,
+        "rule": rater_qc.QcRule.of(campaign),
+        "verdicts": rater_qc.campaign_verdicts(campaign),
+    }
+    return render(request, "organizer/raters.html", context)
+
+
+@login_required
+@require_POST
+def rater_decision(request: HttpRequest, pk: int) -> HttpResponse:
+    """Include or exclude a rater by hand, return them to the checks' verdict, or offer a fresh attempt."""
+    campaign = _campaign(request, pk)
+    form = RaterDecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a rater and a decision. Nothing was changed.")
+        return redirect("campaign-raters", pk=pk)
+    user = get_user_model().objects.filter(username=form.cleaned_data["judge"]).first()
+    action = form.cleaned_data["action"]
+    try:
+        if user is None:
+            raise ValueError(f"there is no user {form.cleaned_data['judge']}")
+        if action == FRESH_ATTEMPT:
+            status = rater_qc.start_fresh_attempt(campaign, user, decided_by=request.user)
+            messages.success(request, f"{user.username} starts attempt {status.attempt}; their earlier judgments are "
+                                      "kept but left out of analyses.")
+        else:
+            rater_qc.set_decision(campaign, user, action, decided_by=request.user)
+            messages.success(request, DECIDED[action].format(judge=user.username))
+    except ValueError as exc:
+        messages.error(request, f"{str(exc)[:1].upper()}{str(exc)[1:]}. Nothing was changed.")
+    return redirect("campaign-raters", pk=pk)

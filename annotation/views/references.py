@@ -1,0 +1,32 @@
+"""The campaign page's references upload: M2 gold edits and/or corrected reference texts for the automatic
+metrics, checked and stored as ``manage.py import_references`` does (same service, same messages)."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ..campaign_forms import named_file
+from ..services.references import import_references, reference_summary
+from ..services.textfiles import InputFileError
+from .organizer import managed_campaign_or_404
+
+
+@login_required
+@require_POST
+def campaign_references_import(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST ``m2`` (one file) and/or ``references`` (several files): all stored, or none with the reason."""
+    campaign = managed_campaign_or_404(request, pk)
+    m2 = request.FILES.get("m2")
+    texts = request.FILES.getlist("references")
+    try:
+        created = import_references(campaign, named_file(m2) if m2 else None, [named_file(f) for f in texts])
+    except InputFileError as exc:
+        messages.error(request, f"{exc}. No reference was added.")
+    else:
+        added = "; ".join(f"{reference.name!r}: {reference_summary(reference)}" for reference in created)
+        messages.success(request, f"Added {added}.")
+    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#references-title")

@@ -1,0 +1,327 @@
+"""Crowd campaigns (issue 10): the study link's parameters, one judge per worker, resuming, MTurk previews, screen
+limits, completion codes, the organizer's CSV, and what a crowd worker may open (every URL of the product)."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.http import QueryDict
+from django.test import Client
+from django.urls import reverse
+
+from annotation.campaign_forms import CampaignImportForm
+from annotation.models import Assignment, Campaign, CrowdWorker, Judgment, RaterStatus
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services import crowd_completion, queue, rater_qc
+from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
+
+from . import test_role_endpoint_matrix as matrix
+from .factories import add_screen, small_campaign
+from .test_importing import SOURCE, SYSTEMS
+from .test_organizer import form_data, upload
+
+User = get_user_model()
+
+
+def query(**values) -> QueryDict:
+    data = QueryDict(mutable=True)
+    data.update(values)
+    return data
+
+
+# -- the link's parameters (no database) --
+
+def test_prolific_mturk_and_generic_parameters_name_the_platform():
+    prolific = parse_visit(query(PROLIFIC_PID="5f0c1d2e3a4b", STUDY_ID="st1", SESSION_ID="se1"))
+    assert (prolific.platform, prolific.worker_id, prolific.study_id, prolific.session_id) == (
+        "prolific", "5f0c1d2e3a4b", "st1", "se1")
+    mturk = parse_visit(query(workerId="A1B2C3", assignmentId="as-9", hitId="hit-3"))
+    assert (mturk.platform, mturk.worker_id, mturk.study_id, mturk.session_id) == ("mturk", "A1B2C3", "hit-3", "as-9")
+    generic = parse_visit(query(worker="w_1"))
+    assert (generic.platform, generic.worker_id, generic.session_id, generic.preview) == ("generic", "w_1", "", False)
+
+
+def test_mturk_preview_is_a_preview_without_a_worker():
+    visit = parse_visit(query(assignmentId=MTURK_PREVIEW, hitId="h1", workerId=""))
+    assert visit.preview and visit.worker_id == ""
+
+
+@pytest.mark.parametrize("values, message", [
+    ({}, "needs your worker id"),
+    ({"PROLIFIC_PID": ""}, "PROLIFIC_PID is empty"),
+    ({"worker": "x" * 65}, "longer than 64"),
+    ({"worker": "a b"}, "only letters, digits"),
+    ({"workerId": "<script>"}, "only letters, digits"),
+    ({"PROLIFIC_PID": "p1", "SESSION_ID": "s/1"}, "SESSION_ID may hold only"),
+    ({"PROLIFIC_PID": "p1", "workerId": "w1"}, "two worker ids"),
+])
+def test_bad_parameters_are_refused_with_the_parameter_named(values, message):
+    with pytest.raises(CrowdLinkError, match=message):
+        parse_visit(query(**values))
+
+
+# -- the link, one judge per worker, resuming --
+
+@pytest.fixture
+def crowd(db):
+    campaign = small_campaign("crowd", crowd=True, crowd_session_screens=2,
+                              crowd_completion_url="https://app.prolific.com/submissions/complete?cc={code}")
+    organizer = User.objects.create_user("orga", password="pw")
+    campaign.organizers.add(organizer)
+    for line in range(6):
+        add_screen(campaign, line)
+    return campaign
+
+
+def link(campaign: Campaign, **params) -> str:
+    parameters = "&".join(f"{name}={value}" for name, value in params.items())
+    return reverse("crowd-study-link", args=[campaign.crowd_key]) + "?" + parameters
+
+
+def prolific(campaign: Campaign, pid: str, session: str = "S1") -> str:
+    return link(campaign, PROLIFIC_PID=pid, STUDY_ID="ST", SESSION_ID=session)
+
+
+def open_screen(client: Client, url: str) -> str:
+    """Follow the study link to the worker's screen; its URL."""
+    response = client.get(url, follow=True)
+    assert response.status_code == 200, response.content[:500]
+    return response.redirect_chain[-1][0]
+
+
+def submit(client: Client, screen_url: str) -> str:
+    """Rank every candidate of the screen 1 (a tie) and submit; where the page goes next."""
+    assignment = Assignment.objects.get(token=screen_url.rstrip("/").split("/")[-1])
+    keys = queue.candidate_keys(assignment)
+    data = {f"candidate_{i}": key for i, key in enumerate(keys)} | {f"rank_{i}": "1" for i in range(len(keys))}
+    response = client.post(screen_url, data | {"active_ms": "2500"})
+    assert response.status_code == 302, response.content[:500]
+    return response["Location"].split("?")[0]
+
+
+def test_link_makes_a_passwordless_judge_of_this_campaign_only(crowd):
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1"))
+    assert "/judge/screens/" in screen_url
+    worker = CrowdWorker.objects.get()
+    assert (worker.platform, worker.worker_id, worker.study_id, worker.session_id) == ("prolific", "PID1", "ST", "S1")
+    assert not worker.judge.has_usable_password() and worker.judge.email == ""
+    assert list(worker.judge.judged_campaigns.all()) == [crowd]
+
+
+def test_same_worker_resumes_the_same_judge_and_screen_in_another_browser(crowd):
+    first = open_screen(Client(), prolific(crowd, "PID1"))
+    again = open_screen(Client(), prolific(crowd, "PID1"))
+    assert again == first
+    other = open_screen(Client(), prolific(crowd, "PID2"))
+    assert other != first
+    assert CrowdWorker.objects.count() == 2 and User.objects.filter(username__startswith="crowd-").count() == 2
+
+
+def test_mturk_preview_shows_a_sample_screen_and_stores_nothing(crowd):
+    before = (User.objects.count(), CrowdWorker.objects.count(),
+              Assignment.objects.exclude(status=Assignment.Status.PENDING).count())
+    response = Client().get(link(crowd, assignmentId=MTURK_PREVIEW, hitId="H1"))
+    assert response.status_code == 200
+    assert b"nothing is stored while you preview" in response.content
+    assert b'id="sample-screen"' in response.content
+    after = (User.objects.count(), CrowdWorker.objects.count(),
+             Assignment.objects.exclude(status=Assignment.Status.PENDING).count())
+    assert after == before
+
+
+def test_bad_link_says_why_and_stores_nothing(crowd):
+    response = Client().get(link(crowd, worker="a%20b"))
+    assert response.status_code == 400 and b"only letters, digits" in response.content
+    assert Client().get(reverse("crowd-study-link", args=["wrong"]) + "?worker=w").status_code == 404
+    crowd.crowd = False
+    crowd.save()
+    assert Client().get(link(crowd, worker="w")).status_code == 404
+    assert not CrowdWorker.objects.exists()
+
+
+# -- limits and completion --
+
+def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1"))
+    following = submit(client, screen_url)
+    assert "/judge/screens/" in following
+    done_url = submit(client, following)
+    assert done_url == reverse("judge-done", args=[crowd.pk])
+    response = client.get(done_url)
+    worker = CrowdWorker.objects.get()
+    assert worker.code and worker.outcome == "completed" and worker.completed_at is not None
+    assert worker.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "completed")
+    page = response.content.decode()
+    assert worker.code in page
+    assert f"https://app.prolific.com/submissions/complete?cc={worker.code}" in page
+    assert 'http-equiv="refresh"' in page
+    # no third screen was served in this session, and reopening the link lands on the code again
+    assert Assignment.objects.filter(judge=worker.judge).count() == 2
+    assert client.get(prolific(crowd, "PID1"), follow=True).redirect_chain[-1][0] == done_url
+    # a new platform session continues with new screens
+    assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
+
+
+def test_done_page_gives_no_code_while_screens_are_left(crowd):
+    client = Client()
+    open_screen(client, prolific(crowd, "PID1"))
+    response = client.get(reverse("judge-done", args=[crowd.pk]))
+    assert response.status_code == 302 and "/judge/screens/" in response["Location"]
+    assert CrowdWorker.objects.get().code == ""
+
+
+def test_campaign_limit_counts_every_session(crowd):
+    crowd.crowd_session_screens = 5
+    crowd.crowd_campaign_screens = 1
+    crowd.save()
+    client = Client()
+    done_url = submit(client, open_screen(client, prolific(crowd, "PID1")))
+    assert done_url == reverse("judge-done", args=[crowd.pk])
+    assert client.get(prolific(crowd, "PID1", session="S2"), follow=True).redirect_chain[-1][0] == done_url
+
+
+def test_codes_cannot_be_made_without_the_secret_and_differ_by_worker_and_outcome(crowd):
+    codes = {crowd_completion.completion_code(crowd, "prolific", worker, outcome)
+             for worker in ("A", "B") for outcome in ("completed", "passed", "failed")}
+    assert len(codes) == 6 and all(re.fullmatch(r"[A-Z2-7]{12}", code) for code in codes)
+    other = small_campaign("other", crowd=True)
+    assert crowd_completion.completion_code(other, "prolific", "A", "completed") != \
+        crowd_completion.completion_code(crowd, "prolific", "A", "completed")
+
+
+def test_code_encodes_the_rater_qc_verdict(crowd):
+    crowd.crowd_code_encodes_qc = True
+    crowd.crowd_session_screens = 1
+    crowd.save()
+    passing, failing = Client(), Client()
+    submit(passing, open_screen(passing, prolific(crowd, "GOOD")))
+    submit(failing, open_screen(failing, prolific(crowd, "BAD")))
+    bad = CrowdWorker.objects.get(worker_id="BAD")
+    rater_qc.set_decision(crowd, bad.judge, RaterStatus.Decision.EXCLUDE)
+    passing.get(reverse("judge-done", args=[crowd.pk]))
+    failing.get(reverse("judge-done", args=[crowd.pk]))
+    good, bad = CrowdWorker.objects.get(worker_id="GOOD"), CrowdWorker.objects.get(worker_id="BAD")
+    assert (good.outcome, bad.outcome) == ("passed", "failed")
+    assert bad.code == crowd_completion.completion_code(crowd, "prolific", "BAD", "failed")
+
+
+def test_organizer_downloads_the_workers_csv(crowd):
+    worker_client = Client()
+    screen_url = open_screen(worker_client, prolific(crowd, "PID1"))
+    submit(worker_client, submit(worker_client, screen_url))
+    worker_client.get(reverse("judge-done", args=[crowd.pk]))
+    open_screen(Client(), link(crowd, worker="-w2"))
+    organizer = Client()
+    organizer.force_login(User.objects.get(username="orga"))
+    response = organizer.get(reverse("campaign-crowd-workers", args=[crowd.pk]))
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    by_id = {row["worker_id"]: row for row in rows}
+    assert set(by_id) == {"PID1", "'-w2"}
+    done = by_id["PID1"]
+    judgments = Judgment.objects.filter(assignment__judge__crowd_worker__worker_id="PID1")
+    active = sum(judgment.active_time.total_seconds() for judgment in judgments)
+    assert (done["screens"], done["session_screens"]) == ("2", "2")
+    assert active > 0 and float(done["active_seconds"]) == pytest.approx(active, abs=1e-3)
+    assert done["outcome"] == "completed" and done["code"] == CrowdWorker.objects.get(worker_id="PID1").code
+    assert done["qc_outcome"] == "passed"
+    assert by_id["'-w2"]["code"] == "" and by_id["'-w2"]["screens"] == "0"
+    detail = organizer.get(reverse("campaign-detail", args=[crowd.pk])).content.decode()
+    assert f"/crowd/{crowd.crowd_key}/" in detail and "PROLIFIC_PID={{%PROLIFIC_PID%}}" in detail
+
+
+# -- the campaign form and REST --
+
+@pytest.mark.django_db
+def test_form_validates_the_completion_url():
+    def errors(url: str):
+        form = CampaignImportForm(data={"name": "x", "mode": "ranking", "max_candidates": 5, "sampling": "uniform",
+                                        "seed": 1, "redundancy": 1, "repeat_rate": 0, "crowd": "on",
+                                        "crowd_completion_url": url})
+        form.is_valid()
+        return form.errors.get("crowd_completion_url")
+
+    assert errors("https://app.prolific.com/submissions/complete?cc={code}") is None
+    assert errors("") is None
+    assert "http:// or https://" in errors("javascript:alert(1)")[0]
+    assert "no other braces" in errors("https://x.org/?cc={code}&w={worker}")[0]
+
+
+def test_rest_shows_crowd_settings_and_the_link(crowd):
+    organizer = Client()
+    organizer.force_login(User.objects.get(username="orga"))
+    found = [c for c in organizer.get("/api/campaigns/").json() if c["id"] == crowd.pk][0]
+    assert found["crowd"] is True and found["crowd_session_screens"] == 2
+    assert found["study_link"].endswith(f"/crowd/{crowd.crowd_key}/")
+
+
+# -- what a crowd worker may open --
+
+def test_crowd_worker_has_no_password_page(crowd):
+    client = Client()
+    open_screen(client, prolific(crowd, "PID1"))
+    assert client.get(reverse("judge-password")).status_code == 403
+
+
+@pytest.mark.slow
+def test_crowd_worker_gets_what_another_campaigns_judge_gets_on_every_url(world_with_crowd):
+    """Against every URL of the role matrix: a crowd worker of another (crowd) campaign is refused wherever the
+    other campaign's judge is, and has no password page."""
+    values, clients, crowd_client = world_with_crowd
+    wrong = []
+    for route in matrix.routes():
+        url = "/" + "".join(matrix.concrete(piece, values) for piece in route.pieces)
+        for check in matrix.checks_for(route) or []:
+            expected = check.expected["other_judge"]
+            if route.pattern == "judge/password/":
+                expected = matrix.NO
+            if check.method == "POST" and expected == matrix.OK:
+                continue
+            response = getattr(crowd_client, check.method.lower())(url)
+            got = matrix.outcome(response, route.pattern.startswith(matrix.ADMIN_PREFIX))
+            if got != expected and not (expected == matrix.LOGIN and got == matrix.NO):
+                wrong.append(f"{check.method} {url} ({route.pattern}): {got}, expected {expected}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.fixture
+def world_with_crowd(world):
+    values, clients = world
+    other = small_campaign("crowd-elsewhere", crowd=True)
+    add_screen(other, 0)
+    crowd_client = Client()
+    open_screen(crowd_client, link(other, worker="W1"))
+    return values, clients, crowd_client
+
+
+world = matrix.world
+
+
+@pytest.mark.django_db
+def test_rest_creates_a_crowd_campaign_and_refuses_a_bad_completion_url():
+    organizer = User.objects.create_user("olga", password="pw")
+    organizer.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    client = Client()
+    client.force_login(organizer)
+
+    def files():
+        return {"source": upload("source", SOURCE), "systems": [upload(n, d) for n, d in SYSTEMS.items()]}
+
+    created = client.post("/api/campaigns/", form_data(
+        name="crowd-api", crowd="true", crowd_session_screens="20", crowd_campaign_screens="60",
+        crowd_completion_url="https://example.org/done?cc={code}", crowd_code_encodes_qc="true", **files()))
+    assert created.status_code == 201, created.content
+    campaign = Campaign.objects.get(name="crowd-api")
+    assert (campaign.crowd, campaign.crowd_session_screens, campaign.crowd_campaign_screens,
+            campaign.crowd_completion_url, campaign.crowd_code_encodes_qc) == (
+        True, 20, 60, "https://example.org/done?cc={code}", True)
+    refused = client.post("/api/campaigns/", form_data(
+        name="bad", crowd="true", crowd_completion_url="ftp://example.org/{code}", **files()))
+    assert refused.status_code == 400 and "crowd_completion_url" in refused.json()
+    assert not Campaign.objects.filter(name="bad").exists()

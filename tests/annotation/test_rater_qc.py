@@ -1,0 +1,289 @@
+"""Rater QC (``annotation.services.rater_qc``) on simulated raters of known behaviour, judging through the queue's
+own submit path on the sampler's control screens (``controls``): a rater who ranks or scores at random fails (a)
+and (b) and is left out of the analysis, a careful one passes, one who answers in 1 s per screen fails (c); the
+organizer's decisions and fresh attempts change what the analysis keeps."""
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+from datetime import timedelta
+
+import jsonschema
+import numpy as np
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Campaign, Candidate, Output, RaterStatus, Screen, System
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services import queue, rater_qc
+from annotation.services.screens import create_screens
+from ranking.contract_schema import SCHEMA
+from ranking.core.parameters import AnalysisParameters
+from ranking.reports.formats import render_report
+from ranking.runs import create_run, execute_in_process
+from tests.ranking.contract_checks import assert_contract
+
+from .factories import judge, small_campaign
+from .test_organizer import SOURCE, SYSTEMS, form_data, upload
+
+pytestmark = pytest.mark.django_db
+
+SCREENS = 40
+
+
+def roles(candidate_ids) -> list[str]:
+    """``control``, ``source`` or ``system`` for each candidate, from the kinds of the systems that produced it."""
+    kinds: dict[int, set[str]] = {}
+    for candidate, kind in Output.objects.filter(candidate_id__in=candidate_ids).values_list("candidate_id",
+                                                                                              "system__kind"):
+        kinds.setdefault(candidate, set()).add(kind)
+    return ["control" if kinds[c] == {System.Kind.CONTROL} else "source" if System.Kind.INPUT in kinds[c] else "system"
+            for c in candidate_ids]
+
+
+def careful_values(roles_shown: list[str], prws: bool, rng: np.random.Generator) -> list[float]:
+    """A careful rater: Source+error clearly worst, Source next, the corrections better."""
+    if prws:
+        ranges = {"control": (0, 25), "source": (40, 60), "system": (65, 100)}
+        return [float(rng.integers(*ranges[role])) for role in roles_shown]
+    worst = len(roles_shown)
+    return [worst if role == "control" else max(worst - 1, 1) if role == "source" else 1 for role in roles_shown]
+
+
+def random_values(roles_shown: list[str], prws: bool, rng: np.random.Generator) -> list[float]:
+    """A rater who answers at random."""
+    if prws:
+        return [float(rng.integers(0, 101)) for _ in roles_shown]
+    return [int(rng.integers(1, len(roles_shown) + 1)) for _ in roles_shown]
+
+
+def judge_all(campaign: Campaign, rater, behave, seconds: float, rng: np.random.Generator) -> int:
+    """Serve and submit every screen the queue gives ``rater``, each taking ``seconds``; return how many."""
+    prws = campaign.mode == Campaign.Mode.PRWS
+    clock = timezone.now()
+    done = 0
+    while (assignment := queue.next_assignment(campaign, rater, now=clock)) is not None:
+        shown = list(assignment.screen.slots.order_by("position").values_list("candidate_id", flat=True))
+        values = behave(roles(shown), prws, rng)
+        clock += timedelta(seconds=seconds)
+        keys = queue.candidate_keys(assignment)
+        if prws:
+            queue.submit_scores(assignment.token, rater, values, [False] * len(values), keys, now=clock)
+        else:
+            queue.submit_ranking(assignment.token, rater, values, keys, now=clock)
+        done += 1
+    return done
+
+
+def analysis(campaign: Campaign) -> dict:
+    return execute_in_process(create_run(campaign, AnalysisParameters(bootstrap=10, seed=3))).result
+
+
+@pytest.fixture(params=[Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def judged(request):
+    """A campaign whose sampler made half the screens control screens, judged by a careful, a random and a
+    hasty (careful, 1 s per screen) rater."""
+    campaign = small_campaign(f"qc-{request.param}", mode=request.param, redundancy=3, sampling="uniform",
+                              control_share=0.5, qc_min_median_seconds=5)
+    create_screens(campaign, SCREENS)
+    rng = np.random.default_rng(7)
+    raters = {name: judge(name, campaign) for name in ("careful", "random", "hasty")}
+    judge_all(campaign, raters["careful"], careful_values, 20, rng)
+    judge_all(campaign, raters["random"], random_values, 20, rng)
+    judge_all(campaign, raters["hasty"], careful_values, 1, rng)
+    return campaign, raters
+
+
+def test_the_sampler_marks_its_control_screens_and_shows_source_beside_source_error():
+    campaign = small_campaign("controls", sampling="uniform", control_share=0.25)
+    create_screens(campaign, SCREENS)
+    controls = Screen.objects.filter(campaign=campaign, control=True)
+    assert controls.count() == SCREENS // 4
+    for screen in controls:
+        shown = list(screen.slots.values_list("candidate_id", flat=True))
+        assert sorted(set(roles(shown)) & {"control", "source"}) == ["control", "source"]
+        assert len(shown) <= campaign.max_candidates
+        corrupted = Candidate.objects.get(pk__in=shown, outputs__system__kind=System.Kind.CONTROL)
+        assert corrupted.text != screen.segment.source
+    others = Screen.objects.filter(campaign=campaign, control=False)
+    assert not others.filter(slots__candidate__outputs__system__kind=System.Kind.CONTROL).exists()
+
+
+def test_controls_need_the_source_as_a_system():
+    campaign = small_campaign("no-source", sampling="uniform", control_share=0.5)
+    campaign.systems.filter(kind=System.Kind.INPUT).update(kind=System.Kind.SYSTEM)
+    with pytest.raises(ValueError, match="import the source as a system"):
+        create_screens(campaign, 5)
+    assert not Screen.objects.filter(campaign=campaign).exists()
+
+
+def test_verdicts_of_simulated_raters(judged):
+    campaign, raters = judged
+    verdicts = {verdict.judge: verdict for verdict in rater_qc.campaign_verdicts(campaign)}
+    careful, random, hasty = verdicts["careful"], verdicts["random"], verdicts["hasty"]
+    assert careful.screens == random.screens == hasty.screens == SCREENS
+    assert careful.passed and not careful.excluded and careful.control_rate == 1.0 and careful.p_value <= 0.01
+    assert careful.control_screens >= 15 and careful.median_seconds == 20.0
+    assert random.control_rate < 0.7 and random.p_value > 0.01 and random.excluded
+    assert [failure[:3] for failure in random.failures] == ["(a)", "(b)"]
+    assert hasty.control_rate == 1.0 and hasty.excluded and [f[:3] for f in hasty.failures] == ["(c)"]
+    assert hasty.median_seconds == 1.0 and "median 1.0 s per screen < 5 s" in hasty.why
+    assert rater_qc.verdict_for(campaign, raters["random"]) == random
+
+
+def test_excluded_raters_drop_out_of_the_analysis_until_included_by_hand(judged, tmp_path):
+    campaign, raters = judged
+    result = analysis(campaign)
+    jsonschema.Draft202012Validator(SCHEMA).validate(result)
+    assert sorted(rater["rater"] for rater in result["rater_qc"]["excluded"]) == ["hasty", "random"]
+    assert result["rater_qc"]["rule"]["control_threshold"] == 0.7 and result["rater_qc"]["rule"]["p_value"] == 0.01
+    if campaign.mode == Campaign.Mode.PRWS:
+        assert result["prws"]["quality"]["threshold"] == 0.7
+        assert sorted(row["rater"] for row in result["prws"]["excluded_raters"]) == ["hasty", "random"]
+    assert set(result["pairs"]["per_judge"]) == {"careful"}
+    assert_contract(result)
+    html = render_report(result, "html")
+    table = html[html.index('id="rater-qc-excluded"'):html.index("</table>", html.index('id="rater-qc-excluded"'))]
+    assert "<td>random</td>" in table and "<td>hasty</td>" in table and "median 1.0 s per screen" in table
+    latex = render_report(result, "latex", standalone=True)
+    assert "Raters excluded by quality control" in latex and "random &" in latex and "hasty &" in latex
+    if shutil.which("pdflatex"):
+        (tmp_path / "report.tex").write_text(latex, encoding="utf-8")
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    rows = list(csv.DictReader(io.StringIO(render_report(result, "csv"))))
+    hasty = {row["key"]: row["value"] for row in rows if row["section"] == "rater_qc_excluded" and row["judge"] == "hasty"}
+    assert hasty["median_seconds"] == "1.0" and hasty["screens"] == str(SCREENS) and hasty["decision"] == "auto"
+    rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
+    rater_qc.set_decision(campaign, raters["careful"], RaterStatus.Decision.EXCLUDE)
+    result = analysis(campaign)
+    jsonschema.Draft202012Validator(SCHEMA).validate(result)
+    assert set(result["pairs"]["per_judge"]) == {"random"}
+    assert result["rater_qc"]["included_by_hand"] == ["random"]
+    assert {r["rater"]: r["why"][:17] for r in result["rater_qc"]["excluded"]} == {
+        "careful": "excluded by hand ", "hasty": "(c) median 1.0 s "}
+    campaign.qc_control_threshold = 0.8
+    campaign.save(update_fields=["qc_control_threshold"])
+    result = analysis(campaign)
+    assert result["rater_qc"]["rule"]["control_threshold"] == 0.8
+    if campaign.mode == Campaign.Mode.PRWS:
+        assert result["prws"]["quality"]["threshold"] == 0.8
+
+
+def test_a_fresh_attempt_keeps_the_work_but_leaves_it_out(judged):
+    campaign, raters = judged
+    hasty = raters["hasty"]
+    status = rater_qc.start_fresh_attempt(campaign, hasty)
+    assert status.attempt == 2
+    verdict = rater_qc.verdict_for(campaign, hasty)
+    assert verdict.attempt == 2 and verdict.screens == 0 and verdict.passed and not verdict.excluded
+    result = analysis(campaign)
+    assert result["rater_qc"]["earlier_attempts"]["hasty"]["attempts"] == 1
+    assert "hasty" not in result["pairs"]["per_judge"]
+    with pytest.raises(ValueError, match="no judgments in attempt 2"):
+        rater_qc.start_fresh_attempt(campaign, hasty)
+
+
+def test_decisions_are_checked():
+    campaign = small_campaign("decisions")
+    outsider = judge("outsider")
+    with pytest.raises(ValueError, match="not a judge"):
+        rater_qc.set_decision(campaign, outsider, RaterStatus.Decision.EXCLUDE)
+    with pytest.raises(ValueError, match="unknown decision"):
+        rater_qc.set_decision(campaign, judge("ann", campaign), "maybe")
+    assert not RaterStatus.objects.exists()
+
+
+def test_the_organizer_sees_the_numbers_and_decides_by_post(judged):
+    campaign, raters = judged
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    page = client.get(reverse("campaign-raters", args=[campaign.pk])).content.decode()
+    row = page[page.index('id="rater-random"'):page.index("</tr>", page.index('id="rater-random"'))]
+    assert "Excluded" in row and "(a) Source+error judged worse than Source on" in row and "(b)" in row
+    hasty = page[page.index('id="rater-hasty"'):page.index("</tr>", page.index('id="rater-hasty"'))]
+    assert "1.0 s" in hasty and "median 1.0 s per screen &lt; 5 s" in hasty
+    url = reverse("campaign-rater-decision", args=[campaign.pk])
+    response = client.post(url, {"judge": "random", "action": "include"}, follow=True)
+    assert "random is included by hand" in response.content.decode()
+    assert RaterStatus.objects.get(judge=raters["random"]).decided_by == organizer
+    assert not rater_qc.verdict_for(campaign, raters["random"]).excluded
+    response = client.post(url, {"judge": "hasty", "action": "fresh"}, follow=True)
+    assert "hasty starts attempt 2" in response.content.decode()
+    response = client.post(url, {"judge": "nobody", "action": "exclude"}, follow=True)
+    assert "There is no user nobody. Nothing was changed." in response.content.decode()
+    response = client.post(url, {"judge": "careful", "action": "maybe"}, follow=True)
+    assert "Nothing was changed" in response.content.decode()
+    assert not RaterStatus.objects.filter(judge=raters["careful"]).exists()
+
+
+def test_other_organizers_and_judges_cannot_decide(judged):
+    campaign, raters = judged
+    for user in (raters["careful"], judge("stranger")):
+        client = Client()
+        client.force_login(user)
+        assert client.get(reverse("campaign-raters", args=[campaign.pk])).status_code == 404
+        response = client.post(reverse("campaign-rater-decision", args=[campaign.pk]),
+                               {"judge": "random", "action": "include"})
+        assert response.status_code == 404
+    assert not RaterStatus.objects.exists()
+
+
+def test_the_new_campaign_form_takes_the_control_share_and_thresholds():
+    organizer = judge("olga")
+    organizer.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    client = Client()
+    client.force_login(organizer)
+
+    def create(**fields):
+        return client.post(reverse("campaign-create"), form_data(
+            source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()], **fields))
+
+    page = create(control_share="1.5", qc_p_value="0").content.decode()
+    assert "Ensure this value is less than or equal to 1" in page and "The p-value must be above 0." in page
+    assert not Campaign.objects.filter(name="web").exists()
+    create(control_share="0.25", qc_control_threshold="0.8", qc_min_median_seconds="4")
+    campaign = Campaign.objects.get(name="web")
+    assert (campaign.control_share, campaign.qc_control_threshold, campaign.qc_p_value) == (0.25, 0.8, 0.01)
+    assert (campaign.qc_min_total_seconds, campaign.qc_min_median_seconds) == (0.0, 4.0)
+
+
+def test_attention_checks_of_a_prws_campaign_count_the_control_scored_lowest():
+    campaign = small_campaign("prws-attention", mode=Campaign.Mode.PRWS, sampling="uniform", redundancy=2)
+    create_screens(campaign, 6)
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    client.post(reverse("campaign-attention", args=[campaign.pk]), {"percent": "100"})
+    assert Screen.objects.filter(campaign=campaign, control=True).count() == 6
+    rng = np.random.default_rng(3)
+    judge_all(campaign, judge("careful", campaign), careful_values, 10, rng)
+    judge_all(campaign, judge("careless", campaign), lambda roles_shown, prws, rng: [50.0] * len(roles_shown), 10, rng)
+    rows = {row["judge"]: row for row in client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()["judges"]}
+    assert (rows["careful"]["checks"], rows["careful"]["ranked_last"]) == (6, 6)
+    assert (rows["careless"]["checks"], rows["careless"]["ranked_last"]) == (6, 0), "all equal catches nothing"
+    verdicts = {verdict.judge: verdict for verdict in rater_qc.campaign_verdicts(campaign)}
+    assert verdicts["careful"].control_rate == 1.0 and verdicts["careless"].control_rate == 0.0
+    assert verdicts["careless"].p_value is None and verdicts["careless"].excluded
+
+
+def test_the_live_leaderboard_leaves_out_the_excluded_raters_until_included(judged):
+    campaign, raters = judged
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    url = reverse("campaign-leaderboard", args=[campaign.pk])
+    snapshot = client.get(url).json()["snapshot"]
+    assert snapshot["judgments"] == 3 * SCREENS and snapshot["rankings"] == SCREENS, "only the careful rater's"
+    rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
+    assert client.get(url).json()["snapshot"]["rankings"] == 2 * SCREENS, "a decision rebuilds the counts"

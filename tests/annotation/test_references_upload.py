@@ -1,0 +1,84 @@
+"""The campaign page's references upload: the same checks and messages as ``manage.py import_references``, all
+or nothing, for the campaign's organizers only."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import GoldEdit, ReferenceSet, ReferenceText
+from annotation.services.importing import import_outputs
+from annotation.services.textfiles import NamedFile
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = b"He go to school .\nShe like apples .\n"
+GOLD = (b"S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n\n"
+        b"S She like apples .\nA 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||0\n")
+REFERENCE = b"He goes to school .\nShe likes apples .\n"
+
+
+@pytest.fixture
+def campaign():
+    return import_outputs("refs", NamedFile("source", SOURCE), [NamedFile("alpha", REFERENCE)])
+
+
+@pytest.fixture
+def organizer(campaign):
+    user = get_user_model().objects.create_user("olga", password="olga-password-1")
+    campaign.organizers.add(user)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def upload(client, campaign, **files):
+    return client.post(reverse("campaign-references-import", args=[campaign.pk]), files, follow=True)
+
+
+def test_the_page_offers_the_form_and_adds_m2_and_texts(campaign, organizer):
+    page = organizer.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert 'id="references-title"' in page and 'name="m2"' in page and 'name="references"' in page
+    page = upload(organizer, campaign, m2=SimpleUploadedFile("gold.m2", GOLD),
+                  references=[SimpleUploadedFile("ref0", REFERENCE), SimpleUploadedFile("ref1", REFERENCE)])
+    text = page.content.decode()
+    assert "Added &#x27;gold.m2&#x27;: 2 gold edits of annotators 0; &#x27;ref0&#x27;: 2 corrected sentences;" in text
+    assert sorted(campaign.reference_sets.values_list("name", "kind")) == [
+        ("gold.m2", "m2"), ("ref0", "text"), ("ref1", "text")]
+    assert GoldEdit.objects.count() == 2 and ReferenceText.objects.count() == 4
+    assert "gold.m2 (M2 gold edits)" in text and "ref1 (Corrected reference text)" in text
+
+
+@pytest.mark.parametrize(("files", "cli"), [
+    ({"m2": ("gold.m2", GOLD.replace(b"S She like", b"S She liked"))}, ["--m2"]),
+    ({"references": ("ref0", b"He goes to school .\n")}, []),
+    ({}, []),
+])
+def test_bad_input_gives_the_commands_message_and_writes_nothing(campaign, organizer, files, cli, tmp_path):
+    uploads = {field: SimpleUploadedFile(name, data) for field, (name, data) in files.items()}
+    text = upload(organizer, campaign, **uploads).content.decode()
+    arguments = []
+    for name, data in files.values():
+        (tmp_path / name).write_bytes(data)
+        arguments += [*cli, str(tmp_path / name)]
+    with pytest.raises(CommandError) as refused:
+        call_command("import_references", "--campaign", "refs", *arguments, stdout=io.StringIO())
+    expected = str(refused.value).replace("'", "&#x27;")
+    assert f"{expected}. No reference was added." in text
+    assert not ReferenceSet.objects.exists() and not GoldEdit.objects.exists()
+
+
+def test_only_the_campaigns_organizers_may_upload(campaign):
+    other = get_user_model().objects.create_user("oscar", password="oscar-password-1")
+    client = Client()
+    client.force_login(other)
+    response = client.post(reverse("campaign-references-import", args=[campaign.pk]),
+                           {"references": SimpleUploadedFile("ref0", REFERENCE)})
+    assert response.status_code == 404 and not ReferenceSet.objects.exists()
+    assert Client().get(reverse("campaign-references-import", args=[campaign.pk])).status_code in (302, 405)

@@ -1,0 +1,119 @@
+"""Crowd campaigns in headless Chromium (issue 10): a Prolific link opens the first screen with no login, leaving
+and reopening it resumes the same screen, finishing shows the completion code and follows the redirect to the
+platform, an MTurk preview stores nothing, and a crowd worker cannot open another campaign's screens or an
+organizer page. Screenshots go to test-artifacts/."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.models import Assignment, CrowdWorker
+from annotation.services import crowd_completion, queue
+from tests.annotation.factories import add_screen, judge, small_campaign
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+COMPLETION = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+@pytest.fixture
+def crowd():
+    campaign = small_campaign("crowd", crowd=True, crowd_session_screens=2, crowd_completion_url=COMPLETION)
+    for line in range(4):
+        add_screen(campaign, line)
+    return campaign
+
+
+def study_link(live_server, campaign, **params) -> str:
+    query = "&".join(f"{name}={value}" for name, value in params.items())
+    return f"{live_server.url}{reverse('crowd-study-link', args=[campaign.crowd_key])}?{query}"
+
+
+def rank_and_submit(page, n: int) -> None:
+    page.wait_for_load_state("domcontentloaded")
+    for position in range(n):
+        page.locator(f"#candidate-{position} label.rank").nth(position).click()
+    page.locator("#submit").click()
+
+
+def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(live_server, new_page, artifacts, crowd):
+    link = study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01", SESSION_ID="se01")
+    page = new_page()
+    page.goto(link)
+    expect(page).to_have_url(re.compile(r"/judge/screens/[0-9a-f-]+/$"))
+    expect(page.locator("#source")).to_be_visible()
+    first_screen = page.url
+    page.screenshot(path=artifacts / "crowd-first-screen.png")
+
+    page.goto(live_server.url + "/")  # leaving: the same browser reopens the link
+    page.goto(link)
+    assert page.url == first_screen
+    elsewhere = new_page()  # another browser (no cookies) with the same worker id
+    elsewhere.goto(link)
+    assert elsewhere.url == first_screen
+    assert CrowdWorker.objects.count() == 1
+
+    n = len(queue.candidate_keys(Assignment.objects.get(token=first_screen.rstrip("/").split("/")[-1])))
+    rank_and_submit(page, n)
+    expect(page).to_have_url(re.compile(r"/judge/screens/"))
+    assert page.url.split("?")[0] != first_screen
+    second = Assignment.objects.get(token=page.url.split("?")[0].rstrip("/").split("/")[-1])
+
+    platform = []
+    page.context.route("https://app.prolific.com/**", lambda route: (
+        platform.append(route.request.url),
+        route.fulfill(status=200, content_type="text/html", body="<h1>Prolific: submission complete</h1>"),
+    ))
+    rank_and_submit(page, len(queue.candidate_keys(second)))
+    code = crowd_completion.completion_code(crowd, "prolific", "60a1b2c3d4e5f6a7b8c9d0e1", "completed")
+    expect(page.locator("#completion-code")).to_have_text(code)
+    page.screenshot(path=artifacts / "crowd-completion.png")
+    page.wait_for_url(re.compile(r"app\.prolific\.com"), timeout=10_000)
+    assert platform and platform[-1] == COMPLETION.format(code=code)
+    expect(page.get_by_role("heading")).to_have_text("Prolific: submission complete")
+    worker = CrowdWorker.objects.get()
+    assert (worker.code, worker.outcome) == (code, "completed")
+    assert Assignment.objects.filter(judge=worker.judge, status=Assignment.Status.SUBMITTED).count() == 2
+
+
+def test_mturk_preview_shows_a_sample_and_stores_nothing(live_server, new_page, artifacts, crowd):
+    users = get_user_model().objects.count()
+    served = Assignment.objects.exclude(status=Assignment.Status.PENDING).count()
+    page = new_page()
+    page.goto(study_link(live_server, crowd, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE", hitId="3XYZ"))
+    expect(page.locator("#preview-note")).to_contain_text("nothing is stored")
+    expect(page.locator("#sample-screen .candidate").first).to_be_visible()
+    page.screenshot(path=artifacts / "crowd-mturk-preview.png")
+    assert get_user_model().objects.count() == users
+    assert not CrowdWorker.objects.exists()
+    assert Assignment.objects.exclude(status=Assignment.Status.PENDING).count() == served
+    assert "sessionid" not in {cookie["name"] for cookie in page.context.cookies()}
+
+
+def test_crowd_worker_cannot_open_another_campaigns_screen_or_an_organizer_page(live_server, new_page, crowd):
+    other = small_campaign("invited")
+    invited = judge("invited-judge", other)
+    add_screen(other, 0, judges=[invited])
+    foreign = queue.next_assignment(other, invited)
+    page = new_page()
+    page.goto(study_link(live_server, crowd, workerId="A2MTURKWORKER", assignmentId="3ASSIGN", hitId="3HIT"))
+    expect(page).to_have_url(re.compile(r"/judge/screens/"))
+    for path in (
+        reverse("judge-screen", args=[foreign.token]),
+        reverse("judge-campaign", args=[other.pk]),
+        reverse("campaign-detail", args=[crowd.pk]),
+        reverse("campaign-detail", args=[other.pk]),
+        reverse("campaign-crowd-workers", args=[crowd.pk]),
+        reverse("campaign-raters", args=[crowd.pk]),
+        reverse("judge-password"),
+        "/admin/",
+    ):
+        response = page.goto(live_server.url + path)
+        assert response.status in (403, 404) or "/login/" in page.url, (path, response.status, page.url)
+        assert other.name not in page.content() or path == "/admin/", path
+    response = page.goto(live_server.url + reverse("campaign-list"))
+    assert response.status in (403, 404) or "invited" not in page.content()
