@@ -11,7 +11,8 @@
 // - Unsent values: the ranks or scores of a served screen are kept in sessionStorage under the screen's token
 //   (config.token) as the judge changes them, and put back when the page loads again (a reload before Submit);
 //   an undone screen starts from the values that were submitted (config.submitted, from the server).
-// - Focus in view: the action bar sticks to the window's bottom; a focused correction is scrolled clear of it.
+// - Focus in view: the action bar sticks to the window's bottom; a correction focused from the keyboard is scrolled
+//   clear of it (not one focused by a click, which the scroll would move from under the pointer).
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
 
@@ -166,7 +167,14 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   form.addEventListener("submit", onSubmit);
   ["change", "input"].forEach((type) => form.addEventListener(type, saveValues));
   form.addEventListener("reset", () => setTimeout(saveValues, 0));
-  form.addEventListener("focusin", (event) => keepInView(event.target.closest(".candidate")));
+  // A click focuses before it ends: scrolling then would move the row from under the pointer and lose the click.
+  let pointerDown = false;
+  form.addEventListener("pointerdown", () => (pointerDown = true), { capture: true });
+  window.addEventListener("pointerup", () => setTimeout(() => (pointerDown = false), 0), { capture: true });
+  window.addEventListener("pointercancel", () => (pointerDown = false), { capture: true });
+  form.addEventListener("focusin", (event) => {
+    if (!pointerDown) keepInView(event.target.closest(".candidate"));
+  });
   document.addEventListener("keydown", onKeyDown);
   ["keydown", "pointerdown", "pointermove", "wheel", "scroll", "touchstart"].forEach((type) =>
     window.addEventListener(type, markActivity, { passive: true, capture: true }),

@@ -116,6 +116,28 @@ def test_actions_stay_in_the_window_and_the_focused_row_clear_of_them(live_serve
         page.screenshot(path=artifacts / f"judge-reach-scrolled-{name}.png")
 
 
+def test_a_click_on_a_row_partly_under_the_action_bar_ranks_it(live_server, new_page, artifacts):
+    """A mouse click focuses the radio before it ends: the row must not be scrolled from under the pointer then
+    (which lost the click on a row whose bottom was under the bar: Submit stayed disabled)."""
+    campaign = long_campaign()
+    for _ in VIEWPORTS:
+        add_screen(campaign, 0)
+    for number, viewport in enumerate(VIEWPORTS):
+        name = f"{viewport['width']}x{viewport['height']}"
+        page = new_page(viewport)
+        start_judging(page, live_server, campaign, f"clicker{number}")
+        bar_top = page.locator("#action-bar").bounding_box()["y"]
+        partly_hidden = [
+            position for position in range(5)
+            if (box := page.locator(f"#candidate-{position}").bounding_box())["y"] < bar_top < box["y"] + box["height"]
+        ]
+        assert partly_hidden, f"a row reaches under the action bar at {name}"
+        for position in range(5):
+            page.locator(f"#candidate-{position} label.rank").nth(position).click()
+        assert checked_ranks(page) == ["1", "2", "3", "4", "5"], f"every click ranked its row at {name}"
+        expect(page.get_by_role("button", name="Submit")).to_be_enabled()
+
+
 CONTRAST_SCRIPT = """
 () => {
   const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
