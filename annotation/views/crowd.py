@@ -3,7 +3,9 @@ of workers.
 
 The study link parses the platform's parameters (``crowd_entry.parse_visit``), logs the worker in as their
 campaign-local judge and sends them on to their current screen; an MTurk preview shows a sample screen and stores
-nothing. A refused link changes nothing and says why.
+nothing. A refused link changes nothing and says why. Someone signed in with an account of their own (an organizer
+trying the link, an invited judge) is asked first: continuing signs them out and in as the crowd worker; until
+they confirm, nothing is stored.
 """
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 from ..models import Campaign, CrowdWorker
+from ..permissions import is_crowd_worker
 from ..services import crowd_completion, crowd_entry, crowd_exports
 from ..services.presentation import display
 from .organizer import managed_campaign_or_404
@@ -26,8 +30,12 @@ def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
 
 
 @never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
 def study_link(request: HttpRequest, key: str) -> HttpResponse:
-    """The campaign's public study link: create or resume the worker's judge, log them in, go on judging."""
+    """The campaign's public study link: create or resume the worker's judge, log them in, go on judging.
+
+    GET asks first when the browser is signed in to an account that is not a crowd worker's (the worker's POST of
+    that page, with the same query string, goes on)."""
     campaign = crowd_entry.crowd_campaign(key)
     if campaign is None:
         raise Http404("No crowd study has this link.")
@@ -39,10 +47,19 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
         return _refused(request, str(error), 400)
     if visit.preview:
         return _preview(request, campaign)
+    if request.method != "POST" and _signed_in_elsewhere(request):
+        context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
+        return render(request, "judge/crowd_switch.html", context)
     worker = crowd_entry.enter(campaign, visit)
     if request.user != worker.judge:
         login(request, worker.judge, backend=MODEL_BACKEND)
     return redirect("judge-campaign", campaign.pk)
+
+
+def _signed_in_elsewhere(request: HttpRequest) -> bool:
+    """Signed in to an account of one's own, not a crowd worker's (this one's, or another's on a shared browser):
+    the study link would sign them out of it."""
+    return request.user.is_authenticated and not is_crowd_worker(request.user)
 
 
 def _preview(request: HttpRequest, campaign: Campaign) -> HttpResponse:

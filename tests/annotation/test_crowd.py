@@ -325,3 +325,32 @@ def test_rest_creates_a_crowd_campaign_and_refuses_a_bad_completion_url():
         name="bad", crowd="true", crowd_completion_url="ftp://example.org/{code}", **files()))
     assert refused.status_code == 400 and "crowd_completion_url" in refused.json()
     assert not Campaign.objects.filter(name="bad").exists()
+
+
+@pytest.mark.parametrize("role", ["organizer", "invited judge"])
+def test_someone_signed_in_is_asked_before_becoming_a_worker_and_nothing_is_stored_until_they_confirm(crowd, role):
+    client = Client()
+    if role == "organizer":
+        client.force_login(crowd.organizers.get())
+    else:
+        judge = User.objects.create_user("invited", password="judge-pw-1")
+        crowd.judges.add(judge)
+        client.force_login(judge)
+    signed_in = client.session["_auth_user_id"]
+    url = prolific(crowd, "PID9")
+    response = client.get(url)
+    assert response.status_code == 200
+    assert b"Sign out and continue as worker PID9" in response.content
+    assert client.session["_auth_user_id"] == signed_in and not CrowdWorker.objects.exists()
+    response = client.post(url)
+    assert response.status_code == 302 and response["Location"] == reverse("judge-campaign", args=[crowd.pk])
+    worker = CrowdWorker.objects.get()
+    assert client.session["_auth_user_id"] == str(worker.judge.pk)
+
+
+def test_a_crowd_worker_on_a_shared_browser_is_not_asked(crowd):
+    client = Client()
+    open_screen(client, prolific(crowd, "PID1"))
+    response = client.get(prolific(crowd, "PID2"))
+    assert response.status_code == 302
+    assert client.session["_auth_user_id"] == str(CrowdWorker.objects.get(worker_id="PID2").judge.pk)
