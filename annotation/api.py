@@ -8,17 +8,21 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from .permissions import IsOrganizer, is_organizer, managed_campaigns
+from .rater_forms import RaterDecisionForm
 from .serializers import (
     AppraiseImportSummarySerializer,
     AppraiseUploadSerializer,
     CampaignCreateSerializer,
     CampaignSerializer,
+    RaterDecisionSerializer,
+    RaterQcSerializer,
+    RaterVerdictSerializer,
     ReferenceSetSerializer,
     ReferencesUploadSerializer,
     ScreenJobSerializer,
@@ -26,6 +30,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
+from .services import rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -142,3 +147,28 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         except InputFileError as exc:
             raise ValidationError({"references": [str(exc)]}) from None
         return Response(ReferenceSetSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["GET"], summary="Rater quality control: the rule and every rater's numbers and verdict",
+                   responses={200: RaterQcSerializer, **READ_ERRORS})
+    @extend_schema(methods=["POST"], summary="Decide on a rater: follow the checks, include or exclude by hand, or "
+                   "offer a fresh attempt", request=RaterDecisionSerializer,
+                   responses={200: RaterVerdictSerializer, **WRITE_ERRORS})
+    @action(detail=True, methods=["get", "post"], parser_classes=[JSONParser, MultiPartParser, FormParser])
+    def raters(self, request, pk=None):
+        """GET: each rater's QC numbers, verdict and why, as on the rater QC page. POST (``judge``, ``action``):
+        the organizer's decision, as that page's form; the rater's verdict after it."""
+        campaign = self.get_object()
+        if request.method == "GET":
+            verdicts = rater_qc.campaign_verdicts(campaign)
+            return Response({"rule": rater_qc.QcRule.of(campaign).as_json(),
+                             "raters": [verdict.as_json() for verdict in verdicts]})
+        form = RaterDecisionForm(request.data)
+        if not form.is_valid():
+            raise ValidationError(form_errors(form))
+        username = form.cleaned_data["judge"]
+        try:
+            rater_qc.decide(campaign, username, form.cleaned_data["action"], request.user)
+        except ValueError as exc:
+            raise ValidationError({"judge": [str(exc)]}) from None
+        verdict = next(v for v in rater_qc.campaign_verdicts(campaign) if v.judge == username)
+        return Response(verdict.as_json())

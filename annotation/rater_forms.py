@@ -4,9 +4,7 @@ from __future__ import annotations
 from django import forms
 
 from .models import RaterStatus
-
-#: Offer the rater a fresh attempt (their work so far kept but left out of analyses).
-FRESH_ATTEMPT = "fresh"
+from .services.rater_qc import FRESH_ATTEMPT
 
 
 class RaterDecisionForm(forms.Form):

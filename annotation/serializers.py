@@ -4,7 +4,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
-from .models import Campaign, ReferenceSet, ScreenJob, System
+from .models import Campaign, RaterStatus, ReferenceSet, ScreenJob, System
+from .rater_forms import RaterDecisionForm
 from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST, screen_count
 
 
@@ -132,3 +133,40 @@ class ReferencesUploadSerializer(serializers.Serializer):
     references = serializers.ListField(child=serializers.FileField(), required=False,
                                        help_text="Corrected reference texts aligned line by line with the source, "
                                        "each named after its file (repeat the field).")
+
+
+class RaterVerdictSerializer(serializers.Serializer):
+    """One rater's QC numbers in their current attempt, verdict and why (``rater_qc.RaterVerdict.as_json``)."""
+
+    rater = serializers.CharField()
+    attempt = serializers.IntegerField()
+    screens = serializers.IntegerField()
+    control_screens = serializers.IntegerField(help_text="(a) Screens showing both Source and Source+error.")
+    control_passed = serializers.IntegerField(help_text="(a) Of those, Source+error judged worse than Source.")
+    control_rate = serializers.FloatField(allow_null=True)
+    controls = serializers.IntegerField(help_text="Source+error candidates judged.")
+    p_value = serializers.FloatField(allow_null=True, help_text="(b) One-sided Mann-Whitney U test.")
+    total_seconds = serializers.FloatField(allow_null=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+    passed = serializers.BooleanField(help_text="Every check with data passed.")
+    decision = serializers.ChoiceField(choices=RaterStatus.Decision.choices)
+    excluded = serializers.BooleanField(help_text="Left out of the analyses.")
+    why = serializers.CharField()
+    reason = serializers.CharField(required=False, help_text="Why each null number is undefined.")
+
+
+class RaterQcSerializer(serializers.Serializer):
+    """``GET /api/campaigns/{id}/raters/``: the campaign's QC rule and every rater's verdict."""
+
+    rule = serializers.DictField(help_text="The thresholds: control_threshold, p_value, min_total_seconds, "
+                                 "min_median_seconds, and the test.")
+    raters = RaterVerdictSerializer(many=True)
+
+
+class RaterDecisionSerializer(serializers.Serializer):
+    """``POST /api/campaigns/{id}/raters/``: the organizer's decision on one rater."""
+
+    judge = serializers.CharField(max_length=150, help_text="The rater's username.")
+    action = serializers.ChoiceField(choices=RaterDecisionForm.base_fields["action"].choices,
+                                     help_text="auto: follow the checks; include or exclude by hand; fresh: a "
+                                     "fresh attempt (the work so far kept but left out of analyses).")

@@ -9,6 +9,7 @@
 - Time per screen: ``Judgment.duration`` (served to submitted, measured by the server; Appraise's duration for
   imported judgments), as the median and the 5-95% trimmed mean (``scipy.stats.trim_mean`` cutting 5% at each end),
   per judge and over all judgments. None (with a reason) without any timed judgment.
+- Rater quality control (``rater_qc``): each rater's numbers, verdict and why, and how many are left out.
 - Flags, newest first (at most ``FLAG_LIMIT``, with the total): judge, screen, reason and details (a flag's text is
   its reason's label, then ": " and the judge's details, as ``forms.FlagForm`` stores it), and whether the screen is
   excluded from analysis.
@@ -26,6 +27,7 @@ from django.db.models import Count, F, Max, Q
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
+from .rater_qc import QcRule, cached_verdicts
 
 #: The most flags listed (the total is given too).
 FLAG_LIMIT = 100
@@ -253,4 +255,16 @@ def dashboard_data(campaign: Campaign) -> dict:
         "times": asdict(overall),
         "judges": [asdict(row) for row in judge_progress(campaign, per_judge, repeats)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
+        "rater_qc": rater_qc_summary(campaign, version),
+    }
+
+
+def rater_qc_summary(campaign: Campaign, version: tuple) -> dict:
+    """Each rater's QC numbers, verdict and why (``rater_qc.RaterVerdict.as_json``), the rule, and how many raters
+    the analyses leave out."""
+    verdicts = cached_verdicts(campaign, version)
+    return {
+        "rule": QcRule.of(campaign).as_json(),
+        "raters": [verdict.as_json() for verdict in verdicts],
+        "excluded": sum(verdict.excluded for verdict in verdicts),
     }

@@ -27,11 +27,16 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import numpy as np
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
+
+#: How long the dashboard's verdicts stay cached (``cached_verdicts``), whatever happens.
+CACHE_SECONDS = 3600
 
 #: The reason given when every value of a rater is equal and (b) is undefined.
 CONSTANT_VALUES = "all of the rater's values are equal"
@@ -148,6 +153,22 @@ def verdict_for(campaign: Campaign, user) -> RaterVerdict:
 def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
     """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username."""
     return _verdicts(campaign, None)
+
+
+def cached_verdicts(campaign: Campaign, data_version: tuple) -> list[RaterVerdict]:
+    """``campaign_verdicts`` for the live dashboard: computed again only when the judgments (``data_version``, e.g.
+    the last judgment id and the count), the organizer's decisions or the campaign's thresholds change; one cache
+    entry per campaign."""
+    standings = tuple(RaterStatus.objects.filter(campaign=campaign).order_by("judge_id").values_list(
+        "judge_id", "decision", "attempt", "attempt_after"))
+    version = (data_version, standings, QcRule.of(campaign))
+    key = f"rater-qc:{campaign.pk}:{campaign.created_at.timestamp()}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    verdicts = campaign_verdicts(campaign)
+    cache.set(key, (version, verdicts), CACHE_SECONDS)
+    return verdicts
 
 
 def _verdicts(campaign: Campaign, judge_ids: list[int] | None) -> list[RaterVerdict]:
@@ -285,6 +306,33 @@ def start_fresh_attempt(campaign: Campaign, judge, decided_by=None) -> RaterStat
         status.decision, status.decided_by, status.decided_at = RaterStatus.Decision.AUTO, decided_by, timezone.now()
         status.save()
     return status
+
+
+#: Offer the rater a fresh attempt (their work so far kept but left out of analyses): the decision besides
+#: ``RaterStatus.Decision``'s.
+FRESH_ATTEMPT = "fresh"
+
+#: What each decision did, in words (``decide``).
+DECIDED = {
+    RaterStatus.Decision.AUTO: "{judge} now follows the checks' verdict.",
+    RaterStatus.Decision.INCLUDE: "{judge} is included by hand: their judgments count in analyses.",
+    RaterStatus.Decision.EXCLUDE: "{judge} is excluded by hand: their judgments no longer count in analyses.",
+}
+
+
+def decide(campaign: Campaign, username: str, action: str, decided_by=None) -> str:
+    """The organizer's decision ``action`` (a ``RaterStatus.Decision`` or ``FRESH_ATTEMPT``) on the rater
+    ``username``; what it did, in words. Raises ValueError (nothing changed) for an unknown user or action, or a
+    user who is not a judge of the campaign."""
+    judge = get_user_model().objects.filter(username=username).first()
+    if judge is None:
+        raise ValueError(f"there is no user {username}")
+    if action == FRESH_ATTEMPT:
+        status = start_fresh_attempt(campaign, judge, decided_by=decided_by)
+        return (f"{judge.username} starts attempt {status.attempt}; their earlier judgments are kept but left out "
+                "of analyses.")
+    set_decision(campaign, judge, action, decided_by=decided_by)
+    return DECIDED[action].format(judge=judge.username)
 
 
 def _check_judge(campaign: Campaign, judge) -> None:

@@ -4,7 +4,6 @@ others get 404, as on the other organizer pages."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,14 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
 from ..permissions import can_decide_raters
-from ..rater_forms import FRESH_ATTEMPT, RaterDecisionForm
+from ..rater_forms import RaterDecisionForm
 from ..services import rater_qc
-
-DECIDED = {
-    "auto": "{judge} now follows the checks' verdict.",
-    "include": "{judge} is included by hand: their judgments count in analyses.",
-    "exclude": "{judge} is excluded by hand: their judgments no longer count in analyses.",
-}
 
 
 def _campaign(request: HttpRequest, pk: int) -> Campaign:
@@ -51,18 +44,10 @@ def rater_decision(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose a rater and a decision. Nothing was changed.")
         return redirect("campaign-raters", pk=pk)
-    user = get_user_model().objects.filter(username=form.cleaned_data["judge"]).first()
-    action = form.cleaned_data["action"]
     try:
-        if user is None:
-            raise ValueError(f"there is no user {form.cleaned_data['judge']}")
-        if action == FRESH_ATTEMPT:
-            status = rater_qc.start_fresh_attempt(campaign, user, decided_by=request.user)
-            messages.success(request, f"{user.username} starts attempt {status.attempt}; their earlier judgments are "
-                                      "kept but left out of analyses.")
-        else:
-            rater_qc.set_decision(campaign, user, action, decided_by=request.user)
-            messages.success(request, DECIDED[action].format(judge=user.username))
+        done = rater_qc.decide(campaign, form.cleaned_data["judge"], form.cleaned_data["action"], request.user)
     except ValueError as exc:
         messages.error(request, f"{str(exc)[:1].upper()}{str(exc)[1:]}. Nothing was changed.")
+    else:
+        messages.success(request, done)
     return redirect("campaign-raters", pk=pk)

@@ -76,6 +76,28 @@ function renderFlags(flags) {
   }, "No screen has been flagged.", 6);
 }
 
+function renderRaterQc(qc) {
+  const rule = qc.rule;
+  $("rater-qc-summary").textContent = `${count(qc.raters.length)} raters, ${count(qc.excluded)} left out of the ` +
+    `analyses. Pass: (a) at least ${Math.round(100 * rule.control_threshold)}%, (b) p ≤ ${rule.p_value}` +
+    (rule.min_total_seconds > 0 ? `, (c) at least ${rule.min_total_seconds} s in total` : "") +
+    (rule.min_median_seconds > 0 ? `, a median of at least ${rule.min_median_seconds} s per screen` : "") + ".";
+  fillTable("rater-qc", qc.raters, (row, rater) => {
+    row.dataset.rater = rater.rater;
+    cell(row, rater.rater);
+    cell(row, count(rater.attempt), "number");
+    cell(row, count(rater.screens), "number");
+    const share = rater.control_rate === null ? "–"
+      : `${rater.control_passed} of ${rater.control_screens} (${Math.round(100 * rater.control_rate)}%)`;
+    cell(row, share, "number", rater.control_rate === null ? "no control screen judged yet" : "");
+    cell(row, rater.p_value === null ? "–" : rater.p_value.toPrecision(3), "number", rater.reason || "");
+    cell(row, rater.total_seconds === null ? "–" : `${Math.round(rater.total_seconds)} s`, "number");
+    cell(row, seconds(rater.median_seconds), "number");
+    cell(row, rater.excluded ? "Excluded" : "Included", rater.excluded ? "excluded verdict" : "verdict");
+    cell(row, rater.why, "why");
+  }, "No rater has judged yet.", 9);
+}
+
 function renderLeaderboard(board) {
   const reason = $("leaderboard-reason");
   reason.hidden = board.reason === null;
@@ -222,6 +244,7 @@ async function refresh() {
     renderPlan(judging);
     renderJudges(judging.judges);
     renderFlags(judging.flags);
+    renderRaterQc(judging.rater_qc);
     renderLeaderboard(board);
     renderRaters(board.raters);
     const key = `${board.snapshot.last_judgment_id}/${board.snapshot.judgments}/${board.snapshot.excluded_screens}/${state.k}`;

@@ -135,3 +135,20 @@ def test_real_responses_match_the_documented_statuses_and_bodies(schema):
         response = client.get(f"/api/campaigns/{pk}/appraise-xml/")
         assert response.status_code == status
         check(schema, xml, "get", response)
+    raters = "/api/campaigns/{id}/raters/"
+    for client, status in ((owner, 200), (stranger, 404), (judging, 403), (anonymous, 403)):
+        response = client.get(f"/api/campaigns/{pk}/raters/")
+        assert response.status_code == status
+        check(schema, raters, "get", response)
+    rater = response_rater_names(owner.get(f"/api/campaigns/{pk}/raters/"))[0]
+    for client, data, status in ((owner, {"judge": rater, "action": "exclude"}, 200),
+                                 (owner, {"judge": rater, "action": "maybe"}, 400),
+                                 (owner, {"judge": "nobody", "action": "include"}, 400),
+                                 (stranger, {"judge": rater, "action": "include"}, 404)):
+        response = client.post(f"/api/campaigns/{pk}/raters/", data, content_type="application/json")
+        assert response.status_code == status, response.content
+        check(schema, raters, "post", response)
+
+
+def response_rater_names(response) -> list[str]:
+    return [row["rater"] for row in response.json()["raters"]]

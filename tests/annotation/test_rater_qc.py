@@ -287,3 +287,50 @@ def test_the_live_leaderboard_leaves_out_the_excluded_raters_until_included(judg
     assert snapshot["judgments"] == 3 * SCREENS and snapshot["rankings"] == SCREENS, "only the careful rater's"
     rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
     assert client.get(url).json()["snapshot"]["rankings"] == 2 * SCREENS, "a decision rebuilds the counts"
+
+
+def test_the_dashboard_shows_every_raters_numbers_and_verdict_and_follows_decisions(judged):
+    campaign, raters = judged
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+
+    def dashboard_qc() -> dict:
+        return client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()["rater_qc"]
+
+    qc = dashboard_qc()
+    by_rater = {row["rater"]: row for row in qc["raters"]}
+    assert sorted(by_rater) == ["careful", "hasty", "random"] and qc["excluded"] == 2
+    assert qc["rule"]["control_threshold"] == campaign.qc_control_threshold
+    expected = {v.judge: v.as_json() for v in rater_qc.campaign_verdicts(campaign)}
+    assert by_rater == expected
+    assert by_rater["random"]["why"].startswith("(a) Source+error judged worse") and by_rater["random"]["excluded"]
+    rater_qc.decide(campaign, "random", RaterStatus.Decision.INCLUDE, organizer)
+    qc = dashboard_qc()
+    assert qc["excluded"] == 1
+    assert {row["rater"]: row for row in qc["raters"]}["random"]["why"].startswith("included by hand")
+
+
+def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
+    campaign, raters = judged
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    url = f"/api/campaigns/{campaign.pk}/raters/"
+    body = client.get(url).json()
+    assert body["rule"] == rater_qc.QcRule.of(campaign).as_json()
+    assert [row["rater"] for row in body["raters"]] == ["careful", "hasty", "random"]
+    response = client.post(url, {"judge": "careful", "action": "exclude"}, content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["excluded"] and response.json()["decision"] == "exclude"
+    assert RaterStatus.objects.get(judge=raters["careful"]).decided_by == organizer
+    response = client.post(url, {"judge": "hasty", "action": "fresh"}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["attempt"] == 2 and response.json()["screens"] == 0
+    for data, field in (({"judge": "nobody", "action": "exclude"}, "judge"),
+                        ({"judge": "random", "action": "maybe"}, "action"),
+                        ({"action": "exclude"}, "judge")):
+        response = client.post(url, data, content_type="application/json")
+        assert response.status_code == 400 and field in response.json(), response.content
+    assert not RaterStatus.objects.filter(judge=raters["random"]).exists()

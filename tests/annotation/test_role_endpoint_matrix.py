@@ -84,6 +84,7 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[^/.]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[^/.]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),

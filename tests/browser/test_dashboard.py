@@ -78,6 +78,10 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
 
     expect(organizer.locator("#plan-slots")).to_have_text(re.compile(r"^232 of 233 submitted"), timeout=UPDATE)
     expect(organizer.locator("#judge-progress tr[data-judge='judy'] td").nth(1)).to_have_text("2", timeout=UPDATE)
+    judy_qc = organizer.locator("#rater-qc tr[data-rater='judy'] td")
+    expect(judy_qc.nth(2)).to_have_text("2", timeout=UPDATE)
+    expect(judy_qc.nth(7)).to_have_text("Included")
+    expect(organizer.locator("#rater-qc-summary")).to_contain_text("left out of the analyses")
     expect(board.first.locator("td").nth(5)).not_to_have_text(pairs_before, timeout=UPDATE)
 
     expect(judge_page.locator("#screen-counter")).to_have_text("Screen 3 of 3")
