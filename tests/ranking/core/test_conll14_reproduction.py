@@ -23,6 +23,8 @@ from ranking.core.per_judge import judge_correlations, judge_rankings, judge_sco
 from ranking.core.rankings import Rankings
 from ranking.core.significance import head_to_head, significance_mark
 
+from ..published_ranges import LOWEST, assert_ranges_match_published
+
 JUDGES = tuple(f"annotator0{n}" for n in range(1, 9))
 
 # Table 1: rankings, unexpanded (ties), expanded (ties) per judge 1..8.
@@ -66,6 +68,10 @@ TABLE_3B = [
     ("NTHU", 0.437, (11, 12), 3),
     ("IPN", 0.300, (13, 13), 4),
 ]
+# Table 3b's range ends on a tail (tests/ranking/published_ranges.py): over seeds 0-19 and 2015 of 1,000 resamples,
+# SJTU's lowest rank is 9 instead of 10 for 10 seeds and INPUT's is 10 instead of 9 for 6 (both for seeds 3, 18 and
+# 19, so two ranges can differ at once); every other end is the published one for every seed.
+TABLE_3B_ENDS_ON_A_TAIL = {("SJTU", LOWEST), ("INPUT", LOWEST)}
 
 # Table 3d: row -> cells in the column order of Table 3b ("–" on the diagonal); "?" in the text is the star mark.
 TABLE_3D = """
@@ -217,13 +223,16 @@ def test_table_3b_full_data_expected_wins(data: Data, full_scores: np.ndarray):
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 2015])
 def test_table_3b_bootstrap_ranking(data: Data, full_scores: np.ndarray, seed: int):
+    """1,000 resamples at 95%: the order, mean scores and clusters as printed; every rank range as printed but for
+    the two ends on a tail (``TABLE_3B_ENDS_ON_A_TAIL``), each of which may be one off (seed 3 moves both)."""
     samples = bootstrap_expected_wins(data.pairs, len(data.names), 1000, np.random.default_rng(seed))
     result = bootstrap_ranking(samples, full_scores, data.names, confidence=0.95)
     assert [row.system for row in result.systems] == [system for system, *_ in TABLE_3B]
-    for row, (system, score, (lo, hi), cluster) in zip(result.systems, TABLE_3B):
+    for row, (system, score, _, cluster) in zip(result.systems, TABLE_3B):
         assert row.score == pytest.approx(score, abs=0.002), system
         assert row.cluster == cluster, system
-        assert abs(row.range[0] - lo) <= 1 and abs(row.range[1] - hi) <= 1, (system, row.range)
+    assert_ranges_match_published([row.system for row in result.systems], [row.range for row in result.systems],
+                                  [r for *_, r, _ in TABLE_3B], TABLE_3B_ENDS_ON_A_TAIL)
 
 
 def test_table_3d_head_to_head(data: Data):

@@ -35,6 +35,8 @@ from ranking.core.trueskill import (
     trueskill_scores,
 )
 
+from ..published_ranges import HIGHEST, assert_ranges_match_published
+
 # G15 Table 3c: (system, mean score, rank range, cluster) in rank order.
 TABLE_3C = [
     ("AMU", 0.273, (1, 1), 1),
@@ -51,6 +53,9 @@ TABLE_3C = [
     ("NTHU", -0.142, (12, 12), 5),
     ("IPN", -0.358, (13, 13), 6),
 ]
+# Table 3c's range end on a tail (tests/ranking/published_ranges.py): seeds 0-9 give every published end except
+# UFC's highest rank (9 instead of 10) for seeds 3 and 7.
+TABLE_3C_ENDS_ON_A_TAIL = {("UFC", HIGHEST)}
 
 
 def package_env(n_pairs: int, backend: str | None) -> trueskill.TrueSkill:
@@ -445,17 +450,16 @@ def test_table_3c_trueskill_ranking(conll14, seed):
     """G15 Table 3c from judgments.xml: 1,000 TrueSkill runs at 95%: clusters, mean scores and rank ranges.
 
     A range end sits on a 2.5% tail, so a seed can move it by one: seeds 0-9 give every published range except
-    UFC's (7-9 instead of 7-10) for seeds 3 and 7. Hence at most one range may differ, by one.
+    UFC's (7-9 instead of 7-10) for seeds 3 and 7. Hence only UFC's highest rank may differ, by one
+    (``TABLE_3C_ENDS_ON_A_TAIL``); every other end must be the published one.
     """
     result = table_3c_ranking(conll14, np.random.default_rng(seed))
     got = [(row.system, row.score, row.range, row.cluster) for row in result.systems]
     assert [(system, cluster) for system, _, _, cluster in got] == [(s, c) for s, _, _, c in TABLE_3C]
     for (system, score, _, _), (_, published, _, _) in zip(got, TABLE_3C):
         assert score == pytest.approx(published, abs=0.005), system
-    ranges = np.array([rank_range for _, _, rank_range, _ in got])
-    published_ranges = np.array([rank_range for _, _, rank_range, _ in TABLE_3C])
-    assert np.abs(ranges - published_ranges).max() <= 1
-    assert np.any(ranges != published_ranges, axis=1).sum() <= 1
+    assert_ranges_match_published([system for system, *_ in got], [rank_range for *_, rank_range, _ in got],
+                                  [r for *_, r, _ in TABLE_3C], TABLE_3C_ENDS_ON_A_TAIL)
 
 
 @pytest.mark.slow
