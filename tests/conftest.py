@@ -1,12 +1,14 @@
 """Test configuration: the suite runs against the machine's real PostgreSQL (tests/settings.py) and Redis.
 
-The CoNLL-14 and GMEG data are read from ``../shared/data`` beside the checkout; tests that need them skip without
-them.
+The CoNLL-14 and GMEG data are read from ``../shared/data`` beside the checkout (or ``GECAPPRAISE_SHARED_DATA``);
+tests that need them skip without them on a developer's machine, and fail under CI (``CI=true``), where a missing
+data folder must not pass as a green run with the reproductions skipped.
 """
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,20 +22,53 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 GMEG = SHARED_DATA / "gmeg"
 
 
+def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
+    """Running under CI: the CI variable is "true" (as GitHub Actions and GitLab CI set it), in any case."""
+    return environ.get("CI", "").strip().lower() == "true"
+
+
+def missing_data(name: str, folder: Path, required: Path, environ: Mapping[str, str] = os.environ
+                 ) -> tuple[str, str] | None:
+    """None where ``required`` (a file of ``folder``) exists; otherwise what to do and why: ("fail", message) under
+    CI, ("skip", message) elsewhere. The message says where the data was looked for and how to point to it."""
+    if required.is_file():
+        return None
+    message = (f"{name} data not found at {folder} (no {required.name}); set GECAPPRAISE_SHARED_DATA to the "
+               "shared/data folder")
+    if in_ci(environ):
+        return "fail", f"{message}. CI=true, so missing data fails the test instead of skipping it."
+    return "skip", message
+
+
+def require_data(name: str, folder: Path, required: Path) -> Path:
+    """``folder``, or the test fails (under CI) or is skipped (elsewhere) as ``missing_data`` decides."""
+    decision = missing_data(name, folder, required)
+    if decision is not None:
+        action, message = decision
+        if action == "fail":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return folder
+
+
+def conll14_data() -> Path:
+    return require_data("CoNLL-14", CONLL14, CONLL14 / "judgments.xml")
+
+
+def gmeg_data() -> Path:
+    return require_data("GMEG", GMEG, GMEG / "dev" / "fce-segment-scores.csv")
+
+
 @pytest.fixture(scope="session")
 def conll14_dir() -> Path:
-    """The CoNLL-14 human evaluation data (G15); skips the test where ../shared/data is absent."""
-    if not (CONLL14 / "judgments.xml").is_file():
-        pytest.skip(f"CoNLL-14 data not found at {CONLL14} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
-    return CONLL14
+    """The CoNLL-14 human evaluation data (G15); without it the test skips, or fails under CI."""
+    return conll14_data()
 
 
 @pytest.fixture(scope="session")
 def gmeg_dir() -> Path:
-    """The GMEG-Data dev split (N19): system outputs and PRWS scores; skips the test where it is absent."""
-    if not (GMEG / "dev" / "fce-segment-scores.csv").is_file():
-        pytest.skip(f"GMEG data not found at {GMEG} (set GECAPPRAISE_SHARED_DATA to the shared/data folder)")
-    return GMEG
+    """The GMEG-Data dev split (N19): system outputs and PRWS scores; without it the test skips, or fails under CI."""
+    return gmeg_data()
 
 
 @pytest.fixture(scope="session")
