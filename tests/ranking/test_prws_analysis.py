@@ -3,7 +3,8 @@ loaded from PostgreSQL, analysed by `manage.py analyze`.
 
 The GMEG check (../shared/data/gmeg/README.md): GMEG-Data's dev outputs and its released per-output mean ratings,
 imported as one rating per (sentence, system), give each system's mean score of ``DOMAIN-corpus-scores.csv`` and its
-share of sentences left unchanged (N19 Table 6's "No change").
+share of sentences left unchanged (N19 Table 6's "No change"). It checks the plumbing (import and averaging), not
+rater QC: the simulated raters below (and tests/ranking/core/test_prws.py, tests/annotation/test_rater_qc.py) do.
 """
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ def gmeg_reference(folder: Path, scores: list[dict[str, str]]) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", ["fce", "wiki"])
 def test_gmeg_means_and_unchanged_shares(gmeg_dir, tmp_path, domain):
+    """The GMEG check tests the plumbing, not rater quality control: GMEG-Data releases each output's mean rating
+    (already averaged over its raters), imported here as one rating per (sentence, system), so this checks that the
+    import and the averaging reproduce the released corpus means (``DOMAIN-corpus-scores.csv``) and the unchanged
+    shares. With one "rater" and no control system, QC excludes nobody and the sentence-level split-half
+    reliability cannot be computed (both asserted below). Rater QC and split-half reliability are tested on simulated raters of known
+    behaviour: ``test_simulated_raters_through_import_and_analysis`` in this module (through import and analysis),
+    tests/ranking/core/test_prws.py (``test_quality_control_rates_and_exclusion``,
+    ``test_reliability_on_simulated_ratings``) and tests/annotation/test_rater_qc.py (the live rater QC)."""
     dev = gmeg_dir / "dev"
     segment_csv = dev / f"{domain}-segment-scores.csv"
     with segment_csv.open(encoding="utf-8") as handle:
