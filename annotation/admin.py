@@ -24,6 +24,8 @@ from .models import (
     Flag,
     GoldEdit,
     GuidelinesAcknowledgement,
+    ImportFile,
+    ImportJob,
     Invite,
     Judgment,
     Output,
@@ -209,6 +211,33 @@ class ScreenJobAdmin(ReadOnlyAdmin):
     list_filter = ("status", "campaign")
     search_fields = ("campaign__name", "error")
     list_select_related = ("campaign", "requested_by")
+
+
+class ImportFileInline(admin.TabularInline):
+    model = ImportFile
+    fields = ("position", "field", "name")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(ImportFile)
+class ImportFileAdmin(ReadOnlyAdmin):
+    """A waiting import's files (a finished job's are deleted); their bytes are not shown."""
+
+    list_display = ("id", "job", "position", "field", "name")
+    fields = ("job", "position", "field", "name")
+    list_select_related = ("job",)
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    list_display = ("id", "kind", "campaign", "status", "size", "requested_by", "requested_at", "sent_at",
+                    "finished_at", "error")
+    list_filter = ("kind", "status")
+    search_fields = ("campaign__name", "error")
+    list_select_related = ("campaign", "requested_by")
+    inlines = [ImportFileInline]
 
 
 class CandidateJudgmentInline(admin.TabularInline):

@@ -9,17 +9,20 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
-from .permissions import IsOrganizer, is_organizer, managed_campaigns
+from .models import ImportJob
+from .permissions import IsOrganizer, is_organizer, managed_campaigns, visible_import_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
     AppraiseImportSummarySerializer,
     AppraiseUploadSerializer,
     CampaignCreateSerializer,
     CampaignSerializer,
+    ImportJobSerializer,
     RaterDecisionSerializer,
     RaterQcSerializer,
     RaterVerdictSerializer,
@@ -30,7 +33,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
-from .services import rater_qc
+from .services import import_jobs, rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -42,6 +45,34 @@ from .services.textfiles import InputFileError
 def form_errors(form) -> dict[str, list[str]]:
     """A Django form's errors as the API's 400 body: each field with its messages."""
     return {field: list(messages) for field, messages in form.errors.items()}
+
+
+def _accepted(job: ImportJob) -> Response:
+    """202 for an upload imported by a background job: the job, and where to follow it."""
+    data = ImportJobSerializer(job).data
+    return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+ACCEPTED = OpenApiResponse(ImportJobSerializer, description="The upload is over IMPORT_IN_REQUEST_MB: a background "
+                           "job imports it (all or nothing); follow it at its url (Location).")
+
+
+@extend_schema_view(
+    retrieve=extend_schema(summary="A background import the user requested or may follow",
+                           responses={200: ImportJobSerializer, 403: READ_ERRORS[403],
+                                      404: OpenApiResponse(READ_ERRORS[404].response,
+                                                           description="No import with this id that the user may "
+                                                           "follow.")}),
+)
+class ImportJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Background imports: their state, what they made, or why they failed (nothing written then)."""
+
+    serializer_class = ImportJobSerializer
+    permission_classes = [IsAuthenticated]
+    lookup_url_kwarg = "job_id"
+
+    def get_queryset(self):
+        return visible_import_jobs(self.request.user)
 
 
 @extend_schema_view(
@@ -61,13 +92,20 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(summary="Create a campaign from uploaded files (all or nothing; organizers)",
                    request={"multipart/form-data": CampaignCreateSerializer},
-                   responses={201: CampaignSerializer, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
+                   responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
     def create(self, request):
         if not is_organizer(request.user):
             return Response({"detail": IsOrganizer.message}, status=status.HTTP_403_FORBIDDEN)
         form = CampaignImportForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
+        if not import_jobs.in_request(form.upload_size()):
+            try:
+                files = [(field_name, named_file(upload)) for field_name, upload in form.uploads()]
+                job = import_jobs.record_job(ImportJob.Kind.TEST_SET, files, form.import_options(), request.user)
+            except (InputFileError, ValueError) as exc:
+                raise ValidationError({"__all__": [str(exc)]}) from None
+            return _accepted(job)
         try:
             campaign = form.save(owner=request.user)
         except DjangoValidationError as exc:
@@ -104,7 +142,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     })
     @extend_schema(methods=["POST"], summary="Import Appraise XML judgments (all or nothing)",
                    request={"multipart/form-data": AppraiseUploadSerializer},
-                   responses={201: AppraiseImportSummarySerializer, **WRITE_ERRORS})
+                   responses={201: AppraiseImportSummarySerializer, 202: ACCEPTED, **WRITE_ERRORS})
     @action(detail=True, methods=["get", "post"], url_path="appraise-xml")
     def appraise_xml(self, request, pk=None):
         """GET: the judgments as Appraise XML. POST (multipart fields ``file`` and optional ``map_users``, as on
@@ -118,6 +156,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         upload = form.cleaned_data["file"]
+        if not import_jobs.in_request(upload.size):
+            job = import_jobs.record_job(ImportJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
+                                         {"map_users": form.cleaned_data["map_users"]}, request.user, campaign)
+            return _accepted(job)
         try:
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:

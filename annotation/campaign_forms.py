@@ -9,11 +9,12 @@ import unicodedata
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import URLValidator
 
 from .models import Campaign
 from .services.crowd_completion import CODE_PLACEHOLDER
-from .services.importing import create_campaign, import_outputs, read_test_set, split_archive
+from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
@@ -191,27 +192,30 @@ class CampaignImportForm(forms.ModelForm):
             raise ValidationError("The source file is missing.")
         return data
 
+    def uploads(self) -> list[tuple[str, UploadedFile]]:
+        """The uploaded files with the field each came in (``archive``, or ``source``, ``systems``, ``documents``)."""
+        data = self.cleaned_data
+        if data.get("archive"):
+            return [("archive", data["archive"])]
+        uploads = [("source", data["source"])] + [("systems", upload) for upload in data["systems"]]
+        return uploads + ([("documents", data["documents"])] if data.get("documents") else [])
+
+    def upload_size(self) -> int:
+        """The bytes uploaded, in all files."""
+        return sum(upload.size for _, upload in self.uploads())
+
+    def import_options(self) -> dict:
+        """What ``importing.import_test_set`` takes besides the files: the name, the archive's source name, whether
+        the source is judged, and the campaign's settings (JSON-able, for a background import)."""
+        data = self.cleaned_data
+        options = {field: data[field] for field in self.Meta.fields if data[field] is not None}
+        return {**options, "source_name": data.get("source_name") or None, "source_is_system": data["source_is_system"]}
+
     def save(self, commit: bool = True, owner=None) -> Campaign:
         """Check and write the campaign; file problems become form errors and nothing is written."""
-        data = self.cleaned_data
-        options = {field: data[field] for field in self.Meta.fields if field != "name" and data[field] is not None}
         try:
-            if data.get("archive"):
-                source, systems, documents = split_archive(
-                    named_file(data["archive"]), data.get("source_name") or None,
-                    source_is_system=data["source_is_system"],
-                )
-                campaign = create_campaign(data["name"], read_test_set(source, systems, documents), owner=owner, **options)
-            else:
-                campaign = import_outputs(
-                    data["name"],
-                    named_file(data["source"]),
-                    [named_file(f) for f in data["systems"]],
-                    named_file(data["documents"]) if data.get("documents") else None,
-                    source_is_system=data["source_is_system"],
-                    owner=owner,
-                    **options,
-                )
+            files = [(field_name, named_file(upload)) for field_name, upload in self.uploads()]
+            campaign = import_test_set(files=files, owner=owner, **self.import_options())
         except InputFileError as exc:
             self.add_error(None, str(exc))
             raise ValidationError(str(exc)) from None

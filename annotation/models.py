@@ -419,6 +419,68 @@ class ScreenJob(models.Model):
         return f"{self.requested} screens for {self.campaign_id} ({self.status})"
 
 
+class ImportJob(models.Model):
+    """An upload too large to import within a web request (``services.import_jobs``): its files are kept in the
+    database (``ImportFile``), so a worker on another machine reads them, and a background task imports them, all or
+    nothing, as the request would have. ``options`` holds the form's other fields; ``result`` what the import made
+    (the new campaign's id, counts); ``error`` why it failed, naming the file and line or item. A finished job's
+    files are deleted (their names and sizes stay)."""
+
+    class Kind(models.TextChoices):
+        TEST_SET = "test_set", "Test set (a new campaign)"
+        APPRAISE_XML = "appraise_xml", "Appraise XML judgments"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="import_jobs",
+        help_text="The campaign imported into; for a test set, the campaign it created.",
+    )
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True, max_length=2000)
+    result = models.JSONField(default=dict, blank=True)
+    size = models.BigIntegerField(default=0, help_text="Bytes uploaded.")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When it was handed to the task queue.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+        indexes = [models.Index(fields=["status", "sent_at"], name="import_job_waiting")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} import {self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class ImportFile(models.Model):
+    """One uploaded file of an ImportJob: the form ``field`` it came in (``source``, ``systems``, ``documents``,
+    ``archive``, ``file``), its name and bytes, in upload order."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
+    field = models.CharField(max_length=16)
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=255)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["job", "position"]
+        constraints = [models.UniqueConstraint(fields=["job", "position"], name="import_file_position_once")]
+
+
 class Judgment(models.Model):
     """What a judge submitted for an assignment: per-candidate ranks or scores, or a flag.
 

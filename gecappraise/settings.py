@@ -18,6 +18,8 @@ Environment variables:
   DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
   MAX_UPLOAD_MB       largest accepted upload, per file and per archive (default 50)
+  IMPORT_IN_REQUEST_MB  uploads up to this size in all are imported within the request; larger ones by a
+                      background job (default 8)
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
                       (default 30)
 
@@ -217,6 +219,7 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 MAX_UPLOAD_BYTES = int(float(os.environ.get("MAX_UPLOAD_MB", "50")) * 1024 * 1024)
+IMPORT_IN_REQUEST_BYTES = int(float(os.environ.get("IMPORT_IN_REQUEST_MB", "8")) * 1024 * 1024)
 JUDGE_LEASE_MINUTES = float(os.environ.get("JUDGE_LEASE_MINUTES", "30"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
@@ -270,8 +273,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": ANALYSIS_DISPATCH_SECONDS,
         "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
     },
-    "send-waiting-screen-jobs": {
-        "task": "annotation.tasks.send_waiting_screen_jobs",
+    "send-waiting-jobs": {
+        "task": "annotation.tasks.send_waiting_jobs",
         "schedule": ANALYSIS_DISPATCH_SECONDS,
         "options": {"expires": ANALYSIS_DISPATCH_SECONDS},
     },

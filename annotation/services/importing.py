@@ -192,6 +192,33 @@ def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
     )
 
 
+def import_test_set(
+    name: str,
+    files: Sequence[tuple[str, NamedFile]],
+    *,
+    source_name: str | None = None,
+    source_is_system: bool = True,
+    **options: Any,
+) -> Campaign:
+    """A new campaign from the files of the campaign form or the API, each with the field it came in: one
+    ``archive`` (its parts decided by :func:`split_archive`), or a ``source``, the ``systems`` and an optional
+    ``documents`` index. ``options`` are Campaign fields. Raises InputFileError (nothing written)."""
+    by_field: dict[str, list[NamedFile]] = {"archive": [], "source": [], "systems": [], "documents": []}
+    for field_name, named in files:
+        by_field[field_name].append(named)
+    if by_field["archive"]:
+        source, systems, documents = split_archive(
+            by_field["archive"][0], source_name or None, source_is_system=source_is_system
+        )
+        return create_campaign(name, read_test_set(source, systems, documents), **options)
+    if not by_field["source"]:
+        raise InputFileError("the source file is missing")
+    documents = by_field["documents"][0] if by_field["documents"] else None
+    return import_outputs(
+        name, by_field["source"][0], by_field["systems"], documents, source_is_system=source_is_system, **options
+    )
+
+
 def import_outputs(
     name: str,
     source: NamedFile,

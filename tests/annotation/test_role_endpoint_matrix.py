@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from annotation.models import Campaign, Segment
+from annotation.models import Campaign, ImportJob, Segment
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.invites import create_invite
 from annotation.services.queue import next_assignment
@@ -85,10 +85,12 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[^/.]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
+    "api/^imports/(?P<job_id>[^/.]+)/$": get(API_ITS_ORGANIZERS),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),
     "campaigns/<int:pk>/": get(ITS_ORGANIZERS),
+    "imports/<int:job_id>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/exclusion/": post(ITS_ORGANIZERS),
@@ -198,11 +200,13 @@ def world(django_user_model):
     invite, secret = create_invite(campaign, "invitee", users["organizer"])
     run = AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.DONE,
                                      result={"campaign": "mine"})
+    job = ImportJob.objects.create(kind=ImportJob.Kind.APPRAISE_XML, campaign=campaign,
+                                   requested_by=users["organizer"], status=ImportJob.Status.DONE)
     values = {
         "pk": campaign.pk, "campaign_id": campaign.pk, "number": screen.number, "invite_id": invite.pk,
         "screen_id": training.pk, "position": training.position, "secret": secret, "run_id": run.pk,
         "token": served.token, "uidb64": "MQ", "key": campaign.crowd_key,
-        "object_id": admin.pk, "id": admin.pk, "content_type_id": 1,
+        "object_id": admin.pk, "id": admin.pk, "content_type_id": 1, "job_id": job.pk,
     }
     clients = {"anonymous": Client()}
     for role, user in users.items():

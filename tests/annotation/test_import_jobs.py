@@ -1,0 +1,191 @@
+"""Uploads over IMPORT_IN_REQUEST_MB are imported by a background ImportJob (issue 7, "unbounded work per
+request"): the request stores the files and answers at once with the job's page (or 202 in the API); the job
+imports all or nothing, as the request would have, records a refusal naming the file and line, is never imported
+twice, and only its requester and the campaign's organizers may follow it (PostgreSQL)."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from annotation import tasks
+from annotation.models import Campaign, Candidate, ImportFile, ImportJob, Judgment
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services import import_jobs
+
+from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
+from .test_appraise_xml import ITEM
+from .test_importing import SOURCE, SYSTEMS, _zip
+from .test_organizer import form_data, upload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer() -> User:
+    user = User.objects.create_user("olga")
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture
+def small_limit(settings):
+    """Every upload of more than 100 bytes goes to a background job."""
+    settings.IMPORT_IN_REQUEST_BYTES = 100
+
+
+def client_of(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_sizes_decide_where_an_import_runs(settings):
+    settings.IMPORT_IN_REQUEST_BYTES = 8 * 1024 * 1024
+    assert import_jobs.in_request(8 * 1024 * 1024) and not import_jobs.in_request(8 * 1024 * 1024 + 1)
+
+
+def test_a_large_test_set_from_the_form_is_a_job_that_creates_the_campaign(
+    small_limit, organizer, django_capture_on_commit_callbacks
+):
+    client = client_of(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("campaign-create"), form_data(
+            source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("import-job", args=[job.pk])
+    campaign = Campaign.objects.get(name="web")
+    assert (job.status, job.campaign, job.kind) == (ImportJob.Status.DONE, campaign, ImportJob.Kind.TEST_SET)
+    assert job.result == {"campaign": campaign.pk, "name": "web", "systems": 4, "segments": 4}
+    assert campaign.owner == organizer and organizer in campaign.organizers.all()
+    assert not ImportFile.objects.exists(), "a finished job's files are deleted"
+    page = client.get(response["Location"]).content.decode()
+    assert "Campaign web: 4 systems, 4 sentences." in page and 'http-equiv="refresh"' not in page
+    assert reverse("campaign-detail", args=[campaign.pk]) in page
+    listing = client.get(reverse("campaign-list")).content.decode()
+    assert 'id="imports"' in listing and reverse("import-job", args=[job.pk]) in listing
+
+
+def test_the_job_imports_what_the_request_would_have(small_limit, organizer, settings,
+                                                    django_capture_on_commit_callbacks):
+    client = client_of(organizer)
+    archive = _zip({"source": SOURCE, **SYSTEMS})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("campaign-create"), form_data(
+            name="by job", archive=SimpleUploadedFile("run.zip", archive, content_type="application/zip")))
+    settings.IMPORT_IN_REQUEST_BYTES = 10**9
+    client.post(reverse("campaign-create"), form_data(
+        name="at once", archive=SimpleUploadedFile("run.zip", archive, content_type="application/zip")))
+
+    def contents(name: str) -> list[tuple[int, str, list[str]]]:
+        return sorted(
+            (c.segment.line, c.text, sorted(c.outputs.values_list("system__name", flat=True)))
+            for c in Candidate.objects.filter(segment__campaign__name=name).select_related("segment")
+        )
+
+    assert contents("by job") == contents("at once") and contents("at once")
+
+
+def test_a_refused_file_fails_the_job_with_the_forms_message_and_writes_nothing(
+    small_limit, organizer, django_capture_on_commit_callbacks
+):
+    client = client_of(organizer)
+    systems = [upload(name, data) for name, data in SYSTEMS.items()] + [upload("short", b"too short\n")]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("campaign-create"), form_data(source=upload("source", SOURCE), systems=systems))
+    job = ImportJob.objects.get()
+    response = client.get(response["Location"])
+    assert job.status == ImportJob.Status.FAILED and job.campaign is None
+    assert job.error == "short: 1 line, but the source file (source) has 4 lines"
+    page = response.content.decode()
+    assert "Failed: nothing was imported." in page and "short: 1 line, but the source file" in page
+    assert not Campaign.objects.exists() and not Candidate.objects.exists() and not ImportFile.objects.exists()
+
+
+def test_with_celery_the_request_only_records_the_job_and_beat_sends_it_once(small_limit, organizer, settings):
+    settings.ANALYSIS_EXECUTION = "celery"
+    client = client_of(organizer)
+    response = client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]), follow=True)
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.QUEUED and not Campaign.objects.exists()
+    assert 'http-equiv="refresh"' in response.content.decode() and "Queued: waiting for a worker" in \
+        response.content.decode()
+    assert sorted(ImportFile.objects.values_list("field", "name")) == [
+        ("source", "source"), *sorted(("systems", name) for name in SYSTEMS)]
+    second = client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    assert second.status_code == 400 and "is being imported already" in second.content.decode()
+    assert tasks.send_waiting() == 1, "beat hands it to a worker (tasks are eager in the test settings)"
+    assert tasks.send_waiting() == 0, "once"
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE and Campaign.objects.get().name == "web"
+    assert import_jobs.run_import_job(job.pk).status == ImportJob.Status.DONE
+    assert Campaign.objects.count() == 1, "a job done is never imported twice"
+
+
+def test_a_large_appraise_file_is_a_job_in_the_page_and_the_api(
+    small_limit, organizer, schema, django_capture_on_commit_callbacks  # noqa: F811
+):
+    client = client_of(organizer)
+    settings_free = form_data(source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("campaign-create"), settings_free)
+    campaign = Campaign.objects.get()
+    xml = ITEM.format(src=0, group="alpha beta").encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                               {"file": SimpleUploadedFile("j.xml", xml)})
+    response = client.get(response["Location"])
+    assert "Imported 2 rankings (1 skipped) by 2 judges." in response.content.decode()
+    assert Judgment.objects.count() == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        again = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", xml)})
+    assert again.status_code == 202, again.content
+    check(schema, "/api/campaigns/{id}/appraise-xml/", "post", again)
+    assert again["Location"] == f"/api/imports/{again.json()['id']}/"
+    followed = client.get(again["Location"])
+    check(schema, "/api/imports/{job_id}/", "get", followed)
+    assert followed.json()["status"] == "done" and followed.json()["result"] == {
+        "rankings": 0, "skipped": 0, "judges": 0, "already_imported": 2}
+    with django_capture_on_commit_callbacks(execute=True):
+        bad = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                          {"file": SimpleUploadedFile("bad.xml", b"<oops" + b" " * 200)})
+    failed = client.get(bad["Location"]).json()
+    assert failed["status"] == "failed" and failed["error"].startswith("bad.xml: not well-formed XML")
+    assert Judgment.objects.count() == 2
+
+
+def test_the_api_creates_a_campaign_by_job(small_limit, organizer, schema,  # noqa: F811
+                                           django_capture_on_commit_callbacks):
+    client = client_of(organizer)
+    data = form_data(source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/api/campaigns/", data)
+    assert response.status_code == 202, response.content
+    check(schema, "/api/campaigns/", "post", response)
+    body = client.get(response["Location"]).json()
+    assert body["status"] == "done" and body["campaign"] == Campaign.objects.get(name="web").pk
+    assert body["page"] == reverse("import-job", args=[body["id"]])
+
+
+def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
+    small_limit, organizer, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_of(organizer).post(reverse("campaign-create"), form_data(
+            source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    job = ImportJob.objects.get()
+    co_organizer = User.objects.create_user("co")
+    job.campaign.organizers.add(co_organizer)
+    other = User.objects.create_user("other")
+    other.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
+    admin = User.objects.create_superuser("root")
+    for user, status in ((organizer, 200), (co_organizer, 200), (admin, 200), (other, 404)):
+        client = client_of(user)
+        assert client.get(reverse("import-job", args=[job.pk])).status_code == status, user
+        assert client.get(f"/api/imports/{job.pk}/").status_code == status, user
+    assert Client().get(f"/api/imports/{job.pk}/").status_code == 403
+    assert Client().get(reverse("import-job", args=[job.pk])).status_code == 302
