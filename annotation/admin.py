@@ -16,6 +16,7 @@ from django.utils.html import format_html
 
 from .models import (
     Assignment,
+    BackgroundJob,
     Campaign,
     Candidate,
     CandidateJudgment,
@@ -24,9 +25,8 @@ from .models import (
     Flag,
     GoldEdit,
     GuidelinesAcknowledgement,
-    ImportFile,
-    ImportJob,
     Invite,
+    JobFile,
     Judgment,
     Output,
     RaterStatus,
@@ -213,16 +213,16 @@ class ScreenJobAdmin(ReadOnlyAdmin):
     list_select_related = ("campaign", "requested_by")
 
 
-class ImportFileInline(admin.TabularInline):
-    model = ImportFile
+class JobFileInline(admin.TabularInline):
+    model = JobFile
     fields = ("position", "field", "name")
     readonly_fields = fields
     extra = 0
     can_delete = False
 
 
-@admin.register(ImportFile)
-class ImportFileAdmin(ReadOnlyAdmin):
+@admin.register(JobFile)
+class JobFileAdmin(ReadOnlyAdmin):
     """A waiting import's files (a finished job's are deleted); their bytes are not shown."""
 
     list_display = ("id", "job", "position", "field", "name")
@@ -230,14 +230,14 @@ class ImportFileAdmin(ReadOnlyAdmin):
     list_select_related = ("job",)
 
 
-@admin.register(ImportJob)
-class ImportJobAdmin(ReadOnlyAdmin):
+@admin.register(BackgroundJob)
+class BackgroundJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "campaign", "status", "size", "requested_by", "requested_at", "sent_at",
                     "finished_at", "error")
     list_filter = ("kind", "status")
     search_fields = ("campaign__name", "error")
     list_select_related = ("campaign", "requested_by")
-    inlines = [ImportFileInline]
+    inlines = [JobFileInline]
 
 
 class CandidateJudgmentInline(admin.TabularInline):

@@ -14,15 +14,15 @@ from rest_framework.response import Response
 
 from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
-from .models import ImportJob
-from .permissions import IsOrganizer, is_organizer, managed_campaigns, visible_import_jobs
+from .models import BackgroundJob
+from .permissions import IsOrganizer, is_organizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
     AppraiseImportSummarySerializer,
     AppraiseUploadSerializer,
+    BackgroundJobSerializer,
     CampaignCreateSerializer,
     CampaignSerializer,
-    ImportJobSerializer,
     RaterDecisionSerializer,
     RaterQcSerializer,
     RaterVerdictSerializer,
@@ -33,7 +33,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
-from .services import import_jobs, rater_qc
+from .services import background_jobs, rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -47,32 +47,32 @@ def form_errors(form) -> dict[str, list[str]]:
     return {field: list(messages) for field, messages in form.errors.items()}
 
 
-def _accepted(job: ImportJob) -> Response:
+def _accepted(job: BackgroundJob) -> Response:
     """202 for an upload imported by a background job: the job, and where to follow it."""
-    data = ImportJobSerializer(job).data
+    data = BackgroundJobSerializer(job).data
     return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
 
 
-ACCEPTED = OpenApiResponse(ImportJobSerializer, description="The upload is over IMPORT_IN_REQUEST_MB: a background "
+ACCEPTED = OpenApiResponse(BackgroundJobSerializer, description="The upload is over IMPORT_IN_REQUEST_MB: a background "
                            "job imports it (all or nothing); follow it at its url (Location).")
 
 
 @extend_schema_view(
     retrieve=extend_schema(summary="A background import the user requested or may follow",
-                           responses={200: ImportJobSerializer, 403: READ_ERRORS[403],
+                           responses={200: BackgroundJobSerializer, 403: READ_ERRORS[403],
                                       404: OpenApiResponse(READ_ERRORS[404].response,
                                                            description="No import with this id that the user may "
                                                            "follow.")}),
 )
-class ImportJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class BackgroundJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Background imports: their state, what they made, or why they failed (nothing written then)."""
 
-    serializer_class = ImportJobSerializer
+    serializer_class = BackgroundJobSerializer
     permission_classes = [IsAuthenticated]
     lookup_url_kwarg = "job_id"
 
     def get_queryset(self):
-        return visible_import_jobs(self.request.user)
+        return visible_jobs(self.request.user)
 
 
 @extend_schema_view(
@@ -99,10 +99,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         form = CampaignImportForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        if not import_jobs.in_request(form.upload_size()):
+        if not background_jobs.in_request(form.upload_size()):
             try:
                 files = [(field_name, named_file(upload)) for field_name, upload in form.uploads()]
-                job = import_jobs.record_job(ImportJob.Kind.TEST_SET, files, form.import_options(), request.user)
+                job = background_jobs.record_job(BackgroundJob.Kind.TEST_SET, files, form.import_options(), request.user)
             except (InputFileError, ValueError) as exc:
                 raise ValidationError({"__all__": [str(exc)]}) from None
             return _accepted(job)
@@ -156,8 +156,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         upload = form.cleaned_data["file"]
-        if not import_jobs.in_request(upload.size):
-            job = import_jobs.record_job(ImportJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
+        if not background_jobs.in_request(upload.size):
+            job = background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
                                          {"map_users": form.cleaned_data["map_users"]}, request.user, campaign)
             return _accepted(job)
         try:

@@ -1,13 +1,13 @@
 """REST API URLs (under /api/)."""
 from rest_framework.routers import DefaultRouter
 
-from .api import CampaignViewSet, ImportJobViewSet
+from .api import BackgroundJobViewSet, CampaignViewSet
 
 # No format-suffix routes (".json"): the API speaks JSON only, and the custom actions take no format argument.
 router = DefaultRouter()
 router.include_format_suffixes = False
 # Names apart from the pages' ("campaign-list" is the HTML list): the API root links to /api/campaigns/.
 router.register("campaigns", CampaignViewSet, basename="api-campaign")
-router.register("imports", ImportJobViewSet, basename="api-import")
+router.register("jobs", BackgroundJobViewSet, basename="api-job")
 
 urlpatterns = router.urls

@@ -419,16 +419,17 @@ class ScreenJob(models.Model):
         return f"{self.requested} screens for {self.campaign_id} ({self.status})"
 
 
-class ImportJob(models.Model):
-    """An upload too large to import within a web request (``services.import_jobs``): its files are kept in the
-    database (``ImportFile``), so a worker on another machine reads them, and a background task imports them, all or
-    nothing, as the request would have. ``options`` holds the form's other fields; ``result`` what the import made
-    (the new campaign's id, counts); ``error`` why it failed, naming the file and line or item. A finished job's
-    files are deleted (their names and sizes stay)."""
+class BackgroundJob(models.Model):
+    """Work too large for a web request (``services.background_jobs``): importing a large upload, or putting
+    attention checks on many screens. An upload's files are kept in the database (``JobFile``), so a worker on
+    another machine reads them; a background task does the work all or nothing, as the request would have.
+    ``options`` holds the request's other fields; ``result`` what the job made (the new campaign's id, counts);
+    ``error`` why it failed, naming the file and line or item. A finished job's files are deleted (names stay)."""
 
     class Kind(models.TextChoices):
-        TEST_SET = "test_set", "Test set (a new campaign)"
-        APPRAISE_XML = "appraise_xml", "Appraise XML judgments"
+        TEST_SET = "test_set", "Test set import (a new campaign)"
+        APPRAISE_XML = "appraise_xml", "Appraise XML import"
+        ATTENTION_CHECKS = "attention", "Attention checks"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -438,8 +439,8 @@ class ImportJob(models.Model):
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     campaign = models.ForeignKey(
-        Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="import_jobs",
-        help_text="The campaign imported into; for a test set, the campaign it created.",
+        Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="background_jobs",
+        help_text="The campaign worked on; for a test set, the campaign it created.",
     )
     options = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
@@ -456,21 +457,21 @@ class ImportJob(models.Model):
 
     class Meta:
         ordering = ["-requested_at"]
-        indexes = [models.Index(fields=["status", "sent_at"], name="import_job_waiting")]
+        indexes = [models.Index(fields=["status", "sent_at"], name="background_job_waiting")]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} import {self.pk} ({self.status})"
+        return f"{self.get_kind_display()} {self.pk} ({self.status})"
 
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
 
 
-class ImportFile(models.Model):
-    """One uploaded file of an ImportJob: the form ``field`` it came in (``source``, ``systems``, ``documents``,
+class JobFile(models.Model):
+    """One uploaded file of a BackgroundJob: the form ``field`` it came in (``source``, ``systems``, ``documents``,
     ``archive``, ``file``), its name and bytes, in upload order."""
 
-    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
+    job = models.ForeignKey(BackgroundJob, on_delete=models.CASCADE, related_name="files")
     field = models.CharField(max_length=16)
     position = models.PositiveIntegerField()
     name = models.CharField(max_length=255)
@@ -478,7 +479,7 @@ class ImportFile(models.Model):
 
     class Meta:
         ordering = ["job", "position"]
-        constraints = [models.UniqueConstraint(fields=["job", "position"], name="import_file_position_once")]
+        constraints = [models.UniqueConstraint(fields=["job", "position"], name="job_file_position_once")]
 
 
 class Judgment(models.Model):

@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from rest_framework.permissions import BasePermission
 
-from .models import Campaign, CrowdWorker, ImportJob
+from .models import BackgroundJob, Campaign, CrowdWorker
 
 ORGANIZERS_GROUP = "organizers"
 
@@ -81,13 +81,13 @@ def can_manage(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bo
     return managed_campaigns(user).filter(pk=campaign.pk).exists()
 
 
-def visible_import_jobs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[ImportJob]:
+def visible_jobs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[BackgroundJob]:
     """The background imports ``user`` may follow: their own, and those into campaigns they manage (admins: all)."""
     if not user.is_authenticated:
-        return ImportJob.objects.none()
+        return BackgroundJob.objects.none()
     if user.is_superuser:
-        return ImportJob.objects.all()
-    return ImportJob.objects.filter(Q(requested_by=user) | Q(campaign__in=managed_campaigns(user))).distinct()
+        return BackgroundJob.objects.all()
+    return BackgroundJob.objects.filter(Q(requested_by=user) | Q(campaign__in=managed_campaigns(user))).distinct()
 
 
 def can_decide_raters(user: AbstractBaseUser | AnonymousUser, campaign: Campaign) -> bool:

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
-from .models import Campaign, ImportJob, RaterStatus, ReferenceSet, ScreenJob, System
+from .models import BackgroundJob, Campaign, RaterStatus, ReferenceSet, ScreenJob, System
 from .rater_forms import RaterDecisionForm
 from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST, screen_count
 
@@ -96,7 +96,7 @@ class ScreenJobSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ImportJobSerializer(serializers.ModelSerializer):
+class BackgroundJobSerializer(serializers.ModelSerializer):
     """A background import (an upload over ``IMPORT_IN_REQUEST_MB``): its state, what it made, or why it failed."""
 
     campaign = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True, help_text="The campaign imported into (for a test "
@@ -105,16 +105,16 @@ class ImportJobSerializer(serializers.ModelSerializer):
     page = serializers.SerializerMethodField(help_text="This job's page.")
 
     class Meta:
-        model = ImportJob
+        model = BackgroundJob
         fields = ["id", "kind", "status", "campaign", "size", "result", "error", "requested_at", "started_at",
                   "finished_at", "url", "page"]
         read_only_fields = fields
 
-    def get_url(self, job: ImportJob) -> str:
-        return reverse("api-import-detail", args=[job.pk])
+    def get_url(self, job: BackgroundJob) -> str:
+        return reverse("api-job-detail", args=[job.pk])
 
-    def get_page(self, job: ImportJob) -> str:
-        return reverse("import-job", args=[job.pk])
+    def get_page(self, job: BackgroundJob) -> str:
+        return reverse("background-job", args=[job.pk])
 
 
 class ScreensStateSerializer(serializers.Serializer):

@@ -1,9 +1,9 @@
 """Celery tasks of campaigns: writing large screen requests and importing large uploads (thin wrappers around
-``services.screen_jobs`` and ``services.import_jobs``).
+``services.screen_jobs`` and ``services.background_jobs``).
 
-A web request only records a ScreenJob or an ImportJob; ``send_waiting`` hands the recorded jobs to the workers (the
+A web request only records a ScreenJob or an BackgroundJob; ``send_waiting`` hands the recorded jobs to the workers (the
 periodic task ``send_waiting_jobs``, Celery beat). A job's task acknowledges late and goes back to the queue when
-its worker dies; both are idempotent (``run_job`` goes on from the screens already written, ``run_import_job``
+its worker dies; both are idempotent (``run_job`` goes on from the screens already written, ``run_background_job``
 imports all or nothing and never twice), and transient database errors are retried with backoff. When the broker is
 unreachable the jobs stay queued and a later call sends them.
 """
@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from gecappraise.celery import app
 
-from .models import ImportJob, ScreenJob
-from .services.import_jobs import run_import_job
+from .models import BackgroundJob, ScreenJob
+from .services.background_jobs import run_background_job
 from .services.screen_jobs import run_job
 
 QUEUE_ERRORS = (kombu.exceptions.OperationalError, redis.exceptions.RedisError, ConnectionError, RuntimeError)
@@ -37,9 +37,9 @@ def run_screen_job_task(self, job_id: int) -> int:
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=(OperationalError,),
              retry_backoff=True, max_retries=5, ignore_result=True)
-def run_import_job_task(self, job_id: int) -> str:
-    """Import the files of ImportJob ``job_id`` (all or nothing); returns its status."""
-    return run_import_job(job_id).status
+def run_background_job_task(self, job_id: int) -> str:
+    """Import the files of BackgroundJob ``job_id`` (all or nothing); returns its status."""
+    return run_background_job(job_id).status
 
 
 def _send(model, task) -> tuple[int, bool]:
@@ -66,7 +66,7 @@ def send_waiting() -> int:
     screens, reachable = _send(ScreenJob, run_screen_job_task)
     if not reachable:
         return screens
-    imports, _ = _send(ImportJob, run_import_job_task)
+    imports, _ = _send(BackgroundJob, run_background_job_task)
     return screens + imports
 
 

@@ -7,7 +7,7 @@ urlpatterns = [
     path("campaigns/", organizer.campaign_list, name="campaign-list"),
     path("campaigns/new/", organizer.campaign_create, name="campaign-create"),
     path("campaigns/<int:pk>/", organizer.campaign_detail, name="campaign-detail"),
-    path("imports/<int:job_id>/", organizer.import_job_detail, name="import-job"),
+    path("jobs/<int:job_id>/", organizer.background_job_detail, name="background-job"),
     path("campaigns/<int:pk>/screens/", organizer.campaign_screens, name="campaign-screens"),
     path("campaigns/<int:pk>/screens/<int:number>/", dashboard.screen_detail, name="campaign-screen"),
     path("campaigns/<int:pk>/screens/<int:number>/exclusion/", dashboard.screen_exclusion,

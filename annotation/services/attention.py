@@ -120,6 +120,10 @@ def _lock_unserved(screen_ids: list[int]) -> list[int]:
     return [pk for pk in screen_ids if pk in kept]
 
 
+class AttentionCheckError(ValueError):
+    """Attention checks cannot be added as asked (the message says why); nothing was changed."""
+
+
 def add_attention_checks(
     campaign: Campaign, share: float, rng: np.random.Generator, system_name: str = CONTROL_SYSTEM
 ) -> int:
@@ -130,14 +134,14 @@ def add_attention_checks(
     keeps its candidates (and is not counted). Takes the campaign's lock, as screen creation does.
     """
     if not 0 < share <= 1:
-        raise ValueError(f"share must be in (0, 1], got {share}")
+        raise AttentionCheckError(f"share must be in (0, 1], got {share}")
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         control, _ = System.objects.get_or_create(
             campaign=campaign, name=system_name, defaults={"kind": System.Kind.CONTROL}
         )
         if control.kind != System.Kind.CONTROL:
-            raise ValueError(f"{system_name!r} is a system of the campaign, not a control")
+            raise AttentionCheckError(f"{system_name!r} is a system of the campaign, not a control")
         eligible = list(
             unserved_screens(campaign)
             .exclude(pk__in=control_screens(campaign))

@@ -13,9 +13,9 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
-from ..models import Assignment, Campaign, ImportJob, Judgment
-from ..permissions import is_organizer, managed_campaigns, visible_import_jobs
-from ..services import import_jobs
+from ..models import Assignment, BackgroundJob, Campaign, Judgment
+from ..permissions import is_organizer, managed_campaigns, visible_jobs
+from ..services import background_jobs
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
@@ -43,7 +43,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
     if not campaigns and not is_organizer(request.user):
         raise PermissionDenied("Only organizers manage campaigns.")
     context = {"campaigns": campaigns, "can_create": is_organizer(request.user),
-               "imports": import_jobs.recent_jobs(request.user)}
+               "imports": background_jobs.recent_jobs(request.user)}
     return render(request, "organizer/campaign_list.html", context)
 
 
@@ -53,11 +53,11 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied("Only organizers create campaigns.")
     form = CampaignImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        if not import_jobs.in_request(form.upload_size()):
+        if not background_jobs.in_request(form.upload_size()):
             job = _test_set_job(form, request.user)
             if job is not None:
                 messages.success(request, f"Importing {form.cleaned_data['name']!r} in the background.")
-                return redirect("import-job", job_id=job.pk)
+                return redirect("background-job", job_id=job.pk)
         else:
             try:
                 campaign = form.save(owner=request.user)
@@ -69,21 +69,21 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     return render(request, "organizer/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def _test_set_job(form: CampaignImportForm, user) -> ImportJob | None:
+def _test_set_job(form: CampaignImportForm, user) -> BackgroundJob | None:
     """Record the form's test set as a background import; None (the problem added to the form) when refused."""
     try:
         files = [(field_name, named_file(upload)) for field_name, upload in form.uploads()]
-        return import_jobs.record_job(ImportJob.Kind.TEST_SET, files, form.import_options(), user)
+        return background_jobs.record_job(BackgroundJob.Kind.TEST_SET, files, form.import_options(), user)
     except (InputFileError, ValueError) as exc:
         form.add_error(None, f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
         return None
 
 
 @login_required
-def import_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     """A background import's state; the page reloads itself until the job has finished."""
-    job = get_object_or_404(visible_import_jobs(request.user).select_related("campaign"), pk=job_id)
-    return render(request, "organizer/import_job.html", {"job": job})
+    job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
+    return render(request, "organizer/background_job.html", {"job": job})
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
@@ -158,11 +158,11 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
     else:
         upload = form.cleaned_data["file"]
-        if not import_jobs.in_request(upload.size):
-            job = import_jobs.record_job(ImportJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
+        if not background_jobs.in_request(upload.size):
+            job = background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
                                          {"map_users": form.cleaned_data["map_users"]}, request.user, campaign)
             messages.success(request, f"Importing {upload.name} in the background.")
-            return redirect("import-job", job_id=job.pk)
+            return redirect("background-job", job_id=job.pk)
         try:
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:

@@ -15,7 +15,6 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.db.models import Avg, Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,9 +30,9 @@ from ..judging_forms import (
     TrainingScreenForm,
     error_text,
 )
-from ..models import Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
+from ..models import BackgroundJob, Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
 from ..random_streams import campaign_rng
-from ..services import attention, guidelines, invites, training
+from ..services import attention_requests, background_jobs, guidelines, invites, training
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
@@ -223,32 +222,30 @@ def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpRespon
 @login_required
 @require_POST
 def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
-    """Put attention checks on a share of the unserved screens without one.
-
-    The generator is the campaign's ``attention`` stream for the number of screens already carrying a check: the
-    same campaign and the same sequence of requests place the same checks. The campaign row is locked so that
-    two requests never draw from the same seed.
-    """
+    """Put attention checks on a share of the unserved screens without one (``attention_requests``): at once, or
+    by a background job when the share covers more than ``MAX_CHECKS_PER_REQUEST`` screens."""
     campaign = managed_campaign_or_404(request, pk)
     form = AttentionChecksForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"{error_text(form)} No attention check was added.")
         return _to_section(campaign, "attention")
-    with transaction.atomic():
-        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        coverage = attention_coverage(campaign)
-        if coverage.open == 0:
-            messages.error(request, "No unserved screen is without an attention check; add screens first.")
-            return _to_section(campaign, "attention")
-        rng = campaign_rng(campaign, "attention", coverage.with_check)
-        try:
-            added = attention.add_attention_checks(campaign, form.share(), rng)
-        except ValueError as error:
-            messages.error(request, f"{error}. No attention check was added.")
-            return _to_section(campaign, "attention")
+    try:
+        if attention_requests.planned_checks(campaign, form.share()) > attention_requests.MAX_CHECKS_PER_REQUEST:
+            job = background_jobs.record_job(BackgroundJob.Kind.ATTENTION_CHECKS, [], {"share": form.share()},
+                                             request.user, campaign)
+            messages.success(request, "Adding attention checks in the background.")
+            return redirect("background-job", job_id=job.pk)
+        done = attention_requests.add_checks_in_turn(campaign, form.share())
+    except attention_requests.NoOpenScreens as error:
+        messages.error(request, str(error))
+        return _to_section(campaign, "attention")
+    except ValueError as error:
+        text = str(error).rstrip(".")
+        messages.error(request, f"{text[:1].upper()}{text[1:]}. No attention check was added.")
+        return _to_section(campaign, "attention")
     messages.success(
         request,
-        f"Added attention checks to {added} of the {coverage.open} unserved screen{'s' * (coverage.open != 1)} "
+        f"Added attention checks to {done.added} of the {done.open} unserved screen{'s' * (done.open != 1)} "
         "without one.",
     )
     return _to_section(campaign, "attention")

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import (
+    BackgroundJob,
     Campaign,
     GuidelinesAcknowledgement,
     Invite,
@@ -29,7 +30,7 @@ from annotation.models import (
     TrainingScreen,
 )
 from annotation.random_streams import campaign_rng
-from annotation.services import guidelines, queue
+from annotation.services import attention_requests, background_jobs, guidelines, queue
 from annotation.services.attention import add_attention_checks
 from annotation.services.invites import InviteError, create_invite, digest, redeem_invite, revoke_invite
 from annotation.services.judging_overview import attention_coverage, judge_activity
@@ -492,3 +493,33 @@ def test_every_form_needs_the_csrf_token(campaign, organizer):
     page = client.get(detail_url(campaign)).content.decode()
     forms = re.findall(r'<form method="post".*?</form>', page, re.S)
     assert len(forms) >= 6 and all("csrfmiddlewaretoken" in form for form in forms)
+
+
+def test_attention_checks_on_more_screens_than_a_request_changes_are_a_job_placing_the_same_checks(
+    organizer, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    placements = []
+    for name, cap in (("at once", 100), ("by job", 2)):
+        monkeypatch.setattr(attention_requests, "MAX_CHECKS_PER_REQUEST", cap)
+        campaign = small_campaign(name, seed=7)
+        campaign.organizers.add(organizer)
+        for line in range(6):
+            add_screen(campaign, line)
+        client = login(organizer)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(reverse("campaign-attention", args=[campaign.pk]), {"percent": 50})
+        placements.append(control_placement(campaign))
+    job = BackgroundJob.objects.get()
+    assert response["Location"] == reverse("background-job", args=[job.pk])
+    assert (job.kind, job.campaign, job.status, job.result) == (
+        BackgroundJob.Kind.ATTENTION_CHECKS, campaign, BackgroundJob.Status.DONE, {"added": 3, "open": 6})
+    assert placements[0] == placements[1] and len(placements[1]) == 3
+    page = client.get(response["Location"]).content.decode()
+    assert "Added attention checks to 3 of the 6 unserved screens without one." in page
+    settings.ANALYSIS_EXECUTION = "celery"
+    client.post(reverse("campaign-attention", args=[campaign.pk]), {"percent": 100})
+    waiting = BackgroundJob.objects.get(status=BackgroundJob.Status.QUEUED)
+    assert attention_requests.add_checks_in_turn(campaign, 1.0).added == 3, "the open screens got checks meanwhile"
+    failed = background_jobs.run_background_job(waiting.pk)
+    assert failed.status == BackgroundJob.Status.FAILED
+    assert failed.error == "No unserved screen is without an attention check; add screens first."

@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from annotation.models import Campaign, ImportJob, Segment
+from annotation.models import BackgroundJob, Campaign, Segment
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.invites import create_invite
 from annotation.services.queue import next_assignment
@@ -85,12 +85,12 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[^/.]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
-    "api/^imports/(?P<job_id>[^/.]+)/$": get(API_ITS_ORGANIZERS),
+    "api/^jobs/(?P<job_id>[^/.]+)/$": get(API_ITS_ORGANIZERS),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),
     "campaigns/<int:pk>/": get(ITS_ORGANIZERS),
-    "imports/<int:job_id>/": get(ITS_ORGANIZERS),
+    "jobs/<int:job_id>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/exclusion/": post(ITS_ORGANIZERS),
@@ -200,8 +200,8 @@ def world(django_user_model):
     invite, secret = create_invite(campaign, "invitee", users["organizer"])
     run = AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.DONE,
                                      result={"campaign": "mine"})
-    job = ImportJob.objects.create(kind=ImportJob.Kind.APPRAISE_XML, campaign=campaign,
-                                   requested_by=users["organizer"], status=ImportJob.Status.DONE)
+    job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.APPRAISE_XML, campaign=campaign,
+                                   requested_by=users["organizer"], status=BackgroundJob.Status.DONE)
     values = {
         "pk": campaign.pk, "campaign_id": campaign.pk, "number": screen.number, "invite_id": invite.pk,
         "screen_id": training.pk, "position": training.position, "secret": secret, "run_id": run.pk,

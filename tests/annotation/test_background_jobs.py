@@ -1,4 +1,4 @@
-"""Uploads over IMPORT_IN_REQUEST_MB are imported by a background ImportJob (issue 7, "unbounded work per
+"""Uploads over IMPORT_IN_REQUEST_MB are imported by a background BackgroundJob (issue 7, "unbounded work per
 request"): the request stores the files and answers at once with the job's page (or 202 in the API); the job
 imports all or nothing, as the request would have, records a refusal naming the file and line, is never imported
 twice, and only its requester and the campaign's organizers may follow it (PostgreSQL)."""
@@ -11,9 +11,9 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation import tasks
-from annotation.models import Campaign, Candidate, ImportFile, ImportJob, Judgment
+from annotation.models import BackgroundJob, Campaign, Candidate, JobFile, Judgment
 from annotation.permissions import ORGANIZERS_GROUP
-from annotation.services import import_jobs
+from annotation.services import background_jobs
 
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
 from .test_appraise_xml import ITEM
@@ -44,7 +44,7 @@ def client_of(user: User) -> Client:
 
 def test_sizes_decide_where_an_import_runs(settings):
     settings.IMPORT_IN_REQUEST_BYTES = 8 * 1024 * 1024
-    assert import_jobs.in_request(8 * 1024 * 1024) and not import_jobs.in_request(8 * 1024 * 1024 + 1)
+    assert background_jobs.in_request(8 * 1024 * 1024) and not background_jobs.in_request(8 * 1024 * 1024 + 1)
 
 
 def test_a_large_test_set_from_the_form_is_a_job_that_creates_the_campaign(
@@ -54,18 +54,18 @@ def test_a_large_test_set_from_the_form_is_a_job_that_creates_the_campaign(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("campaign-create"), form_data(
             source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
-    job = ImportJob.objects.get()
-    assert response.status_code == 302 and response["Location"] == reverse("import-job", args=[job.pk])
+    job = BackgroundJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("background-job", args=[job.pk])
     campaign = Campaign.objects.get(name="web")
-    assert (job.status, job.campaign, job.kind) == (ImportJob.Status.DONE, campaign, ImportJob.Kind.TEST_SET)
+    assert (job.status, job.campaign, job.kind) == (BackgroundJob.Status.DONE, campaign, BackgroundJob.Kind.TEST_SET)
     assert job.result == {"campaign": campaign.pk, "name": "web", "systems": 4, "segments": 4}
     assert campaign.owner == organizer and organizer in campaign.organizers.all()
-    assert not ImportFile.objects.exists(), "a finished job's files are deleted"
+    assert not JobFile.objects.exists(), "a finished job's files are deleted"
     page = client.get(response["Location"]).content.decode()
     assert "Campaign web: 4 systems, 4 sentences." in page and 'http-equiv="refresh"' not in page
     assert reverse("campaign-detail", args=[campaign.pk]) in page
     listing = client.get(reverse("campaign-list")).content.decode()
-    assert 'id="imports"' in listing and reverse("import-job", args=[job.pk]) in listing
+    assert 'id="imports"' in listing and reverse("background-job", args=[job.pk]) in listing
 
 
 def test_the_job_imports_what_the_request_would_have(small_limit, organizer, settings,
@@ -95,13 +95,13 @@ def test_a_refused_file_fails_the_job_with_the_forms_message_and_writes_nothing(
     systems = [upload(name, data) for name, data in SYSTEMS.items()] + [upload("short", b"too short\n")]
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("campaign-create"), form_data(source=upload("source", SOURCE), systems=systems))
-    job = ImportJob.objects.get()
+    job = BackgroundJob.objects.get()
     response = client.get(response["Location"])
-    assert job.status == ImportJob.Status.FAILED and job.campaign is None
+    assert job.status == BackgroundJob.Status.FAILED and job.campaign is None
     assert job.error == "short: 1 line, but the source file (source) has 4 lines"
     page = response.content.decode()
     assert "Failed: nothing was imported." in page and "short: 1 line, but the source file" in page
-    assert not Campaign.objects.exists() and not Candidate.objects.exists() and not ImportFile.objects.exists()
+    assert not Campaign.objects.exists() and not Candidate.objects.exists() and not JobFile.objects.exists()
 
 
 def test_with_celery_the_request_only_records_the_job_and_beat_sends_it_once(small_limit, organizer, settings):
@@ -109,11 +109,11 @@ def test_with_celery_the_request_only_records_the_job_and_beat_sends_it_once(sma
     client = client_of(organizer)
     response = client.post(reverse("campaign-create"), form_data(
         source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]), follow=True)
-    job = ImportJob.objects.get()
-    assert job.status == ImportJob.Status.QUEUED and not Campaign.objects.exists()
+    job = BackgroundJob.objects.get()
+    assert job.status == BackgroundJob.Status.QUEUED and not Campaign.objects.exists()
     assert 'http-equiv="refresh"' in response.content.decode() and "Queued: waiting for a worker" in \
         response.content.decode()
-    assert sorted(ImportFile.objects.values_list("field", "name")) == [
+    assert sorted(JobFile.objects.values_list("field", "name")) == [
         ("source", "source"), *sorted(("systems", name) for name in SYSTEMS)]
     second = client.post(reverse("campaign-create"), form_data(
         source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
@@ -121,8 +121,8 @@ def test_with_celery_the_request_only_records_the_job_and_beat_sends_it_once(sma
     assert tasks.send_waiting() == 1, "beat hands it to a worker (tasks are eager in the test settings)"
     assert tasks.send_waiting() == 0, "once"
     job.refresh_from_db()
-    assert job.status == ImportJob.Status.DONE and Campaign.objects.get().name == "web"
-    assert import_jobs.run_import_job(job.pk).status == ImportJob.Status.DONE
+    assert job.status == BackgroundJob.Status.DONE and Campaign.objects.get().name == "web"
+    assert background_jobs.run_background_job(job.pk).status == BackgroundJob.Status.DONE
     assert Campaign.objects.count() == 1, "a job done is never imported twice"
 
 
@@ -145,9 +145,9 @@ def test_a_large_appraise_file_is_a_job_in_the_page_and_the_api(
         again = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", xml)})
     assert again.status_code == 202, again.content
     check(schema, "/api/campaigns/{id}/appraise-xml/", "post", again)
-    assert again["Location"] == f"/api/imports/{again.json()['id']}/"
+    assert again["Location"] == f"/api/jobs/{again.json()['id']}/"
     followed = client.get(again["Location"])
-    check(schema, "/api/imports/{job_id}/", "get", followed)
+    check(schema, "/api/jobs/{job_id}/", "get", followed)
     assert followed.json()["status"] == "done" and followed.json()["result"] == {
         "rankings": 0, "skipped": 0, "judges": 0, "already_imported": 2}
     with django_capture_on_commit_callbacks(execute=True):
@@ -168,7 +168,7 @@ def test_the_api_creates_a_campaign_by_job(small_limit, organizer, schema,  # no
     check(schema, "/api/campaigns/", "post", response)
     body = client.get(response["Location"]).json()
     assert body["status"] == "done" and body["campaign"] == Campaign.objects.get(name="web").pk
-    assert body["page"] == reverse("import-job", args=[body["id"]])
+    assert body["page"] == reverse("background-job", args=[body["id"]])
 
 
 def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
@@ -177,7 +177,7 @@ def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
     with django_capture_on_commit_callbacks(execute=True):
         client_of(organizer).post(reverse("campaign-create"), form_data(
             source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
-    job = ImportJob.objects.get()
+    job = BackgroundJob.objects.get()
     co_organizer = User.objects.create_user("co")
     job.campaign.organizers.add(co_organizer)
     other = User.objects.create_user("other")
@@ -185,7 +185,7 @@ def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
     admin = User.objects.create_superuser("root")
     for user, status in ((organizer, 200), (co_organizer, 200), (admin, 200), (other, 404)):
         client = client_of(user)
-        assert client.get(reverse("import-job", args=[job.pk])).status_code == status, user
-        assert client.get(f"/api/imports/{job.pk}/").status_code == status, user
-    assert Client().get(f"/api/imports/{job.pk}/").status_code == 403
-    assert Client().get(reverse("import-job", args=[job.pk])).status_code == 302
+        assert client.get(reverse("background-job", args=[job.pk])).status_code == status, user
+        assert client.get(f"/api/jobs/{job.pk}/").status_code == status, user
+    assert Client().get(f"/api/jobs/{job.pk}/").status_code == 403
+    assert Client().get(reverse("background-job", args=[job.pk])).status_code == 302
