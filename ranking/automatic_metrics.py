@@ -112,22 +112,40 @@ def score_gleu(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
 
 def score_chrf(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
     """chrF++ (sacrebleu's ``CHRF(word_order=2)``, N19's CHRF++) of every system against all reference texts;
-    corpus and sentence scores on sacrebleu's 0-100 scale divided by 100."""
+    corpus and sentence scores on sacrebleu's 0-100 scale divided by 100.
+
+    sacrebleu's corpus score is its score of the summed sentence statistics, and its sentence score that of one
+    sentence's, so each sentence's statistics are all that is computed here: once per distinct (sentence,
+    output) pair, as systems often give the same output (CoNLL-14: about a third as many pairs as system
+    sentences), with sacrebleu's own statistics code and each sentence's references read once; scores are equal to
+    ``corpus_score`` and ``sentence_score`` (tests/ranking/test_score_metrics.py). Calling those per system computes
+    every statistic three times and reads the references with each (benchmarks/chrf.py)."""
     from sacrebleu.metrics import CHRF
 
     references = _references(inputs, "chrF++")
     chrf = CHRF(word_order=2)
-    result = MetricScores(
-        "chrf", from_statistics=lambda totals: chrf._compute_score_from_stats(totals.tolist()).score / 100
-    )
+
+    def score(statistics) -> float:
+        # sacrebleu's score of summed per-sentence statistics: what corpus_score and sentence_score return
+        return chrf._compute_score_from_stats(list(statistics)).score / 100
+
+    result = MetricScores("chrf", from_statistics=lambda totals: score(totals.tolist()))
+    # sacrebleu's own per-sentence statistics (its corpus score sums them; no public accessor exists): each
+    # sentence's references are read once, each distinct (sentence, output) pair is matched once
+    cached = chrf._cache_references(references)
+    pairs: dict[tuple[int, str], int] = {}
+    rows = []
+    for lines in inputs.outputs.values():
+        for i, line in enumerate(lines):
+            if (i, line) not in pairs:
+                pairs[(i, line)] = len(rows)
+                rows.append(chrf._compute_segment_statistics(chrf._preprocess_segment(line), cached[i]))
+    table = np.array(rows, dtype=np.float64)
     for system, lines in _systems(inputs, tick):
-        result.system[system] = chrf.corpus_score(lines, references).score / 100
-        # sacrebleu's per-sentence statistics (its corpus score sums them): no public accessor exists
-        result.statistics[system] = np.array(chrf._extract_corpus_statistics(lines, references), dtype=np.float64)
-        result.segments[system] = [
-            chrf.sentence_score(line, [reference[i] for reference in references]).score / 100
-            for i, line in enumerate(lines)
-        ]
+        statistics = table[[pairs[(i, line)] for i, line in enumerate(lines)]]
+        result.statistics[system] = statistics
+        result.system[system] = score(statistics.sum(axis=0).tolist())
+        result.segments[system] = [score(row.tolist()) for row in statistics]
     return result
 
 

@@ -59,3 +59,27 @@ def test_missing_references_are_reported(campaign, tmp_path):
     import_references(campaign, None, [NamedFile("ref0", GOOD)])
     call_command("score_metrics", "--campaign", "tiny", "--metric", "m2", "--metric", "gleu", "--out", str(out))
     assert {row[0] for row in rows(out)} == {"gleu"}
+
+
+def test_chrf_computed_once_per_distinct_output_equals_sacrebleus_corpus_and_sentence_scores():
+    from ranking.automatic_metrics import score_chrf
+    from ranking.metric_loading import MetricInputs
+
+    sources = ["he go to school .", "she have many book .", "it are good .", "we was late ."]
+    outputs = {
+        "a": ["he goes to school .", "she has many books .", "it is good .", "we were late ."],
+        "b": ["he goes to school .", "she have many books .", "it are good .", "we was late ."],
+        "c": ["He goes to the school .", "she has many books .", "", "we were late ."],
+    }
+    references = {"r1": ["he goes to school .", "she has many books .", "it is good .", "we were late ."],
+                  "r2": ["He goes to school .", "She has a lot of books .", "It is good .", "We were late ."]}
+    scored = score_chrf(MetricInputs("t", sources, outputs, references=references))
+    chrf = CHRF(word_order=2)
+    for system, lines in outputs.items():
+        assert scored.system[system] == chrf.corpus_score(lines, list(references.values())).score / 100
+        assert scored.segments[system] == [
+            chrf.sentence_score(line, [reference[i] for reference in references.values()]).score / 100
+            for i, line in enumerate(lines)
+        ]
+        assert scored.statistics[system].shape[0] == len(lines)
+        assert scored.from_statistics(scored.statistics[system].sum(axis=0)) == scored.system[system]
