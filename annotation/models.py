@@ -230,6 +230,14 @@ class Output(models.Model):
         ]
 
 
+class ScreenQuerySet(models.QuerySet):
+    def unserved(self) -> ScreenQuerySet:
+        """Screens no judge has been given: every assignment still in the pool (``AssignmentQuerySet.taken`` has
+        none of them). Only these may still change (attention checks)."""
+        taken = Assignment.objects.taken().filter(screen=models.OuterRef("pk"))
+        return self.exclude(models.Exists(taken))
+
+
 class Screen(models.Model):
     """A sampled set of candidates of one segment, shown together in the stored order (METHODS 2)."""
 
@@ -245,6 +253,8 @@ class Screen(models.Model):
         default=False, db_default=False,
         help_text="A control screen: it shows Source+error (and, placed by the sampler, Source) for rater QC.",
     )
+
+    objects = ScreenQuerySet.as_manager()
 
     class Meta:
         ordering = ["campaign", "number"]
@@ -275,7 +285,14 @@ class ScreenCandidate(models.Model):
         ]
 
 
-class AssignmentManager(models.Manager):
+class AssignmentQuerySet(models.QuerySet):
+    def taken(self) -> AssignmentQuerySet:
+        """Assignments a judge has been given (served, submitted, or a repeat): those with a judge. A pool slot
+        leaves the pool when it gets one."""
+        return self.filter(judge__isnull=False)
+
+
+class AssignmentManager(models.Manager.from_queryset(AssignmentQuerySet)):
     """Fills in each new assignment's ``campaign`` from its screen in ``bulk_create`` (see Assignment)."""
 
     def bulk_create(self, objs, *args, **kwargs):

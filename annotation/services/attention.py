@@ -85,10 +85,8 @@ def place_candidate(shown: list[int], pk: int, keep: list[int], limit: int, rng:
 
 
 def unserved_screens(campaign: Campaign) -> QuerySet:
-    """The campaign's screens that attention checks may still change: all their assignments pending in the pool
-    (a slot leaves the pool when it gets a judge; served and submitted slots always have one)."""
-    taken = Assignment.objects.filter(screen=OuterRef("pk"), judge__isnull=False)
-    return Screen.objects.filter(campaign=campaign).exclude(Exists(taken))
+    """The campaign's screens that attention checks may still change (``Screen.objects.unserved``)."""
+    return Screen.objects.filter(campaign=campaign).unserved()
 
 
 def control_screens(campaign: Campaign) -> QuerySet:

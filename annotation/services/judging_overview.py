@@ -73,11 +73,11 @@ def judge_activity(campaign: Campaign) -> list[JudgeActivity]:
 def attention_coverage(campaign: Campaign) -> AttentionCoverage:
     """How many screens show an output of a control system, and how many unserved screens show none.
 
-    "Unserved" is what ``attention.add_attention_checks`` may still change (``attention.unserved_screens``). Counted
+    "Unserved" is what ``attention.add_attention_checks`` may still change (``Screen.objects.unserved``). Counted
     from the control outputs and the slots taken (both indexed), never screen by screen.
     """
     checked = control_screens(campaign)
-    taken = Assignment.objects.filter(campaign=campaign, judge__isnull=False).order_by().values("screen_id")
+    taken = Assignment.objects.filter(campaign=campaign).taken().order_by().values("screen_id")
     total = Screen.objects.filter(campaign=campaign).count()
     served = taken.distinct().count()
     with_check = checked.count()

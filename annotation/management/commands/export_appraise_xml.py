@@ -1,11 +1,9 @@
 """manage.py export_appraise_xml: write a campaign's ranking judgments as Appraise XML."""
-from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from annotation.management.command_helpers import get_campaign, write_output
 from annotation.services.appraise_import import export_appraise_xml
-
-from .import_appraise_xml import get_campaign
 
 
 class Command(BaseCommand):
@@ -17,11 +15,5 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         text = export_appraise_xml(get_campaign(options["campaign"]))
-        if options["out"] == "-":
-            self.stdout.write(text, ending="")
-            return
-        try:
-            Path(options["out"]).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise CommandError(f"{options['out']}: cannot write ({exc.strerror})") from None
-        self.stderr.write(f"Wrote {text.count('<ranking-item')} rankings to {options['out']}.")
+        if write_output(self, options["out"], text):
+            self.stderr.write(f"Wrote {text.count('<ranking-item')} rankings to {options['out']}.")

@@ -1,19 +1,10 @@
 """manage.py import_appraise_xml: add the rankings of an Appraise XML file to a campaign."""
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import Campaign
+from annotation.management.command_helpers import get_campaign
 from annotation.services.appraise_import import import_appraise_xml
 from annotation.services.appraise_xml import AppraiseXMLError
 from annotation.services.judged_screens import parse_user_map
-
-
-def get_campaign(name: str) -> Campaign:
-    """The campaign named ``name``, or a CommandError listing the campaigns there are."""
-    try:
-        return Campaign.objects.get(name=name)
-    except Campaign.DoesNotExist:
-        known = ", ".join(Campaign.objects.values_list("name", flat=True)) or "none"
-        raise CommandError(f"no campaign named {name!r} (campaigns: {known})") from None
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 """manage.py import_references: add M2 gold edits and/or corrected reference texts to a campaign."""
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign
 from annotation.management.commands.import_outputs import read_named
 from annotation.services.references import import_references, reference_summary
 from annotation.services.textfiles import InputFileError

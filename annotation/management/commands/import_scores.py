@@ -4,7 +4,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign
 from annotation.services.judged_screens import parse_user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
 from annotation.services.textfiles import InputFileError, check_size

@@ -8,10 +8,9 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.urls import reverse
 
+from annotation.management.command_helpers import get_campaign
 from annotation.permissions import can_manage
 from annotation.services.invites import INVITE_VALIDITY, InviteError, create_invite, link_logs_in
-
-from .import_appraise_xml import get_campaign
 
 
 def base_url(value: str) -> str:

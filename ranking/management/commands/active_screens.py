@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign
 from ranking.active_screens import write_active_screens
 
 MAX_COUNT = 10_000

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign, write_output
 from ranking.core.metric_scores import parse_metric_scores
 from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, AnalysisParameters
 from ranking.reports.json import render_json
@@ -97,11 +97,5 @@ class Command(BaseCommand):
             raise CommandError(f"analysis failed: {exc}") from None
         sys.stderr.write("\n")
         text = render_json(run.result)
-        if options["out"] == "-":
-            self.stdout.write(text, ending="")
-        else:
-            try:
-                Path(options["out"]).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise CommandError(f"{options['out']}: cannot write ({exc.strerror})") from None
+        if write_output(self, options["out"], text):
             self.stderr.write(f"Wrote analysis {run.pk} of {campaign.name!r} to {options['out']}.")

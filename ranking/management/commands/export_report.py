@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign, write_output
 from ranking.core.analysis import AnalysisParameters
 from ranking.management.commands.analyze import ProgressBar, read_metrics
 from ranking.models import AnalysisRun
@@ -48,15 +47,9 @@ class Command(BaseCommand):
             raise CommandError("--standalone applies to --format latex only")
         run = self.fresh_run(campaign, options) if options["run"] else self.stored_run(campaign, options["analysis"])
         text = render_report(run.result, options["format"], standalone=options["standalone"])
-        if options["out"] == "-":
-            self.stdout.write(text, ending="")
-            return
-        try:
-            Path(options["out"]).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise CommandError(f"{options['out']}: cannot write ({exc.strerror})") from None
-        self.stderr.write(f"Wrote the {options['format']} report of analysis {run.pk} of {campaign.name!r} "
-                          f"to {options['out']}.")
+        if write_output(self, options["out"], text):
+            self.stderr.write(f"Wrote the {options['format']} report of analysis {run.pk} of {campaign.name!r} "
+                              f"to {options['out']}.")
 
     def stored_run(self, campaign, run_id: int | None) -> AnalysisRun:
         """The campaign's done analysis ``run_id``, or its latest done one."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_appraise_xml import get_campaign
+from annotation.management.command_helpers import get_campaign
 from ranking.automatic_metrics import METRICS, compute_metrics
 from ranking.metric_loading import load_metric_inputs
 from ranking.reports.wmt_metrics import segment_level, system_level

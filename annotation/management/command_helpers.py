@@ -1,0 +1,34 @@
+"""What the management commands share: finding a campaign by name and writing a command's output."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Campaign
+
+#: The output path that means standard output.
+STDOUT = "-"
+
+
+def get_campaign(name: str) -> Campaign:
+    """The campaign named ``name``, or a CommandError listing the campaigns there are."""
+    try:
+        return Campaign.objects.get(name=name)
+    except Campaign.DoesNotExist:
+        known = ", ".join(Campaign.objects.values_list("name", flat=True)) or "none"
+        raise CommandError(f"no campaign named {name!r} (campaigns: {known})") from None
+
+
+def write_output(command: BaseCommand, path: str, text: str) -> bool:
+    """Write ``text`` to the file ``path`` (UTF-8), or to the command's standard output for ``-``. Returns whether
+    a file was written (the caller then says so on stderr); a file that cannot be written is a CommandError naming
+    it."""
+    if path == STDOUT:
+        command.stdout.write(text, ending="")
+        return False
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot write ({exc.strerror})") from None
+    return True
