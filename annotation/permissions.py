@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
 
 from .models import BackgroundJob, Campaign, CrowdWorker
@@ -33,6 +35,12 @@ def managed_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campai
     if user.is_superuser:
         return Campaign.objects.all()
     return Campaign.objects.filter(Q(owner=user) | Q(organizers=user)).distinct()
+
+
+def managed_campaign_or_404(request: HttpRequest, pk: int) -> Campaign:
+    """The campaign ``pk``, if the request's user manages it; 404 otherwise, so that other campaigns' names do not
+    leak (every organizer page of one campaign starts here)."""
+    return get_object_or_404(managed_campaigns(request.user), pk=pk)
 
 
 def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:

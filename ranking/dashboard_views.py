@@ -8,18 +8,12 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from annotation.models import Campaign
-from annotation.permissions import managed_campaigns
+from annotation.permissions import managed_campaign_or_404
 
 #: The stopping hint's K may be a whole number of rankings in this range.
 STOPPING_K_RANGE = (1, 10_000_000)
-
-
-def _managed(request: HttpRequest, pk: int) -> Campaign:
-    return get_object_or_404(managed_campaigns(request.user), pk=pk)
 
 
 def _json(data: dict, status: int = 200) -> JsonResponse:
@@ -33,7 +27,7 @@ def _json(data: dict, status: int = 200) -> JsonResponse:
 @require_GET
 def leaderboard_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The live Expected Wins leaderboard of the campaign's judgments so far."""
-    campaign = _managed(request, pk)
+    campaign = managed_campaign_or_404(request, pk)
     from .leaderboard import leaderboard
 
     return _json(leaderboard(campaign))
@@ -43,7 +37,7 @@ def leaderboard_json(request: HttpRequest, pk: int) -> JsonResponse:
 @require_GET
 def history_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The leaderboard's history and stopping hint; ``?k=N`` sets the hint's K (default 200 rankings)."""
-    campaign = _managed(request, pk)
+    campaign = managed_campaign_or_404(request, pk)
     from .leaderboard import STOPPING_K, history
 
     raw = request.GET.get("k", str(STOPPING_K))

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 
-from annotation.permissions import managed_campaigns
+from annotation.permissions import managed_campaign_or_404
 
 from .dispatch import start_analysis
 from .forms import AnalysisForm
@@ -23,7 +23,7 @@ from .run_status import parameter_items, run_status
 @login_required
 def analyses(request: HttpRequest, pk: int) -> HttpResponse:
     """The campaign's analyses; a POST starts one and comes back here with ``?started=RUN``."""
-    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    campaign = managed_campaign_or_404(request, pk)
     form = AnalysisForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         run = start_analysis(campaign, form.parameters(), requested_by=request.user)
@@ -42,7 +42,7 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def analyses_status(request: HttpRequest, pk: int) -> JsonResponse:
     """``{"runs": [run_status...]}`` of the campaign's runs, newest first: what the page polls for progress."""
-    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    campaign = managed_campaign_or_404(request, pk)
     runs = AnalysisRun.objects.filter(campaign=campaign).defer("result", "parameters", "snapshot", "timings")
     return JsonResponse({"runs": [run_status(run) for run in runs]})
 
@@ -54,7 +54,7 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
     The HTML report opens in the browser (``?download=1`` downloads it); the other formats download as files."""
     from .reports.formats import BY_EXTENSION, render_report, report_filename
 
-    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    campaign = managed_campaign_or_404(request, pk)
     run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
     report = BY_EXTENSION[extension]
     text = render_report(run.result, report.name, standalone=report.name == "latex")
@@ -71,7 +71,7 @@ def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     from .loading import load_rankings
     from .reports.pairs_tsv import expanded_tsv, unexpanded_tsv
 
-    campaign = get_object_or_404(managed_campaigns(request.user), pk=pk)
+    campaign = managed_campaign_or_404(request, pk)
     render = unexpanded_tsv if kind == "unexpanded" else expanded_tsv
     response = HttpResponse(render(load_rankings(campaign)), content_type="text/tab-separated-values; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(campaign.name) or "campaign"}-{kind}-pairs.tsv"'

@@ -17,10 +17,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from ..models import Campaign, CrowdWorker
-from ..permissions import is_crowd_worker
+from ..permissions import is_crowd_worker, managed_campaign_or_404
 from ..services import crowd_completion, crowd_entry, crowd_exports
 from ..services.presentation import display
-from .organizer import managed_campaign_or_404
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 

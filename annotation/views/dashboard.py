@@ -15,12 +15,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Screen
+from ..permissions import managed_campaign_or_404
 from ..screen_forms import ScreenExclusionForm
 from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
 from ..services.presentation import display
-from .organizer import managed_campaign_or_404
 
 
 @login_required

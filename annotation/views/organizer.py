@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from ..models import Assignment, BackgroundJob, Campaign, Judgment
-from ..permissions import is_organizer, managed_campaigns, visible_jobs
+from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
@@ -22,16 +22,12 @@ from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import active_jobs, request_screens
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from ..services.textfiles import InputFileError
+from .organizer_judging import judging_context
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv, "text/csv; charset=utf-8"),
     "json": (judgments_json, "application/json"),
 }
-
-
-def managed_campaign_or_404(request: HttpRequest, pk: int) -> Campaign:
-    """The campaign, if the user manages it (404 otherwise, so that other campaigns' names do not leak)."""
-    return get_object_or_404(managed_campaigns(request.user), pk=pk)
 
 
 @login_required
@@ -105,6 +101,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     peak = max((v for _, v in histogram), default=1)
     total = sum(v for _, v in histogram)
     context = {
+        **judging_context(request, campaign),
         "campaign": campaign,
         "systems": campaign.systems.annotate(
             unchanged=Count("outputs", filter=Q(outputs__candidate__text=F("outputs__segment__source")))

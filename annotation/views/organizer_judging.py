@@ -31,12 +31,12 @@ from ..judging_forms import (
     error_text,
 )
 from ..models import BackgroundJob, Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
+from ..permissions import managed_campaign_or_404
 from ..random_streams import campaign_rng
 from ..services import attention_requests, background_jobs, guidelines, invites, training
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
-from .organizer import managed_campaign_or_404
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
@@ -62,7 +62,8 @@ def _take_new_links(request: HttpRequest, campaign: Campaign) -> list[list[str]]
 
 
 def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
-    """What the campaign page's judging panel shows (rendered by the ``judging_panel`` template tag)."""
+    """What the campaign page's judging sections show (``organizer/_judging.html``); takes the invite links not
+    shown yet out of the session, so each is shown once."""
     digest = guidelines.guidelines_digest(campaign)
     return {
         "campaign": campaign,

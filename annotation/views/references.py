@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ..campaign_forms import named_file
+from ..permissions import managed_campaign_or_404
 from ..services.references import import_references, reference_summary
 from ..services.textfiles import InputFileError
-from .organizer import managed_campaign_or_404
 
 
 @login_required
