@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from .api_responses import READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from .models import BackgroundJob
-from .permissions import IsOrganizer, is_organizer, managed_campaigns, visible_jobs
+from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
     AppraiseImportSummarySerializer,
@@ -94,8 +94,6 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                    request={"multipart/form-data": CampaignCreateSerializer},
                    responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
     def create(self, request):
-        if not is_organizer(request.user):
-            return Response({"detail": IsOrganizer.message}, status=status.HTTP_403_FORBIDDEN)
         form = CampaignImportForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))

@@ -43,6 +43,12 @@ def managed_campaign_or_404(request: HttpRequest, pk: int) -> Campaign:
     return get_object_or_404(managed_campaigns(request.user), pk=pk)
 
 
+def judged_campaign_or_404(request: HttpRequest, campaign_id: int) -> Campaign:
+    """The campaign ``campaign_id``, if the request's user judges it; 404 otherwise (other campaigns' names do not
+    leak). A judge reaches only their own assignments of it (``services.queue.assignment_for``)."""
+    return get_object_or_404(request.user.judged_campaigns.all(), pk=campaign_id)
+
+
 def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:
     """May create campaigns or manages at least one: the campaign list is their start page."""
     return is_organizer(user) or managed_campaigns(user).exists()
@@ -105,12 +111,15 @@ def can_decide_raters(user: AbstractBaseUser | AnonymousUser, campaign: Campaign
 
 
 class IsOrganizer(BasePermission):
-    """DRF: the user may create campaigns; object access is limited to the campaigns they manage."""
+    """DRF: creating a campaign takes an organizer (``is_organizer``); the other actions someone who organizes
+    (``organizes``), and object access is limited to the campaigns they manage."""
 
     message = "Only organizers and admins may do this."
 
     def has_permission(self, request, view) -> bool:
-        return is_organizer(request.user) or managed_campaigns(request.user).exists()
+        if getattr(view, "action", None) == "create":
+            return is_organizer(request.user)
+        return organizes(request.user)
 
     def has_object_permission(self, request, view, obj) -> bool:
         return can_manage(request.user, obj)

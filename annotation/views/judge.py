@@ -27,7 +27,7 @@ from django.views.decorators.http import require_POST
 
 from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
-from ..permissions import is_crowd_worker, is_organizer, managed_campaigns
+from ..permissions import is_crowd_worker, is_organizer, judged_campaign_or_404, managed_campaigns
 from ..services import crowd_completion, guidelines, own_judgments, queue, training
 from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
 from ..services.presentation import ScreenDisplay, display
@@ -40,11 +40,6 @@ UNDO_PARAMETER = "undo"
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
 UNDONE_VALUES = "gecappraise-undone:"
-
-
-def _judged_campaign(request: HttpRequest, campaign_id: int) -> Campaign:
-    """The campaign, if the user judges it (404 otherwise: other campaigns' names do not leak)."""
-    return get_object_or_404(request.user.judged_campaigns.all(), pk=campaign_id)
 
 
 def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
@@ -179,14 +174,14 @@ def invite(request: HttpRequest, secret: str) -> HttpResponse:
 @login_required
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Start or continue judging a campaign."""
-    return _go_on(request, _judged_campaign(request, campaign_id))
+    return _go_on(request, judged_campaign_or_404(request, campaign_id))
 
 
 @login_required
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
     completion page (one who still has screens goes back to them)."""
-    found = _judged_campaign(request, campaign_id)
+    found = judged_campaign_or_404(request, campaign_id)
     worker = crowd_completion.crowd_worker_of(found, request.user)
     if worker is not None:
         if not crowd_completion.limit_reached(worker, crowd_completion.submitted_screens(worker)):
@@ -212,7 +207,7 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign's guidelines; POST acknowledges them."""
-    found = _judged_campaign(request, campaign_id)
+    found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         guidelines.acknowledge(found, request.user)
         return _go_on(request, found)
@@ -231,7 +226,7 @@ def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The next training screen; POST stores the answer and shows the feedback."""
-    found = _judged_campaign(request, campaign_id)
+    found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         screen = get_object_or_404(TrainingScreen, campaign=found, pk=request.POST.get("training_screen", 0))
     else:
@@ -261,7 +256,7 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> HttpResponse:
     """How the judge's answer to a training screen compares with the expected ranking."""
-    found = _judged_campaign(request, campaign_id)
+    found = judged_campaign_or_404(request, campaign_id)
     screen = get_object_or_404(TrainingScreen.objects.select_related("segment"), campaign=found, position=position)
     answer = get_object_or_404(screen.answers, judge=request.user)
     shown = display(screen.segment, screen.slots, show_replaced=found.show_replaced_words)
@@ -434,7 +429,7 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
     and serve it again, showing the values that were submitted (ranks or scores) to judge it again from."""
-    found = _judged_campaign(request, campaign_id)
+    found = judged_campaign_or_404(request, campaign_id)
     form = UndoForm(request.POST)
     if not form.is_valid():
         return _refused(
