@@ -111,10 +111,6 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "histogram": [(k, v, 100 * v / peak) for k, v in histogram],
         "mean_distinct": sum(k * v for k, v in histogram) / total if total else 0,
         "progress": campaign_progress(campaign),
-        "judges": campaign.judges.annotate(
-            submitted=Count("assignments", filter=Q(assignments__campaign=campaign,
-                                                    assignments__status=Assignment.Status.SUBMITTED))
-        ),
         "screens_form": ScreensForm(),
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
