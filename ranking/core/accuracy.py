@@ -32,8 +32,8 @@ import numpy as np
 
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
 from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import TIE, ExpandedPairs
-from ranking.core.trueskill import bootstrap_trueskill, pair_cells, resampled_cells, run_trueskill_chains
+from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
+from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
 """``scorer(pairs, n_systems, n_boot, rng)``: n_boot bootstrap score samples, shape (n_boot, S), higher better."""
@@ -182,7 +182,7 @@ def cross_validated_accuracy(
         raise ValueError(f"training must be 'other_folds' or 'g15_makefile', got {training!r}")
     fold = round_robin_folds(len(pairs), n_folds, rng)
     tests = [pairs.take(fold == k) for k in range(n_folds)]
-    per_fold = np.stack([pair_cells(test.first, test.second, test.relation, n_systems) for test in tests])
+    per_fold = np.stack([outcome_counts(test, n_systems) for test in tests])
     if training == "g15_makefile":
         g15_runs = np.tensordot(g15_makefile_training(n_folds, n_boot).astype(np.int64), per_fold, axes=1)
         if np.any(g15_runs.sum(axis=(1, 2, 3)) == 0):

@@ -42,6 +42,8 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import ndtri
 
+from ranking.core.pairs import ExpandedPairs, outcome_counts
+
 MU = 0.0
 SIGMA = 0.5
 DRAW_PROBABILITY = 0.25
@@ -157,7 +159,8 @@ def pair_cells(first: np.ndarray, second: np.ndarray, relation: np.ndarray, n_sy
 
     ``first``/``second`` are system indices in ``[0, n_systems)``, ``relation`` is -1 (first ranked better), 0 (tie)
     or +1 (second better), as ``ExpandedPairs`` holds them (METHODS 3); a pair with first > second is counted in the
-    cell (second, first) with its relation reversed. Same layout as :func:`ranking.core.pairs.outcome_counts`.
+    cell (second, first) with its relation reversed. The arrays are validated and oriented here, then counted by
+    :func:`ranking.core.pairs.outcome_counts` (the one definition of the counts).
     Raises ``ValueError`` on arrays of different lengths, indices out of range, first == second, or other relations.
     """
     first = np.asarray(first)
@@ -177,11 +180,14 @@ def pair_cells(first: np.ndarray, second: np.ndarray, relation: np.ndarray, n_sy
     if not np.isin(relation, (-1, 0, 1)).all():
         raise ValueError("relation must be -1 (first better), 0 (tie) or +1 (second better)")
     swap = first > second
-    low = np.where(swap, second, first).astype(np.int64)
-    high = np.where(swap, first, second).astype(np.int64)
-    outcome = np.where(swap, -relation, relation).astype(np.int64) + 1
-    flat = np.bincount((low * n_systems + high) * 3 + outcome, minlength=n_systems * n_systems * 3)
-    return flat.reshape(n_systems, n_systems, 3)
+    relation = relation.astype(np.int64)
+    oriented = ExpandedPairs(
+        first=np.where(swap, second, first).astype(np.int64),
+        second=np.where(swap, first, second).astype(np.int64),
+        relation=np.where(swap, -relation, relation),
+        judge=np.zeros(first.size, dtype=np.int64),
+    )
+    return outcome_counts(oriented, n_systems)
 
 
 def _validated_cells(cells: np.ndarray) -> np.ndarray:

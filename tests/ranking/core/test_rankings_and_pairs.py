@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ranking.core.pairs import (
+    ExpandedPairs,
     expanded_pairs,
     outcome_counts,
     pair_statistics,
@@ -116,6 +117,18 @@ def test_win_matrix_and_outcome_counts_agree():
     assert np.array_equal(wins.T[upper], counts[..., 2][upper])
     assert counts.sum() == len(pairs)
     assert wins[3, 0] == 1 and wins[0, 3] == 1
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from([-1, 0, 1])), max_size=60))
+def test_outcome_counts_count_each_pair_in_its_cell(rows):
+    """``outcome_counts`` (also behind ``trueskill.pair_cells``) against a count of the pairs one by one."""
+    table = np.array([(min(a, b), max(a, b), r) for a, b, r in rows if a != b], dtype=np.int64).reshape(-1, 3)
+    first, second, relation = table.T
+    pairs = ExpandedPairs(first, second, relation.astype(np.int8), np.zeros_like(first))
+    expected = np.zeros((5, 5, 3), dtype=np.int64)
+    for a, b, r in table:
+        expected[a, b, r + 1] += 1
+    np.testing.assert_array_equal(outcome_counts(pairs, 5), expected)
 
 
 def test_for_judges_keeps_only_their_rankings():
