@@ -32,7 +32,7 @@ import numpy as np
 
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
 from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
+from ranking.core.pairs import TIE, ExpandedPairs, counts_win_matrix, outcome_counts
 from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
@@ -49,10 +49,12 @@ def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.nda
     """Expected Wins (METHODS 5) of one bootstrap resample of each row's pairs (METHODS 7); (C, S, S, 3) -> (C, S).
 
     win(a, b) of a resample is its count of (a, b) pairs with a better: ``cells[a, b, 0]`` for a < b and
-    ``cells[b, a, 2]`` for a > b. Same distribution as :func:`ranking.core.bootstrap.bootstrap_expected_wins`.
+    ``cells[b, a, 2]`` for a > b (:func:`ranking.core.pairs.counts_win_matrix`). Same distribution as
+    :func:`ranking.core.bootstrap.bootstrap_expected_wins`, not the same draws: the rows may differ (G15 training),
+    and ``rng.multinomial`` over every cell (:func:`ranking.core.trueskill.resampled_cells`) draws the last observed
+    cell where the bootstrap's draw over the observed cells alone gives it the remainder.
     """
-    resampled = resampled_cells(cells, rng)
-    return expected_wins(resampled[..., 0] + np.swapaxes(resampled[..., 2], -1, -2))
+    return expected_wins(counts_win_matrix(resampled_cells(cells, rng)))
 
 
 def trueskill_samples(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:

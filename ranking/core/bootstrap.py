@@ -19,7 +19,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ranking.core.expected_wins import Opponents, expected_wins
-from ranking.core.pairs import ExpandedPairs, outcome_counts
+from ranking.core.pairs import ExpandedPairs, counts_win_matrix, outcome_counts
 from ranking.core.parameters import trimmed_count
 
 
@@ -148,21 +148,14 @@ def resample_outcome_counts(counts: np.ndarray, n_boot: int, rng: np.random.Gene
     The same draws as :func:`resample_win_matrices` on those pairs (which calls this), for callers that keep only the
     counts, e.g. of a growing set of judgments.
     """
-    n_systems = counts.shape[0]
     n_pairs = int(counts.sum())
     if n_pairs == 0:
         raise ValueError("no expanded pairs to resample")
-    counts = counts.reshape(-1)
-    cells = np.flatnonzero(counts)
-    draws = rng.multinomial(n_pairs, counts[cells] / n_pairs, size=n_boot)
-    pair_cell, outcome = np.divmod(cells, 3)
-    first, second = np.divmod(pair_cell, n_systems)
-    wins = np.zeros((n_boot, n_systems * n_systems), dtype=np.int64)
-    first_wins = outcome == 0
-    second_wins = outcome == 2
-    wins[:, first[first_wins] * n_systems + second[first_wins]] = draws[:, first_wins]
-    wins[:, second[second_wins] * n_systems + first[second_wins]] = draws[:, second_wins]
-    return wins.reshape(n_boot, n_systems, n_systems)
+    flat = counts.reshape(-1)
+    cells = np.flatnonzero(flat)
+    resampled = np.zeros((n_boot, flat.size), dtype=np.int64)
+    resampled[:, cells] = rng.multinomial(n_pairs, flat[cells] / n_pairs, size=n_boot)
+    return counts_win_matrix(resampled.reshape(n_boot, *counts.shape))
 
 
 def bootstrap_expected_wins(
