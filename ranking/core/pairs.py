@@ -107,12 +107,11 @@ def expanded_pairs(rankings: Rankings) -> ExpandedPairs:
 
 
 def win_matrix(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
-    """W[i, j] = number of expanded pairs in which system i is ranked better than system j; ties ignored (METHODS 5)."""
-    winner = np.where(pairs.relation == BETTER_FIRST, pairs.first, pairs.second)
-    loser = np.where(pairs.relation == BETTER_FIRST, pairs.second, pairs.first)
-    decided = pairs.relation != TIE
-    cells = np.bincount(winner[decided] * n_systems + loser[decided], minlength=n_systems * n_systems)
-    return cells.reshape(n_systems, n_systems)
+    """W[i, j] = number of expanded pairs in which system i is ranked better than system j; ties ignored (METHODS 5).
+
+    Read off the outcome counts: ``counts_win_matrix(outcome_counts(pairs, n_systems))``.
+    """
+    return counts_win_matrix(outcome_counts(pairs, n_systems))
 
 
 def judged_systems(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
@@ -130,8 +129,9 @@ def outcome_counts(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
 
 
 def counts_win_matrix(counts: np.ndarray) -> np.ndarray:
-    """Win matrices (..., S, S) from outcome counts (..., S, S, 3): ``win_matrix(pairs, S)`` is
-    ``counts_win_matrix(outcome_counts(pairs, S))``, since cell (i, j, 0) counts i beating j and (i, j, 2) j beating i."""
+    """Win matrices (..., S, S) from outcome counts (..., S, S, 3): W[i, j] = C[i, j, 0] + C[j, i, 2], since cell
+    (i, j, 0) counts i beating j and (i, j, 2) j beating i (METHODS 5); :func:`win_matrix` is this of
+    :func:`outcome_counts`."""
     counts = np.asarray(counts)
     return counts[..., 0] + np.swapaxes(counts[..., 2], -1, -2)
 

@@ -22,21 +22,19 @@ import numpy as np
 from ranking.core.bootstrap import RankingResult, bootstrap_expected_wins, bootstrap_ranking
 from ranking.core.correlation import correlate
 from ranking.core.expected_wins import Opponents, expected_wins
-from ranking.core.pairs import BETTER_FIRST, TIE, ExpandedPairs, judged_systems
+from ranking.core.pairs import ExpandedPairs, judged_systems, win_matrix
 
 PER_JUDGE_CONFIDENCE = 0.90
 """G15 Table 7 uses p <= 0.1 for the smaller per-judge samples."""
 
 
 def win_matrices_by_judge(pairs: ExpandedPairs, n_systems: int, n_judges: int) -> np.ndarray:
-    """W[j, a, b] = number of judge j's expanded pairs in which a beat b; shape (J, S, S)."""
-    decided = pairs.relation != TIE
-    first_wins = pairs.relation[decided] == BETTER_FIRST
-    first, second, judge = pairs.first[decided], pairs.second[decided], pairs.judge[decided]
-    winner = np.where(first_wins, first, second)
-    loser = np.where(first_wins, second, first)
-    cells = (judge * n_systems + winner) * n_systems + loser
-    return np.bincount(cells, minlength=n_judges * n_systems * n_systems).reshape(n_judges, n_systems, n_systems)
+    """W[j, a, b] = number of judge j's expanded pairs in which a beat b; shape (J, S, S): the win matrix
+    (:func:`ranking.core.pairs.win_matrix`, METHODS 5) of each judge's pairs."""
+    result = np.zeros((n_judges, n_systems, n_systems), dtype=np.int64)
+    for j in range(n_judges):
+        result[j] = win_matrix(pairs.take(pairs.judge == j), n_systems)
+    return result
 
 
 def judge_scores(pairs: ExpandedPairs, n_systems: int, n_judges: int, opponents: Opponents = "beaten") -> np.ndarray:
