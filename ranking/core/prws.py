@@ -33,13 +33,14 @@ Statistics (N19 §4.3):
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
-from scipy.stats import rankdata
+from scipy.stats import ConstantInputWarning, pearsonr, rankdata
 
 from .rankings import RankingItem, Rankings
 
@@ -327,20 +328,17 @@ def qualified(
     return scores.for_judges(~rater_quality(scores, threshold, excluded).excluded)
 
 
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of x with the same row of y, NaN where a row is constant."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
-    denominator = np.sqrt((xc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
-    numerator = (xc * yc).sum(axis=-1)
-    return np.divide(numerator, denominator, out=np.full(numerator.shape, np.nan), where=denominator > 0)
-
-
 def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Row-wise Pearson and Spearman (Pearson of average ranks), each averaged over the rows (NaN rows skipped;
-    NaN when every row is)."""
-    pearson = _rowwise_pearson(x, y)
-    spearman = _rowwise_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
+    NaN when every row is).
+
+    Pearson's r of each row of x with the same row of y is ``scipy.stats.pearsonr(x, y, axis=-1)``: NaN where a
+    row is constant, which is expected here (a split may give equal halves), so its ConstantInputWarning is silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        pearson = pearsonr(x, y, axis=-1).statistic
+        spearman = pearsonr(rankdata(x, axis=-1), rankdata(y, axis=-1), axis=-1).statistic
     return tuple(float(np.mean(v[~np.isnan(v)])) if not np.all(np.isnan(v)) else np.nan for v in (pearson, spearman))
 
 
