@@ -42,7 +42,7 @@ import numpy as np
 from scipy import sparse
 from scipy.stats import ConstantInputWarning, pearsonr, rankdata
 
-from .rankings import RankingItem, Rankings
+from .rankings import RankingItem, Rankings, SystemsAndJudges
 
 QUALITY_THRESHOLD = 0.7
 """A rater must score Source+error below Source on at least this share of the screens showing both (N19 §4.2)."""
@@ -67,7 +67,7 @@ ScoreItem = tuple[str, int, Sequence[ScoredCandidate]]
 
 
 @dataclass(frozen=True)
-class Scores:
+class Scores(SystemsAndJudges):
     """PRWS ratings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
 
     system_names: tuple[str, ...]
@@ -156,14 +156,6 @@ class Scores:
             member_candidate=np.array([m[0] for m in members], dtype=np.int64),
             member_system=np.array([m[1] for m in members], dtype=np.int64),
         )
-
-    @property
-    def n_systems(self) -> int:
-        return len(self.system_names)
-
-    @property
-    def n_judges(self) -> int:
-        return len(self.judge_names)
 
     @property
     def n_candidates(self) -> int:

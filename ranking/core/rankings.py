@@ -47,8 +47,24 @@ def _screen_candidates(
     return result
 
 
+class SystemsAndJudges:
+    """What judgments held as flat arrays (:class:`Rankings`, ``prws.Scores``) share: sorted system and judge names,
+    which system and judge indices index, and their numbers S and J."""
+
+    system_names: tuple[str, ...]
+    judge_names: tuple[str, ...]
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.system_names)
+
+    @property
+    def n_judges(self) -> int:
+        return len(self.judge_names)
+
+
 @dataclass(frozen=True)
-class Rankings:
+class Rankings(SystemsAndJudges):
     """Relative rankings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
 
     system_names: tuple[str, ...]
@@ -116,14 +132,6 @@ class Rankings:
     def n_rankings(self) -> int:
         """Number of rankings, skipped ones included."""
         return int(self.ranking_judge.size)
-
-    @property
-    def n_systems(self) -> int:
-        return len(self.system_names)
-
-    @property
-    def n_judges(self) -> int:
-        return len(self.judge_names)
 
     def rankings_per_judge(self) -> np.ndarray:
         """Number of rankings (skipped included) of each judge, shape (J,)."""
