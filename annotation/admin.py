@@ -67,6 +67,22 @@ class ReadOnlyAdmin(SupportAdmin):
         return False
 
 
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown under their parent, never added, changed or deleted there; ``fields`` are all read-only."""
+
+    extra = 0
+    can_delete = False
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple[str, ...]:
+        return tuple(self.fields)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 class JudgmentRecordAdmin(ReadOnlyAdmin):
     """What judges submitted: read-only, and not deletable (a judgment leaves only with its campaign or judge)."""
 
@@ -130,21 +146,12 @@ class OutputAdmin(ReadOnlyAdmin):
     list_select_related = ("system", "segment", "candidate")
 
 
-class AssignmentInline(admin.TabularInline):
+class AssignmentInline(ReadOnlyInline):
     """A screen's slots: who took each, its status and times (read-only)."""
 
     model = Assignment
     fields = ("position", "judge", "status", "repeat_of", "served_at", "submitted_at", "judgment_link")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
     @admin.display(description="judgment")
     def judgment_link(self, assignment: Assignment) -> str:
@@ -204,21 +211,23 @@ class AssignmentAdmin(ReadOnlyAdmin):
         return assignment.screen.number
 
 
-@admin.register(ScreenJob)
-class ScreenJobAdmin(ReadOnlyAdmin):
-    list_display = ("id", "campaign", "status", "requested", "created", "requested_by", "requested_at", "sent_at",
-                    "finished_at", "error")
-    list_filter = ("status", "campaign")
+class JobAdmin(ReadOnlyAdmin):
+    """Background work of a campaign: found by its campaign's name or its error."""
+
     search_fields = ("campaign__name", "error")
     list_select_related = ("campaign", "requested_by")
 
 
-class JobFileInline(admin.TabularInline):
+@admin.register(ScreenJob)
+class ScreenJobAdmin(JobAdmin):
+    list_display = ("id", "campaign", "status", "requested", "created", "requested_by", "requested_at", "sent_at",
+                    "finished_at", "error")
+    list_filter = ("status", "campaign")
+
+
+class JobFileInline(ReadOnlyInline):
     model = JobFile
     fields = ("position", "field", "name")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
 
 
 @admin.register(JobFile)
@@ -231,27 +240,16 @@ class JobFileAdmin(ReadOnlyAdmin):
 
 
 @admin.register(BackgroundJob)
-class BackgroundJobAdmin(ReadOnlyAdmin):
+class BackgroundJobAdmin(JobAdmin):
     list_display = ("id", "kind", "campaign", "status", "size", "requested_by", "requested_at", "sent_at",
                     "finished_at", "error")
     list_filter = ("kind", "status")
-    search_fields = ("campaign__name", "error")
-    list_select_related = ("campaign", "requested_by")
     inlines = [JobFileInline]
 
 
-class CandidateJudgmentInline(admin.TabularInline):
+class CandidateJudgmentInline(ReadOnlyInline):
     model = CandidateJudgment
     fields = ("position", "candidate", "rank", "score", "meaning_changed")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class FlaggedFilter(admin.SimpleListFilter):
@@ -366,15 +364,9 @@ class GuidelinesAcknowledgementAdmin(ReadOnlyAdmin):
     list_select_related = ("judge", "campaign")
 
 
-class TrainingCandidateInline(admin.TabularInline):
+class TrainingCandidateInline(ReadOnlyInline):
     model = TrainingCandidate
     fields = ("position", "candidate", "expected_rank")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 @admin.register(TrainingScreen)

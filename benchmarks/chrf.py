@@ -14,26 +14,14 @@ Run: .venv/bin/python benchmarks/chrf.py
 """
 from __future__ import annotations
 
-import os
 import sys
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+from metrics import CONLL14, SYSTEMS, timed  # the M2 benchmark beside this file: Django set up, the data's place
+from sacrebleu.metrics import CHRF
 
-import django  # noqa: E402
-
-django.setup()
-
-from sacrebleu.metrics import CHRF  # noqa: E402
-
-from ranking.automatic_metrics import score_chrf  # noqa: E402
-from ranking.metric_loading import MetricInputs  # noqa: E402
-
-CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14"
-SYSTEMS = ("CAMB", "CUUI", "AMU", "POST", "NTHU", "RAC", "UMC", "PKU", "SJTU", "UFC", "IPN", "IITB", "INPUT")
+from ranking.automatic_metrics import score_chrf
+from ranking.metric_loading import MetricInputs
 
 
 def lines(path: Path) -> list[str]:
@@ -49,12 +37,6 @@ def baseline(outputs: dict[str, list[str]], references: list[list[str]]) -> tupl
         segments[name] = [chrf.sentence_score(line, [reference[i] for reference in references]).score / 100
                           for i, line in enumerate(hypotheses)]
     return system, segments
-
-
-def timed(function):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = function()
-    return result, time.process_time() - cpu, time.perf_counter() - wall
 
 
 def main() -> None:

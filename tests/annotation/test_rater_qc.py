@@ -99,6 +99,15 @@ def judged(request):
     return campaign, raters
 
 
+def organizer_client(campaign: Campaign) -> tuple:
+    """An organizer of ``campaign`` and a client logged in as them."""
+    organizer = judge("boss")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    return organizer, client
+
+
 def test_the_sampler_marks_its_control_screens_and_shows_source_beside_source_error():
     campaign = small_campaign("controls", sampling="uniform", control_share=0.25)
     create_screens(campaign, SCREENS)
@@ -202,10 +211,7 @@ def test_decisions_are_checked():
 
 def test_the_organizer_sees_the_numbers_and_decides_by_post(judged):
     campaign, raters = judged
-    organizer = judge("boss")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    organizer, client = organizer_client(campaign)
     page = client.get(reverse("campaign-raters", args=[campaign.pk])).content.decode()
     row = page[page.index('id="rater-random"'):page.index("</tr>", page.index('id="rater-random"'))]
     assert "Excluded" in row and "(a) Source+error judged worse than Source on" in row and "(b)" in row
@@ -259,10 +265,7 @@ def test_the_new_campaign_form_takes_the_control_share_and_thresholds():
 def test_attention_checks_of_a_prws_campaign_count_the_control_scored_lowest():
     campaign = small_campaign("prws-attention", mode=Campaign.Mode.PRWS, sampling="uniform", redundancy=2)
     create_screens(campaign, 6)
-    organizer = judge("boss")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    organizer, client = organizer_client(campaign)
     client.post(reverse("campaign-attention", args=[campaign.pk]), {"percent": "100"})
     assert Screen.objects.filter(campaign=campaign, control=True).count() == 6
     rng = np.random.default_rng(3)
@@ -278,10 +281,7 @@ def test_attention_checks_of_a_prws_campaign_count_the_control_scored_lowest():
 
 def test_the_live_leaderboard_leaves_out_the_excluded_raters_until_included(judged):
     campaign, raters = judged
-    organizer = judge("boss")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    organizer, client = organizer_client(campaign)
     url = reverse("campaign-leaderboard", args=[campaign.pk])
     snapshot = client.get(url).json()["snapshot"]
     assert snapshot["judgments"] == 3 * SCREENS and snapshot["rankings"] == SCREENS, "only the careful rater's"
@@ -291,10 +291,7 @@ def test_the_live_leaderboard_leaves_out_the_excluded_raters_until_included(judg
 
 def test_the_dashboard_shows_every_raters_numbers_and_verdict_and_follows_decisions(judged):
     campaign, raters = judged
-    organizer = judge("boss")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    organizer, client = organizer_client(campaign)
 
     def dashboard_qc() -> dict:
         return client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()["rater_qc"]
@@ -314,10 +311,7 @@ def test_the_dashboard_shows_every_raters_numbers_and_verdict_and_follows_decisi
 
 def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
     campaign, raters = judged
-    organizer = judge("boss")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    organizer, client = organizer_client(campaign)
     url = f"/api/campaigns/{campaign.pk}/raters/"
     body = client.get(url).json()
     assert body["rule"] == rater_qc.QcRule.of(campaign).as_json()

@@ -64,6 +64,18 @@ def start_judging(page, live_server, campaign: Campaign, username: str) -> None:
     page.wait_for_load_state("domcontentloaded")
 
 
+def judging_at_each_size(live_server, new_page, prefix: str):
+    """For each of VIEWPORTS: its name, the viewport and a page of a new judge at the first screen of five long
+    corrections."""
+    campaign = long_campaign()
+    for _ in VIEWPORTS:
+        add_screen(campaign, 0)
+    for number, viewport in enumerate(VIEWPORTS):
+        page = new_page(viewport)
+        start_judging(page, live_server, campaign, f"{prefix}{number}")
+        yield f"{viewport['width']}x{viewport['height']}", viewport, page
+
+
 def inside_window(page, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
@@ -78,13 +90,7 @@ def checked_ranks(page) -> list[str | None]:
 
 
 def test_actions_stay_in_the_window_and_the_focused_row_clear_of_them(live_server, new_page, artifacts):
-    campaign = long_campaign()
-    for _ in VIEWPORTS:
-        add_screen(campaign, 0)
-    for number, viewport in enumerate(VIEWPORTS):
-        name = f"{viewport['width']}x{viewport['height']}"
-        page = new_page(viewport)
-        start_judging(page, live_server, campaign, f"judge{number}")
+    for name, viewport, page in judging_at_each_size(live_server, new_page, "judge"):
         assert page.locator(".candidate").count() == 5
         page_height = page.evaluate("() => document.documentElement.scrollHeight")
         assert page_height > viewport["height"], f"the five long corrections are taller than the window at {name}"
@@ -119,13 +125,7 @@ def test_actions_stay_in_the_window_and_the_focused_row_clear_of_them(live_serve
 def test_a_click_on_a_row_partly_under_the_action_bar_ranks_it(live_server, new_page, artifacts):
     """A mouse click focuses the radio before it ends: the row must not be scrolled from under the pointer then
     (which lost the click on a row whose bottom was under the bar: Submit stayed disabled)."""
-    campaign = long_campaign()
-    for _ in VIEWPORTS:
-        add_screen(campaign, 0)
-    for number, viewport in enumerate(VIEWPORTS):
-        name = f"{viewport['width']}x{viewport['height']}"
-        page = new_page(viewport)
-        start_judging(page, live_server, campaign, f"clicker{number}")
+    for name, _, page in judging_at_each_size(live_server, new_page, "clicker"):
         bar_top = page.locator("#action-bar").bounding_box()["y"]
         partly_hidden = [
             position for position in range(5)
