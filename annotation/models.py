@@ -522,6 +522,27 @@ class Judgment(models.Model):
         return f"judgment of {self.assignment}"
 
 
+class CandidateJudgmentQuerySet(models.QuerySet):
+    """The judged candidates every reader starts from: the analyses' loading, the exports, attention checks, rater
+    QC, re-imports and active selection."""
+
+    def of_campaign(self, campaign: Campaign) -> CandidateJudgmentQuerySet:
+        """The judged candidates of ``campaign``'s judgments (through the assignment's campaign, one join less)."""
+        return self.filter(judgment__assignment__campaign=campaign)
+
+    def ranked(self) -> CandidateJudgmentQuerySet:
+        """Those with a rank (relative ranking)."""
+        return self.filter(rank__isnull=False)
+
+    def scored(self) -> CandidateJudgmentQuerySet:
+        """Those with a PRWS score."""
+        return self.filter(score__isnull=False)
+
+    def in_order(self) -> CandidateJudgmentQuerySet:
+        """By judgment, then by the position each candidate was shown at."""
+        return self.order_by("judgment_id", "position")
+
+
 class CandidateJudgment(models.Model):
     """The rank (1 = best) or PRWS score (0-100, with meaning_changed) a judgment gives one shown candidate."""
 
@@ -535,6 +556,8 @@ class CandidateJudgment(models.Model):
         null=True, blank=True, help_text="PRWS: the slider's first value after the judge moved it (null: not moved)."
     )
     slider_last = models.FloatField(null=True, blank=True, help_text="PRWS: the slider's last value before submit.")
+
+    objects = CandidateJudgmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["judgment", "position"]

@@ -120,7 +120,7 @@ def _prws_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[Cand
     on their way."""
     index = {pk: i for i, pk in enumerate(pk for sentence in candidates for pk in sentence)}
     beliefs = CandidateBeliefs.start(len(index))
-    rows = CandidateJudgment.objects.filter(judgment__assignment__campaign=campaign, score__isnull=False)
+    rows = CandidateJudgment.objects.of_campaign(campaign).scored()
     pairs = [(index[pk], score) for pk, score in rows.values_list("candidate_id", "score") if pk in index]
     if pairs:
         rated, scores = zip(*pairs)

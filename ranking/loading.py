@@ -101,7 +101,7 @@ def load_rankings(
     ``excluded_ranges`` of rater QC are left out. Excluded screens are left out.
     """
     judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges, excluded_ranges)
-    ranked = CandidateJudgment.objects.filter(judgment__in=judgments, rank__isnull=False)
+    ranked = CandidateJudgment.objects.filter(judgment__in=judgments).ranked()
     contestants = set(contestant_names(campaign))
     systems = {
         candidate: [name for name in names if name in contestants]
@@ -109,7 +109,7 @@ def load_rankings(
     }
     shown: dict[int, list[tuple[tuple[str, ...], int]]] = defaultdict(list)
     for judgment_id, candidate_id, rank in (
-        ranked.order_by("judgment_id", "position")
+        ranked.in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     ):
         if systems[candidate_id]:
@@ -142,8 +142,7 @@ def load_scores(
     systems = candidate_systems(campaign)
     shown: dict[int, list[ScoredCandidate]] = defaultdict(list)
     for judgment_id, candidate_id, score, meaning_changed, text, source in (
-        CandidateJudgment.objects.filter(judgment__in=judgments, score__isnull=False)
-        .order_by("judgment_id", "position")
+        CandidateJudgment.objects.filter(judgment__in=judgments).scored().in_order()
         .values_list("judgment_id", "candidate_id", "score", "meaning_changed", "candidate__text",
                      "candidate__segment__source")
     ):

@@ -200,8 +200,7 @@ def campaign_rankings(campaign: Campaign) -> AppraiseResults:
     names = candidate_systems(campaign)
     ranks: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for judgment_id, candidate_id, rank in (
-        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign, rank__isnull=False)
-        .order_by("judgment_id", "position")
+        CandidateJudgment.objects.of_campaign(campaign).ranked().in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     ):
         ranks[judgment_id].append((candidate_id, rank))

@@ -175,7 +175,7 @@ def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
     ranked last (ranking campaigns) or scored lowest (PRWS: the same rule on ``-score`` as the rank)."""
     is_control = Output.objects.filter(candidate=OuterRef("candidate"), system__kind=System.Kind.CONTROL)
     rows = (
-        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign)
+        CandidateJudgment.objects.of_campaign(campaign)
         .annotate(control=Exists(is_control))
         .values_list("judgment_id", "judgment__assignment__judge__username", "rank", "score", "control")
     )

@@ -34,8 +34,7 @@ def judgment_records(campaign: Campaign) -> list[dict]:
     systems = candidate_systems(campaign)
     candidates: dict[int, list[dict]] = defaultdict(list)
     for judgment_id, position, candidate_id, text, rank, score, changed, first, last in (
-        CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=campaign)
-        .order_by("judgment_id", "position")
+        CandidateJudgment.objects.of_campaign(campaign).in_order()
         .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed",
                      "slider_first", "slider_last")
     ):

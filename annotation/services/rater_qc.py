@@ -203,12 +203,12 @@ def _verdicts(campaign: Campaign, judge_ids: list[int] | None) -> list[RaterVerd
 
 def _collect_values(campaign: Campaign, judge_ids: list[int] | None, current: set[int], work: dict[int, _Work]) -> None:
     """Add each judged candidate's value (score, or -rank) and its Source / Source+error role to ``work``."""
-    items = CandidateJudgment.objects.filter(judgment__assignment__campaign=campaign).annotate(
+    items = CandidateJudgment.objects.of_campaign(campaign).annotate(
         control=_produced_by(System.Kind.CONTROL), source=_produced_by(System.Kind.INPUT)
     )
     if judge_ids is not None:
         items = items.filter(judgment__assignment__judge_id__in=judge_ids)
-    for judgment, judge, rank, score, control, source in items.order_by("judgment_id", "position").values_list(
+    for judgment, judge, rank, score, control, source in items.in_order().values_list(
         "judgment_id", "judgment__assignment__judge_id", "rank", "score", "control", "source"
     ):
         if judgment not in current:
