@@ -33,7 +33,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
-from .services import background_jobs, rater_qc
+from .services import rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -97,18 +97,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         form = CampaignImportForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        if not background_jobs.in_request(form.upload_size()):
-            try:
-                files = [(field_name, named_file(upload)) for field_name, upload in form.uploads()]
-                job = background_jobs.record_job(BackgroundJob.Kind.TEST_SET, files, form.import_options(), request.user)
-            except (InputFileError, ValueError) as exc:
-                raise ValidationError({"__all__": [str(exc)]}) from None
-            return _accepted(job)
         try:
-            campaign = form.save(owner=request.user)
+            made = form.save(owner=request.user)
         except DjangoValidationError as exc:
             raise ValidationError({"__all__": exc.messages}) from None
-        return Response(CampaignSerializer(campaign).data, status=status.HTTP_201_CREATED)
+        if isinstance(made, BackgroundJob):
+            return _accepted(made)
+        return Response(CampaignSerializer(made).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], summary="The campaign's screen count and its background jobs adding screens",
                    responses={200: ScreensStateSerializer, **READ_ERRORS})
@@ -154,9 +149,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         upload = form.cleaned_data["file"]
-        if not background_jobs.in_request(upload.size):
-            job = background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
-                                         {"map_users": form.cleaned_data["map_users"]}, request.user, campaign)
+        job = form.queued_job(campaign, request.user)
+        if job is not None:
             return _accepted(job)
         try:
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)

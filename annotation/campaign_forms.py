@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import URLValidator
 
-from .models import Campaign
+from .models import BackgroundJob, Campaign
+from .services import background_jobs
 from .services.crowd_completion import CODE_PLACEHOLDER
 from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
@@ -211,12 +212,16 @@ class CampaignImportForm(forms.ModelForm):
         options = {field: data[field] for field in self.Meta.fields if data[field] is not None}
         return {**options, "source_name": data.get("source_name") or None, "source_is_system": data["source_is_system"]}
 
-    def save(self, commit: bool = True, owner=None) -> Campaign:
-        """Check and write the campaign; file problems become form errors and nothing is written."""
+    def save(self, commit: bool = True, owner=None) -> Campaign | BackgroundJob:
+        """Check and write the campaign; or, for an upload over ``IMPORT_IN_REQUEST_MB``, record the background job
+        that will (``services.background_jobs``). A refusal becomes a form error (ValidationError); nothing is
+        written then."""
         try:
             files = [(field_name, named_file(upload)) for field_name, upload in self.uploads()]
+            if not background_jobs.in_request(self.upload_size()):
+                return background_jobs.record_job(BackgroundJob.Kind.TEST_SET, files, self.import_options(), owner)
             campaign = import_test_set(files=files, owner=owner, **self.import_options())
-        except InputFileError as exc:
+        except (InputFileError, background_jobs.JobRefused) as exc:
             self.add_error(None, str(exc))
             raise ValidationError(str(exc)) from None
         if owner is not None:
@@ -254,6 +259,15 @@ class AppraiseUploadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "annotator01=alice annotator02=bob"}),
         help_text=f"Optional: {USER_MAP_SYNTAX}. A user of the file is otherwise an account of this campaign only.",
     )
+
+    def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
+        """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
+        None for a file the request imports itself (after ``is_valid``)."""
+        upload = self.cleaned_data["file"]
+        if background_jobs.in_request(upload.size):
+            return None
+        return background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
+                                          {"map_users": self.cleaned_data["map_users"]}, by, campaign)
 
     def clean_map_users(self) -> dict[str, str]:
         try:

@@ -43,6 +43,10 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "The job stopped on an unexpected error and wrote nothing; the server's log has the details."
 
 
+class JobRefused(ValueError):
+    """The job cannot be recorded (the message says why); nothing was stored."""
+
+
 def in_request(size: int) -> bool:
     """Whether an upload of ``size`` bytes in all is imported within the request (else by a background job)."""
     return size <= settings.IMPORT_IN_REQUEST_BYTES
@@ -57,12 +61,14 @@ def record_job(
 ) -> BackgroundJob:
     """Store an import of ``files`` (each with the form field it came in) as a queued job; it runs once the caller's
     transaction commits (no broker) or when beat sends it. A test set whose campaign name a waiting job has taken
-    already is refused (ValueError), as a campaign of that name would be."""
+    already is refused (JobRefused), as a campaign of that name would be."""
     with transaction.atomic():
         if kind == BackgroundJob.Kind.TEST_SET:
-            pending = BackgroundJob.objects.filter(kind=kind, status__in=[BackgroundJob.Status.QUEUED, BackgroundJob.Status.RUNNING])
+            pending = BackgroundJob.objects.filter(
+                kind=kind, status__in=[BackgroundJob.Status.QUEUED, BackgroundJob.Status.RUNNING]
+            )
             if pending.filter(options__name=options["name"]).exists():
-                raise ValueError(f"a campaign named {options['name']!r} is being imported already")
+                raise JobRefused(f"a campaign named {options['name']!r} is being imported already")
         job = BackgroundJob.objects.create(
             kind=kind, campaign=campaign, options=options, requested_by=requested_by,
             size=sum(len(named.data) for _, named in files),

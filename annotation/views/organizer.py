@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
+from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..models import Assignment, BackgroundJob, Campaign, Judgment
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
@@ -21,7 +21,6 @@ from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import active_jobs, request_screens
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
-from ..services.textfiles import InputFileError
 from .organizer_judging import judging_context
 
 JUDGMENT_EXPORTS = {
@@ -49,30 +48,17 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied("Only organizers create campaigns.")
     form = CampaignImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        if not background_jobs.in_request(form.upload_size()):
-            job = _test_set_job(form, request.user)
-            if job is not None:
-                messages.success(request, f"Importing {form.cleaned_data['name']!r} in the background.")
-                return redirect("background-job", job_id=job.pk)
+        try:
+            made = form.save(owner=request.user)
+        except ValidationError:
+            pass
         else:
-            try:
-                campaign = form.save(owner=request.user)
-            except ValidationError:
-                pass
-            else:
-                messages.success(request, f"Created campaign {campaign.name!r}.")
-                return redirect("campaign-detail", pk=campaign.pk)
+            if isinstance(made, BackgroundJob):
+                messages.success(request, f"Importing {made.options['name']!r} in the background.")
+                return redirect("background-job", job_id=made.pk)
+            messages.success(request, f"Created campaign {made.name!r}.")
+            return redirect("campaign-detail", pk=made.pk)
     return render(request, "organizer/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
-
-
-def _test_set_job(form: CampaignImportForm, user) -> BackgroundJob | None:
-    """Record the form's test set as a background import; None (the problem added to the form) when refused."""
-    try:
-        files = [(field_name, named_file(upload)) for field_name, upload in form.uploads()]
-        return background_jobs.record_job(BackgroundJob.Kind.TEST_SET, files, form.import_options(), user)
-    except (InputFileError, ValueError) as exc:
-        form.add_error(None, f"{str(exc)[:1].upper()}{str(exc)[1:]}.")
-        return None
 
 
 @login_required
@@ -151,9 +137,8 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
     else:
         upload = form.cleaned_data["file"]
-        if not background_jobs.in_request(upload.size):
-            job = background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
-                                         {"map_users": form.cleaned_data["map_users"]}, request.user, campaign)
+        job = form.queued_job(campaign, request.user)
+        if job is not None:
             messages.success(request, f"Importing {upload.name} in the background.")
             return redirect("background-job", job_id=job.pk)
         try:
@@ -164,7 +149,8 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
             already = f" {summary.already} rankings were imported before and left out." if summary.already else ""
             messages.success(
                 request,
-                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges.{already}",
+                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) "
+                f"by {summary.judges} judges.{already}",
             )
     return redirect("campaign-detail", pk=campaign.pk)
 
