@@ -85,7 +85,8 @@ class Campaign(models.Model):
         default=0.7, help_text="Rater QC (a): least share of control screens with Source+error judged worse (N19)."
     )
     qc_p_value = models.FloatField(
-        default=0.01, help_text="Rater QC (b): a rater passes when the one-sided Mann-Whitney U p-value is at most this."
+        default=0.01,
+        help_text="Rater QC (b): a rater passes when the one-sided Mann-Whitney U p-value is at most this.",
     )
     qc_min_total_seconds = models.FloatField(
         default=0.0, help_text="Rater QC (c): least total time on screens, in seconds (0 = no limit)."
@@ -429,7 +430,9 @@ class ScreenJob(models.Model):
         ordering = ["campaign", "-requested_at"]
         constraints = [
             models.CheckConstraint(condition=Q(requested__gte=1), name="screen_job_requests_screens"),
-            models.CheckConstraint(condition=Q(created__lte=F("requested")), name="screen_job_created_at_most_requested"),
+            models.CheckConstraint(
+                condition=Q(created__lte=F("requested")), name="screen_job_created_at_most_requested"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -680,7 +683,8 @@ class TrainingScreen(models.Model):
 
 
 class TrainingCandidate(models.Model):
-    """Candidate ``candidate`` is shown at ``position`` on a training screen; the organizer expects ``expected_rank``."""
+    """Candidate ``candidate`` is shown at ``position`` on a training screen; the organizer expects
+    ``expected_rank``."""
 
     training_screen = models.ForeignKey(TrainingScreen, on_delete=models.CASCADE, related_name="slots")
     candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")

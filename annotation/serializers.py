@@ -99,8 +99,10 @@ class ScreenJobSerializer(serializers.ModelSerializer):
 class BackgroundJobSerializer(serializers.ModelSerializer):
     """A background import (an upload over ``IMPORT_IN_REQUEST_MB``): its state, what it made, or why it failed."""
 
-    campaign = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True, help_text="The campaign imported into (for a test "
-                                                  "set, the campaign it created, once done).")
+    campaign = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True,
+        help_text="The campaign imported into (for a test set, the campaign it created, once done).",
+    )
     url = serializers.SerializerMethodField(help_text="This job in the API.")
     page = serializers.SerializerMethodField(help_text="This job's page.")
 

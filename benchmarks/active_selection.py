@@ -420,7 +420,8 @@ def main() -> None:
             noise = rater_noise(data, r)
             print(f"prws {domain}: {data.true_score.size} candidates of {data.sentence_offsets.size - 1} sentences, "
                   f"rater sd {noise:.1f}", flush=True)
-            compare(f"prws {domain}", lambda policy, seed, data=data, noise=noise: prws_needed(data, noise, policy, seed, 8, 200),
+            compare(f"prws {domain}",
+                    lambda policy, seed, data=data, noise=noise: prws_needed(data, noise, policy, seed, 8, 200),
                     seeds, "ratings")
 
     print(f"replay: active/random = {replay:.2f}; synthetic: active/random = {synthetic:.2f}")

@@ -45,7 +45,9 @@ def synthetic(n_systems: int, n_sentences: int, rng: np.random.Generator) -> tup
         edited = tokens.copy()
         touched = rng.random(n_sentences) < 0.5
         edited[touched, rng.integers(0, 15, size=touched.sum())] = rng.integers(0, 4, size=touched.sum())
-        systems.append(NamedFile(f"sys{k:02d}", ("\n".join(" ".join(WORDS[t] for t in row) for row in edited) + "\n").encode()))
+        systems.append(
+            NamedFile(f"sys{k:02d}", ("\n".join(" ".join(WORDS[t] for t in row) for row in edited) + "\n").encode())
+        )
     return NamedFile("source", ("\n".join(source_rows) + "\n").encode()), systems
 
 

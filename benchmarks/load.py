@@ -3,10 +3,10 @@
 Builds a campaign in a throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default
 ``gecappraise_load``): the CoNLL-14 outputs from ../shared/data (or the demo test set), with enough sampled
 screens, and ``--judges`` judges with logged-in sessions. Starts gunicorn (``--workers`` sync workers) on a free
-local port and runs one client thread per judge: after a random start delay, each GETs its screen (a *serve*: the page rendered from the
-database), waits a random think time, and POSTs random ranks (a *submit*: the judgment stored and the next
-screen claimed); a share of submits is posted twice at once, as a double click does. Latencies are measured by
-the client, from sending the request to reading the whole response.
+local port and runs one client thread per judge: after a random start delay, each GETs its screen (a *serve*: the
+page rendered from the database), waits a random think time, and POSTs random ranks (a *submit*: the judgment
+stored and the next screen claimed); a share of submits is posted twice at once, as a double click does. Latencies
+are measured by the client, from sending the request to reading the whole response.
 
 Baseline, measured in the same run with the same clients and think times: the login page (a template with a
 CSRF token and no database query), so the ratios show what the judge pages cost on top of Django itself.

@@ -13,7 +13,8 @@ The official Python 2 scorer itself is slower still: it also runs every Bellman-
 after a round without change) and copies its graphs. Run once on this machine for this issue (Python 2.7.18, 2 cores
 shared with other jobs), it took 3,385 s of wall time for the 13 systems (12 minutes for CAMB, CUUI, AMU and POST,
 most of the rest on NTHU, three of whose sentences have lattices of 22,000 to 155,000 arcs) and printed the P, R
-and F0.5 that ``tests/ranking/test_metrics_conll14.py`` expects for all 13; that run is not repeated here. Both timings below are CPU seconds of this process and wall seconds.
+and F0.5 that ``tests/ranking/test_metrics_conll14.py`` expects for all 13; that run is not repeated here. Both
+timings below are CPU seconds of this process and wall seconds.
 
 The last line is ``M2 13 systems: product S s, baseline B s, baseline/product = R`` (CPU seconds); the target is
 the product under 10 s on 2 cores. Every system's F0.5 is printed and checked equal between the two.

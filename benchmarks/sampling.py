@@ -85,7 +85,8 @@ def describe(name: str, sets: list[list[int]]) -> None:
     distinct = np.array([len(s) for s in sets])
     print(
         f"\n{name}: {len(sets):,} sentences, {sum(sets[0])} systems, distinct outputs per sentence "
-        f"mean {distinct.mean():.1f}, max {distinct.max()}, {len({tuple(sorted(s)) for s in sets}):,} distinct multisets"
+        f"mean {distinct.mean():.1f}, max {distinct.max()}, "
+        f"{len({tuple(sorted(s)) for s in sets}):,} distinct multisets"
     )
 
 

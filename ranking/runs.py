@@ -87,7 +87,8 @@ def run_scores(run: AnalysisRun) -> Scores | None:
     if run.campaign.mode != Campaign.Mode.PRWS:
         return None
     return load_scores(run.campaign, up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
-                       ignored_judges=run_parameters(run).ignored_judges, excluded_ranges=qc_ranges(run, "earlier_ranges"))
+                       ignored_judges=run_parameters(run).ignored_judges,
+                       excluded_ranges=qc_ranges(run, "earlier_ranges"))
 
 
 def qc_ranges(run: AnalysisRun, kind: str) -> list[tuple[str, int | None, int | None]]:
@@ -203,7 +204,9 @@ def metrics_progress(progress: Progress | None) -> Progress | None:
     return lambda fraction, stage: progress(1.0 - METRICS_SHARE + METRICS_SHARE * fraction, stage)
 
 
-def finish(run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None) -> AnalysisRun:
+def finish(
+    run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None
+) -> AnalysisRun:
     """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
     from .core.analysis import analyze
     from .core.prws import qualified_rankings

@@ -6,9 +6,10 @@ screens (``unserved_screens``: every assignment still in the pool, pending and w
 position when the screen has room, otherwise in place of a random candidate (a screen never shows more than M).
 A served screen never changes: ``add_attention_checks`` locks the assignments of the screens it chose (``SELECT
 ... FOR UPDATE``, waiting for a serving under way) and drops those that were served meanwhile; the queue claims
-slots with ``SKIP LOCKED``, so judges are served other screens until the checks are written. A judge who reads the screens ranks it last; the dashboard shows
-each judge's rate. In a PRWS campaign the rater check compares the control with the source (N19 section 4.3), so
-the source's candidate (the output of the ``input`` system) goes on the screen too.
+slots with ``SKIP LOCKED``, so judges are served other screens until the checks are written. A judge who reads
+the screens ranks it last; the dashboard shows each judge's rate. In a PRWS campaign the rater check compares the
+control with the source (N19 section 4.3), so the source's candidate (the output of the ``input`` system) goes on
+the screen too.
 
 "Ranked last" means: the control's rank is worse than or equal to every other rank on the screen and strictly
 worse than at least one (a screen with everything tied catches nothing); in a PRWS campaign, its score is lower

@@ -53,7 +53,9 @@ def candidate_key(token: uuid.UUID, candidate_id: int) -> str:
     Unlike the candidate's id, it tells a judge nothing (ids follow the systems' order at import) and differs
     between servings, so a page can only post keys of the serving it shows.
     """
-    return salted_hmac("annotation.candidate-key", f"{token}:{candidate_id}", algorithm="sha256").hexdigest()[:KEY_LENGTH]
+    return salted_hmac(
+        "annotation.candidate-key", f"{token}:{candidate_id}", algorithm="sha256"
+    ).hexdigest()[:KEY_LENGTH]
 
 
 def _key(token: uuid.UUID | None, candidate_id: int) -> str:

@@ -98,7 +98,9 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
         )
     annotator = _integer(name, number, annotator_field.strip(), "annotator id")
     if not 0 <= annotator <= ANNOTATOR_MAX:
-        raise InputFileError(f"{name}: line {number}: the annotator id {annotator} is not between 0 and {ANNOTATOR_MAX}")
+        raise InputFileError(
+            f"{name}: line {number}: the annotator id {annotator} is not between 0 and {ANNOTATOR_MAX}"
+        )
     if error_type == "noop":
         if (start, end) != (-1, -1):
             raise InputFileError(f"{name}: line {number}: a noop edit has the span '-1 -1', found '{start} {end}'")
@@ -122,7 +124,9 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
                 f"{CORRECTION_MAX}"
             )
         if not correction.replace(" ", "").isprintable():
-            raise InputFileError(f"{name}: line {number}: the correction {correction!r} holds a non-printable character")
+            raise InputFileError(
+                f"{name}: line {number}: the correction {correction!r} holds a non-printable character"
+            )
         checked.append(correction)
     return ParsedEdit(annotator, start, end, error_type, tuple(checked))
 
@@ -180,7 +184,8 @@ def parse_m2(file: NamedFile, source_lines: Sequence[str]) -> tuple[list[list[Pa
             )
         if len(block) - 1 > EDITS_PER_SENTENCE_MAX:
             raise InputFileError(
-                f"{name}: line {number}: {len(block) - 1} edits, over the limit of {EDITS_PER_SENTENCE_MAX} per sentence"
+                f"{name}: line {number}: {len(block) - 1} edits, "
+                f"over the limit of {EDITS_PER_SENTENCE_MAX} per sentence"
             )
         numbered = []
         for edit_number, line in block[1:]:

@@ -100,5 +100,6 @@ def active_jobs(campaign: Campaign) -> list[ScreenJob]:
     them)."""
     recent = timezone.now() - timedelta(days=1)
     return list(
-        campaign.screen_jobs.exclude(status=ScreenJob.Status.DONE, finished_at__lt=recent).order_by("-requested_at")[:10]
+        campaign.screen_jobs.exclude(status=ScreenJob.Status.DONE, finished_at__lt=recent)
+        .order_by("-requested_at")[:10]
     )

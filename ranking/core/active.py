@@ -20,8 +20,9 @@ variance ``s'^2 = s^2 c / (s^2 + c)`` and, before the outcome is known, a mean `
 
 (the expectation by Gauss-Hermite quadrature). ``g`` is largest for even pairs with wide posteriors and falls off
 both with the gap in units of ``s`` (an order already certain has nothing to gain) and, for a given gap in those
-units, with ``s^2`` itself as the posterior narrows (a pair compared often learns little from one more). ``m(a, b)`` is 1 for pairs whose bootstrap rank ranges overlap (METHODS 7;
-:func:`overlapping_ranges`) and ``resolved_weight`` for pairs already separated (which keeps them separated).
+units, with ``s^2`` itself as the posterior narrows (a pair compared often learns little from one more).
+``m(a, b)`` is 1 for pairs whose bootstrap rank ranges overlap (METHODS 7; :func:`overlapping_ranges`) and
+``resolved_weight`` for pairs already separated (which keeps them separated).
 A sentence with K candidates of which a screen shows at most M (chosen at random, METHODS 2) separates a pair of
 different candidates with probability ``q = M(M-1) / (K(K-1))`` (1 when K <= M), so its expected information is
 ``q * sum w(a, b)`` over the pairs in different candidates; the candidates actually shown are then chosen greedily

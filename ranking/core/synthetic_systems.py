@@ -29,7 +29,8 @@ class SyntheticPlan:
 
 
 def plan_synthetic_systems(n_systems: int, n_sentences: int, count: int, rng: np.random.Generator) -> SyntheticPlan:
-    """``count`` synthetic systems mixing two of ``n_systems`` real systems; raises ``ValueError`` with fewer than two."""
+    """``count`` synthetic systems mixing two of ``n_systems`` real systems; raises ``ValueError`` with fewer than
+    two."""
     if n_systems < 2:
         raise ValueError("synthetic systems need two real systems or more")
     first = rng.integers(n_systems, size=count)

@@ -199,7 +199,8 @@ def _rater_qc(qc: Mapping | None) -> dict | None:
             {"rater": row["rater"], "attempt": row["attempt"], "screens": row["screens"],
              "controls": (f"{row['control_passed']} of {row['control_screens']} ({percent(row['control_rate'], 0)}%)"
                           if row["control_rate"] is not None else undefined(reason_for(row, "control_rate"))),
-             "p_value": fixed(row["p_value"], 4) if row["p_value"] is not None else undefined(reason_for(row, "p_value")),
+             "p_value": (fixed(row["p_value"], 4)
+                         if row["p_value"] is not None else undefined(reason_for(row, "p_value"))),
              "total": fixed(row["total_seconds"], 0) if row["total_seconds"] is not None else UNDEFINED,
              "median": fixed(row["median_seconds"], 1) if row["median_seconds"] is not None else UNDEFINED,
              "why": row["why"]}

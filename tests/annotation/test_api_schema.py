@@ -130,7 +130,8 @@ def test_real_responses_match_the_documented_statuses_and_bodies(schema):
     good = ITEM.format(src=0, group="alpha beta").encode()
     for client, data, status in ((owner, {"file": SimpleUploadedFile("j.xml", good)}, 201),
                                  (owner, {"file": SimpleUploadedFile("j.xml", b"<not-xml")}, 400),
-                                 (owner, {}, 400), (owner, {"file": SimpleUploadedFile("j.xml", good), "map_users": "x"}, 400),
+                                 (owner, {}, 400),
+                                 (owner, {"file": SimpleUploadedFile("j.xml", good), "map_users": "x"}, 400),
                                  (stranger, {"file": SimpleUploadedFile("j.xml", good)}, 404)):
         response = client.post(f"/api/campaigns/{pk}/appraise-xml/", data)
         assert response.status_code == status, response.content

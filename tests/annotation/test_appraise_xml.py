@@ -91,7 +91,8 @@ def test_import_and_export_a_small_file(campaign):
     [
         (9, "alpha beta",
          "ranking-item id='0' (line 6, user judge1, src-id 9): the campaign has no segment with line 9"),
-        (0, "alpha", "no output of line 0 is produced by exactly 'alpha' (its outputs come from: alpha beta; gamma; source)"),
+        (0, "alpha",
+         "no output of line 0 is produced by exactly 'alpha' (its outputs come from: alpha beta; gamma; source)"),
         (0, "alpha beta zeta", "produced by exactly 'alpha beta zeta'"),
         (0, "gamma", "the output of 'gamma' is ranked twice"),
     ],
@@ -109,9 +110,12 @@ def test_mismatches_reject_the_whole_file(campaign, src, group, message):
         (b"<appraise-results><oops", "not well-formed XML"),
         (b"<results/>", "root element is <results>, expected <appraise-results>"),
         (b'<!DOCTYPE x [<!ENTITY a "aaaa">]><appraise-results>&a;</appraise-results>', "refused unsafe XML"),
-        (ITEM.format(src=0, group="alpha beta").replace('rank="2"', 'rank="two"').encode(), "rank 'two' is not a positive integer"),
-        (ITEM.format(src=0, group="alpha beta").replace('rank="2"', 'rank="7"').encode(), "rank 7 is above the campaign's M = 5"),
-        (ITEM.format(src=0, group="alpha beta").replace('duration="00:01:07.524000"', 'duration="soon"').encode(), "duration 'soon' is not HH:MM:SS"),
+        (ITEM.format(src=0, group="alpha beta").replace('rank="2"', 'rank="two"').encode(),
+         "rank 'two' is not a positive integer"),
+        (ITEM.format(src=0, group="alpha beta").replace('rank="2"', 'rank="7"').encode(),
+         "rank 7 is above the campaign's M = 5"),
+        (ITEM.format(src=0, group="alpha beta").replace('duration="00:01:07.524000"', 'duration="soon"').encode(),
+         "duration 'soon' is not HH:MM:SS"),
         (ITEM.format(src=0, group="alpha beta").replace(' user="judge1"', "").encode(), "missing attribute 'user'"),
     ],
 )
@@ -154,7 +158,8 @@ def test_conll14_judgments_round_trip(conll14_dir, tmp_path):
     judges = {item.user: item.user for item in parse_appraise_xml(original).items}
     import_appraise_xml(again, exported.encode(), users=judges)
     ranks = lambda c: sorted(CandidateJudgment.objects.filter(judgment__assignment__screen__campaign=c)
-                             .values_list("judgment__external_id", "candidate__segment__line", "candidate__text", "rank"))
+                             .values_list("judgment__external_id", "candidate__segment__line", "candidate__text",
+                                          "rank"))
     assert ranks(again) == ranks(campaign)
     assert parse_appraise_xml(export_appraise_xml(again).encode()).items == parse_appraise_xml(original).items
 

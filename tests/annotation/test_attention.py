@@ -118,7 +118,9 @@ def test_prws_checks_put_the_source_beside_the_control():
 
 
 def shown_ids(screen) -> list[int]:
-    return list(ScreenCandidate.objects.filter(screen=screen).order_by("position").values_list("candidate_id", flat=True))
+    return list(
+        ScreenCandidate.objects.filter(screen=screen).order_by("position").values_list("candidate_id", flat=True)
+    )
 
 
 @pytest.mark.django_db(transaction=True)

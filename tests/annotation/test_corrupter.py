@@ -86,7 +86,9 @@ def test_punctuation_only_sentence_is_still_changed():
     assert corrupt(". ,", np.random.default_rng(0), 1) in {".. ,", ". ,,"}
 
 
-@pytest.mark.parametrize(("sentence", "n_errors", "message"), [("", 1, "empty"), ("   ", None, "empty"), ("a b", 0, ">= 1")])
+@pytest.mark.parametrize(
+    ("sentence", "n_errors", "message"), [("", 1, "empty"), ("   ", None, "empty"), ("a b", 0, ">= 1")]
+)
 def test_bad_input_is_rejected(sentence, n_errors, message):
     with pytest.raises(ValueError, match=message):
         corrupt(sentence, np.random.default_rng(0), n_errors)

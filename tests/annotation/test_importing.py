@@ -57,7 +57,10 @@ def test_crlf_trailing_whitespace_and_bom_are_normalised():
     texts = set(Candidate.objects.filter(segment__campaign=campaign).values_list("text", flat=True))
     assert "He goes to school ." in texts
     assert not any(t != t.rstrip() or "\ufeff" in t for t in texts)
-    assert Output.objects.filter(segment__line=0, system__name__in=["alpha", "beta"]).values("candidate").distinct().count() == 1
+    assert (
+        Output.objects.filter(segment__line=0, system__name__in=["alpha", "beta"])
+        .values("candidate").distinct().count() == 1
+    )
 
 
 def test_documents_file_gives_documents_and_positions():
@@ -73,7 +76,8 @@ def test_documents_file_gives_documents_and_positions():
     ("files", "documents", "message"),
     [
         (systems(beta=b"one line\n"), None, "beta: 1 line, but the source file (source) has 4 lines"),
-        (systems(gamma=b"ok\n\xff\xfe bad\nx\ny\n"), None, "gamma: not UTF-8 text: byte 0xff at byte offset 3 (line 2)"),
+        (systems(gamma=b"ok\n\xff\xfe bad\nx\ny\n"), None,
+         "gamma: not UTF-8 text: byte 0xff at byte offset 3 (line 2)"),
         (systems(alpha=b""), None, "alpha: the file is empty"),
         (systems() + [named("alpha", SYSTEMS["alpha"])], None, "duplicate system names: alpha"),
         (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),

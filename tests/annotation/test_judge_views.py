@@ -229,7 +229,9 @@ def test_csrf_is_enforced_on_judge_forms(campaign, ann):
     assert refused.status_code == 403
     page = client.get(reverse("judge-guidelines", args=[campaign.pk]))
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
-    assert client.post(reverse("judge-guidelines", args=[campaign.pk]), {"csrfmiddlewaretoken": csrf}).status_code == 302
+    assert (
+        client.post(reverse("judge-guidelines", args=[campaign.pk]), {"csrfmiddlewaretoken": csrf}).status_code == 302
+    )
     url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
     assert client.post(url, ranks_data(4)).status_code == 403
     assert client.post(reverse("judge-flag", args=[token_in_url(url)]), {"reason": "garbled"}).status_code == 403
@@ -342,7 +344,9 @@ def test_no_judge_response_names_a_system(campaign, ann):
     responses.append(client.post(reverse("judge-flag", args=[token_in_url(next_url)]), {"reason": "other"}))
     responses.append(client.post(url, ranks_data(4, url=url), follow=True))
     responses.append(client.get(reverse("judge-screen", args=[uuid.uuid4()])))
-    config = re.search(r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode())
+    config = re.search(
+        r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode()
+    )
     shown = json.loads(config.group(1))
     assert set(shown) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds", "token", "submitted"}
     assert uuid.UUID(shown["token"]) and shown["submitted"] == [], "the serving token (in the URL too), no values"

@@ -223,7 +223,10 @@ def test_guidelines_preview_saves_nothing_and_save_asks_judges_again(campaign, o
     assert campaign.guidelines == "Old." and not guidelines.needs_acknowledgement(campaign, ann)
 
     saved = client.post(url, {"guidelines": text, "action": "save"}, follow=True)
-    assert "Saved the guidelines. Judges are asked to read them again when they next open the campaign." in messages_of(saved)
+    assert (
+        "Saved the guidelines. Judges are asked to read them again when they next open the campaign."
+        in messages_of(saved)
+    )
     campaign.refresh_from_db()
     assert campaign.guidelines == text and guidelines.needs_acknowledgement(campaign, ann)
     assert str(guidelines.render_guidelines(text)) in saved.content.decode(), "the campaign page shows them rendered"

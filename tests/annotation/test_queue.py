@@ -171,7 +171,9 @@ def test_an_expired_lease_still_lets_its_judge_finish_until_someone_claims_it(ca
     ann = judge("ann", campaign)
     start = timezone.now()
     assignment = queue.next_assignment(campaign, ann, now=start)
-    result = queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment), now=start + timedelta(hours=1))
+    result = queue.submit_ranking(
+        assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment), now=start + timedelta(hours=1)
+    )
     assert result.created
 
 

@@ -167,7 +167,9 @@ def test_excluded_raters_drop_out_of_the_analysis_until_included_by_hand(judged,
                               cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout[-3000:]
     rows = list(csv.DictReader(io.StringIO(render_report(result, "csv"))))
-    hasty = {row["key"]: row["value"] for row in rows if row["section"] == "rater_qc_excluded" and row["judge"] == "hasty"}
+    hasty = {
+        row["key"]: row["value"] for row in rows if row["section"] == "rater_qc_excluded" and row["judge"] == "hasty"
+    }
     assert hasty["median_seconds"] == "1.0" and hasty["screens"] == str(SCREENS) and hasty["decision"] == "auto"
     rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
     rater_qc.set_decision(campaign, raters["careful"], RaterStatus.Decision.EXCLUDE)

@@ -65,7 +65,8 @@ def replace_line(number: int, text: str | None) -> bytes:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (replace_line(5, "S She likes apples ."), "gold.m2: line 5: sentence 2 differs from the campaign's source line 2"),
+        (replace_line(5, "S She likes apples ."),
+         "gold.m2: line 5: sentence 2 differs from the campaign's source line 2"),
         (replace_line(2, "A 1 9|||Vform|||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the span 1 9 is outside"),
         (replace_line(2, "A 2 1|||Vform|||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the span 2 1 is outside"),
         (replace_line(2, "A x 2|||Vform|||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the start offset 'x'"),
@@ -74,8 +75,10 @@ def replace_line(number: int, text: str | None) -> bytes:
         (replace_line(2, "A 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||100"), "gold.m2: line 2: the annotator id 100"),
         (replace_line(2, "A 1 2||||||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the error type ''"),
         (replace_line(2, "A 1 2|||" + "V" * 51 + "|||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the error type"),
-        (replace_line(2, "A 1 2|||V|||" + "g" * 1001 + "|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: a correction of 1001"),
-        (replace_line(6, "A 0 0|||noop|||-NONE-|||REQUIRED|||-NONE-|||0"), "gold.m2: line 6: a noop edit has the span '-1 -1'"),
+        (replace_line(2, "A 1 2|||V|||" + "g" * 1001 + "|||REQUIRED|||-NONE-|||0"),
+         "gold.m2: line 2: a correction of 1001"),
+        (replace_line(6, "A 0 0|||noop|||-NONE-|||REQUIRED|||-NONE-|||0"),
+         "gold.m2: line 6: a noop edit has the span '-1 -1'"),
         ((GOOD_M2 + "A 0 1|||X|||Them|||REQUIRED|||-NONE-|||0\n").encode(),
          "gold.m2: line 12: annotator 0's edits of this sentence are not together"),
         (replace_line(4, None), "gold.m2: line 4: a second 'S' line"),

@@ -234,7 +234,9 @@ def test_training_screen_and_its_feedback(live_server, new_page, artifacts, camp
     page.wait_for_load_state("domcontentloaded")
     rank_by_clicks(page, [1, 2, 3])
     page.get_by_role("button", name="Submit").click()
-    expect(page.locator("#agreement")).to_have_text("You ordered 67% of the pairs of corrections as the organizers did.")
+    expect(page.locator("#agreement")).to_have_text(
+        "You ordered 67% of the pairs of corrections as the organizers did."
+    )
     expect(page.locator(".feedback-text em")).to_have_text("problems")
     page.screenshot(path=artifacts / "judge-training-feedback-1280x800.png")
     page.get_by_role("link", name="Continue").click()

@@ -1,6 +1,7 @@
 """The judge's PRWS screen in headless Chromium (N19 section 4.2, Figure 2; METHODS 11): sliders set by keyboard and
 by mouse, Submit held back until every slider was moved, "Meaning changed" by click and by key, Reset, a double
-click stored once, and the scores (with each slider's first and last value) in the database. Screenshot: test-artifacts/judge-prws-1280x800.png."""
+click stored once, and the scores (with each slider's first and last value) in the database. Screenshot:
+test-artifacts/judge-prws-1280x800.png."""
 from __future__ import annotations
 
 import re

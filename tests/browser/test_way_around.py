@@ -104,7 +104,9 @@ def test_the_demo_report_opens_in_the_browser_with_both_judges_agreement_and_a_d
     log_in(page, live_server, "organizer", "organizer")
     page.goto(f"{live_server.url}{reverse('campaign-analyses', args=[campaign.pk])}")
     expect(page.get_by_text("G15 Table 4")).to_be_visible()
-    form_box, table_box = page.locator("form.analysis-form").bounding_box(), page.locator("#analysis-runs").bounding_box()
+    form_box, table_box = (
+        page.locator("form.analysis-form").bounding_box(), page.locator("#analysis-runs").bounding_box()
+    )
     button = page.get_by_role("button", name="Run analysis").bounding_box()
     assert button["y"] + button["height"] <= table_box["y"], "the button sits above the table, not beside it"
     assert form_box["y"] + form_box["height"] <= table_box["y"]
@@ -166,4 +168,6 @@ def test_the_new_campaign_forms_checkbox_sits_beside_its_label(live_server, new_
     label = page.locator("label", has_text="Judge the source too").bounding_box()
     assert abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 6, (box, label)
     assert 0 <= label["x"] - (box["x"] + box["width"]) < 24, (box, label)
-    page.locator(".field-checkbox", has_text="Judge the source too").screenshot(path=str(artifacts / "campaign-form-checkbox.png"))
+    page.locator(".field-checkbox", has_text="Judge the source too").screenshot(
+        path=str(artifacts / "campaign-form-checkbox.png")
+    )

@@ -77,6 +77,8 @@ def test_with_email_the_reset_link_is_sent_and_sets_a_new_password():
     link = re.search(r"https?://[^/]+(/accounts/reset/\S+/)", message.body).group(1)
     form = client.get(link, follow=True)
     assert form.status_code == 200 and "Set a new password" in form.content.decode()
-    done = client.post(form.redirect_chain[-1][0], {"new_password1": "brand-new-pass", "new_password2": "brand-new-pass"})
+    done = client.post(
+        form.redirect_chain[-1][0], {"new_password1": "brand-new-pass", "new_password2": "brand-new-pass"}
+    )
     assert done.status_code == 302
     assert User.objects.get(username="judge").check_password("brand-new-pass")

@@ -109,7 +109,9 @@ def test_a_page_after_pg_terminate_backend_of_the_servers_connections_succeeds(g
 def terminate(pid: int) -> None:
     """End backend ``pid`` from a connection of its own."""
     db = settings.DATABASES["default"]
-    with psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"], autocommit=True) as other:
+    with psycopg.connect(
+        host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"], autocommit=True
+    ) as other:
         assert other.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0]
 
 

@@ -43,7 +43,9 @@ def test_cells_starting_with_a_trigger_get_a_quote(value):
     assert neutralise(value) == "'" + value
 
 
-@pytest.mark.parametrize("value", [-0.25, -3, "-0.25", "+3", "-1e-05", 1.5e-07, "plain", "a=b", "", None, True, "=", "-"])
+@pytest.mark.parametrize(
+    "value", [-0.25, -3, "-0.25", "+3", "-1e-05", 1.5e-07, "plain", "a=b", "", None, True, "=", "-"]
+)
 def test_numbers_and_harmless_text_stay_as_they_are(value):
     assert neutralise(value) == value
 

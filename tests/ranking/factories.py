@@ -35,7 +35,9 @@ def synthetic_campaign(
         edited = rng.random(n_sentences) < (k + 1) / (n_systems + 1)
         outputs.append([s.replace("some", f"edit{k}") if e else s for s, e in zip(source, edited)])
     text = lambda lines: ("\n".join(lines) + "\n").encode()
-    campaign = import_outputs(name, NamedFile("source", text(source)), [NamedFile(n, text(o)) for n, o in zip(names, outputs)])
+    campaign = import_outputs(
+        name, NamedFile("source", text(source)), [NamedFile(n, text(o)) for n, o in zip(names, outputs)]
+    )
     items = []
     for i in range(n_rankings):
         line = int(rng.integers(n_sentences))

@@ -103,7 +103,9 @@ def test_conll14_tables_through_the_product(analysis, conll14_dir):
     r12, r13 = williams["correlations"]["m2"], williams["correlations"]["bleu"]
     assert r12 == pytest.approx(analysis["metrics"]["m2"]["pearson"])
     m2 = [float(line.split()[1]) for line in sorted((conll14_dir / "metrics" / "scores.m2").read_text().splitlines())]
-    bleu = [float(line.split()[1]) for line in sorted((conll14_dir / "metrics" / "scores.bleu").read_text().splitlines())]
+    bleu = [
+        float(line.split()[1]) for line in sorted((conll14_dir / "metrics" / "scores.bleu").read_text().splitlines())
+    ]
     r23 = float(np.corrcoef(m2, bleu)[0, 1])
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     t = (r12 - r13) * np.sqrt(12 * (1 + r23)) / np.sqrt(2 * k * 12 / 10 + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)

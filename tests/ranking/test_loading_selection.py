@@ -30,7 +30,9 @@ def test_an_excluded_screen_is_left_out_of_the_rankings_and_put_back_in():
 
 def test_after_loads_only_the_judgments_with_a_higher_id():
     campaign = synthetic_campaign("after", np.random.default_rng(5), n_rankings=30)
-    ids = list(Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id").values_list("id", flat=True))
+    ids = list(
+        Judgment.objects.filter(assignment__screen__campaign=campaign).order_by("id").values_list("id", flat=True)
+    )
     newer = load_rankings(campaign, after=ids[9])
     assert newer.n_rankings == len(ids) - 10
     between = load_rankings(campaign, after=ids[9], up_to=ids[19])

@@ -62,9 +62,9 @@ def test_gmeg_means_and_unchanged_shares(gmeg_dir, tmp_path, domain):
     (already averaged over its raters), imported here as one rating per (sentence, system), so this checks that the
     import and the averaging reproduce the released corpus means (``DOMAIN-corpus-scores.csv``) and the unchanged
     shares. With one "rater" and no control system, QC excludes nobody and the sentence-level split-half
-    reliability cannot be computed (both asserted below). Rater QC and split-half reliability are tested on simulated raters of known
-    behaviour: ``test_simulated_raters_through_import_and_analysis`` in this module (through import and analysis),
-    tests/ranking/core/test_prws.py (``test_quality_control_rates_and_exclusion``,
+    reliability cannot be computed (both asserted below). Rater QC and split-half reliability are tested on
+    simulated raters of known behaviour: ``test_simulated_raters_through_import_and_analysis`` in this module
+    (through import and analysis), tests/ranking/core/test_prws.py (``test_quality_control_rates_and_exclusion``,
     ``test_reliability_on_simulated_ratings``) and tests/annotation/test_rater_qc.py (the live rater QC)."""
     dev = gmeg_dir / "dev"
     segment_csv = dev / f"{domain}-segment-scores.csv"

@@ -129,7 +129,9 @@ def test_organizers_open_the_html_report_and_download_every_report_from_the_anal
         response = client.get(url)
         assert response.status_code == 200 and response["Content-Type"] == content_type
         disposition = "inline" if extension == "html" else "attachment"
-        assert response["Content-Disposition"] == f'{disposition}; filename="reports-analysis-{run.pk}-seed5.{extension}"'
+        assert (
+            response["Content-Disposition"] == f'{disposition}; filename="reports-analysis-{run.pk}-seed5.{extension}"'
+        )
         assert response.content.decode().startswith(start)
     download = f'{reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "html"])}?download=1'
     assert f'href="{download}">Download HTML</a>' in page

@@ -51,7 +51,10 @@ def test_in_process_run_stores_the_analysis_json():
     stored = AnalysisRun.objects.get(pk=run.pk)
     assert stored.result["campaign"] == "in-process"
     assert stored.result["parameters"]["seed"] == 5 and stored.result["parameters"]["bootstrap"] == 200
-    assert stored.result["snapshot"]["judgments"] == Judgment.objects.filter(assignment__screen__campaign=campaign).count()
+    assert (
+        stored.result["snapshot"]["judgments"]
+        == Judgment.objects.filter(assignment__screen__campaign=campaign).count()
+    )
     assert stored.result["pairs"]["rankings"] == stored.result["snapshot"]["judgments"]
     # synthetic_campaign ranks a higher-numbered system better (its quality is its number plus noise): sys5, sys4
     # and sys3 come first in that order, each in a cluster of its own; sys0-sys2 mostly leave a sentence unchanged
@@ -73,7 +76,9 @@ def test_eager_chord_gives_the_same_result_as_the_in_process_run():
     assert send_waiting() == 1
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.DONE
-    assert json.dumps(run.result["expected_wins"], sort_keys=True) == json.dumps(direct["expected_wins"], sort_keys=True)
+    assert json.dumps(run.result["expected_wins"], sort_keys=True) == json.dumps(
+        direct["expected_wins"], sort_keys=True
+    )
     assert json.dumps(run.result["trueskill"], sort_keys=True) == json.dumps(direct["trueskill"], sort_keys=True)
 
 
@@ -165,7 +170,9 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
     metrics = tmp_path / "metrics"
     metrics.mkdir()
     systems = sorted(campaign.systems.values_list("name", flat=True))
-    (metrics / "scores.m2").write_text("".join(f"{s} {0.1 * i:.2f} {0.2:.2f} {0.05 * i:.2f}\n" for i, s in enumerate(systems)))
+    (metrics / "scores.m2").write_text(
+        "".join(f"{s} {0.1 * i:.2f} {0.2:.2f} {0.05 * i:.2f}\n" for i, s in enumerate(systems))
+    )
     (metrics / "scores.bleu").write_text("".join(f"{s} {i}\n" for i, s in enumerate(systems)))
     out = tmp_path / "analysis.json"
     call_command("analyze", "--campaign", "cli", "--bootstrap", "100", "--seed", "3", "--metrics", str(metrics),

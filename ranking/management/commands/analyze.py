@@ -51,7 +51,8 @@ class Command(BaseCommand):
         "ranges and clusters, head-to-head sign tests, per-judge rankings, PRWS means and rater checks, and with "
         "--metrics the correlation of automatic metrics with the human ranking. Writes the analysis JSON."
     )
-    requires_system_checks = []  # the checks load every URL, view and the admin: ~0.7 s of a cold start, not needed here
+    # the checks load every URL, view and the admin: ~0.7 s of a cold start, not needed here
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="NAME")

@@ -47,6 +47,8 @@ class Command(BaseCommand):
             else:
                 sys.stdout.write(text)
             if options["segments"]:
-                Path(options["segments"]).write_text(segment_level(scores, language_pair, campaign.name), encoding="utf-8")
+                Path(options["segments"]).write_text(
+                    segment_level(scores, language_pair, campaign.name), encoding="utf-8"
+                )
         except OSError as exc:
             raise CommandError(f"cannot write: {exc}") from None
