@@ -26,7 +26,6 @@ import http.client
 import os
 import re
 import secrets
-import subprocess
 import sys
 import threading
 import time
@@ -50,6 +49,7 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
+from load import run_threads, start_gunicorn  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -204,33 +204,6 @@ def baseline_loop(port: int, tally: Tally, rng: np.random.Generator, requests: i
                 tally.baseline.append(seconds)
             else:
                 tally.errors.append(f"baseline: HTTP {status}")
-
-
-def run_threads(target, arguments: list[tuple]) -> None:
-    threads = [threading.Thread(target=target, args=args) for args in arguments]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-def start_gunicorn(port: int, workers: int, database: str) -> subprocess.Popen:
-    """gunicorn serving the project on ``port`` against ``database``; returns once it answers."""
-    env = {**os.environ, "DATABASE_URL": database, "DJANGO_SETTINGS_MODULE": "tests.settings"}
-    server = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "gecappraise.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--log-level", "warning"],
-        cwd=REPO, env=env,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if Browser(port).request("GET", "/accounts/login/")[0] == 200:
-                return server
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise RuntimeError("gunicorn did not start within 60 s")
 
 
 def check_database(campaign: Campaign, tally: Tally, workers: list[str]) -> dict[str, int]:

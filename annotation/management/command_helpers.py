@@ -1,4 +1,5 @@
-"""What the management commands share: finding a campaign by name and writing a command's output."""
+"""What the management commands share: finding a campaign by name, reading the user map of an import and writing a
+command's output."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
+from annotation.services.judged_screens import parse_user_map
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -18,6 +20,14 @@ def get_campaign(name: str) -> Campaign:
     except Campaign.DoesNotExist:
         known = ", ".join(Campaign.objects.values_list("name", flat=True)) or "none"
         raise CommandError(f"no campaign named {name!r} (campaigns: {known})") from None
+
+
+def user_map(options: dict) -> dict[str, str]:
+    """The ``--map-user NAME=ACCOUNT`` options of an import as a dict, or a CommandError naming the option."""
+    try:
+        return parse_user_map(" ".join(options["map_user"]))
+    except ValueError as exc:
+        raise CommandError(f"--map-user: {exc}") from None
 
 
 def write_output(command: BaseCommand, path: str, text: str) -> bool:

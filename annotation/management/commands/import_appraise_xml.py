@@ -1,10 +1,9 @@
 """manage.py import_appraise_xml: add the rankings of an Appraise XML file to a campaign."""
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.command_helpers import get_campaign
+from annotation.management.command_helpers import get_campaign, user_map
 from annotation.services.appraise_import import import_appraise_xml
 from annotation.services.appraise_xml import AppraiseXMLError
-from annotation.services.judged_screens import parse_user_map
 
 
 class Command(BaseCommand):
@@ -28,10 +27,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         campaign = get_campaign(options["campaign"])
-        try:
-            users = parse_user_map(" ".join(options["map_user"]))
-        except ValueError as exc:
-            raise CommandError(f"--map-user: {exc}") from None
+        users = user_map(options)
         try:
             with open(options["file"], "rb") as source:
                 summary = import_appraise_xml(campaign, source, users)

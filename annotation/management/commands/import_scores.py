@@ -4,8 +4,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.command_helpers import get_campaign
-from annotation.services.judged_screens import parse_user_map
+from annotation.management.command_helpers import get_campaign, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
 from annotation.services.textfiles import InputFileError, check_size
 
@@ -42,10 +41,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         campaign = get_campaign(options["campaign"])
-        try:
-            users = parse_user_map(" ".join(options["map_user"]))
-        except ValueError as exc:
-            raise CommandError(f"--map-user: {exc}") from None
+        users = user_map(options)
         path = Path(options["file"])
         try:
             check_size(path.name, path.stat().st_size, settings.MAX_UPLOAD_BYTES)
