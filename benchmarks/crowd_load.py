@@ -45,11 +45,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import run_threads, start_gunicorn  # noqa: E402  (the judges' benchmark beside this file)
+from load import run_threads, start_gunicorn, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -248,9 +247,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8720, help="gunicorn's port (the project's 8720-8739)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    database = f"postgres://{settings.DATABASES['default']['USER']}@{settings.DATABASES['default']['HOST']}:" \
-               f"{settings.DATABASES['default']['PORT']}/{test_db}"
+    test_db, database = throwaway_database()
     server = None
     try:
         campaign = build_campaign(args.screens, args.workers * args.screens + args.workers)

@@ -100,6 +100,13 @@ def build_campaign(judges: int, screens: int) -> tuple[Campaign, list[str], str]
     return campaign, sessions, label
 
 
+def throwaway_database() -> tuple[str, str]:
+    """A new test database (``test_`` + DATABASE_URL's name, made afresh): its name and its URL for gunicorn."""
+    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    default = settings.DATABASES["default"]
+    return test_db, f"postgres://{default['USER']}@{default['HOST']}:{default['PORT']}/{test_db}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -297,9 +304,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    database = f"postgres://{settings.DATABASES['default']['USER']}@{settings.DATABASES['default']['HOST']}:" \
-               f"{settings.DATABASES['default']['PORT']}/{test_db}"
+    test_db, database = throwaway_database()
     server = None
     try:
         campaign, sessions, label = build_campaign(args.judges, args.submits + args.judges)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation.permissions import ORGANIZERS_GROUP
 from tests.annotation.factories import small_campaign
 
 from .test_importing import SOURCE
@@ -19,12 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def client() -> Client:
-    user = User.objects.create_user("olga", password="pw")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    client = Client()
-    client.force_login(user)
-    return client
+def client(organizer_client) -> Client:
+    """An organizer's client (the tests below say ``client``)."""
+    return organizer_client
 
 
 def test_the_checkbox_sits_beside_its_label(client):

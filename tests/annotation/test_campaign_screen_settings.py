@@ -4,12 +4,10 @@ form and the REST API, and the replaced words in the diff spans."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
-from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.collapsing import diff_spans
 
 from .test_importing import SOURCE, SYSTEMS
@@ -19,12 +17,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def client() -> Client:
-    user = User.objects.create_user("olga", password="pw")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    client = Client()
-    client.force_login(user)
-    return client
+def client(organizer_client) -> Client:
+    """An organizer's client (the tests below say ``client``)."""
+    return organizer_client
 
 
 def create(client: Client, **extra):
