@@ -59,9 +59,10 @@ def record_job(
     requested_by=None,
     campaign: Campaign | None = None,
 ) -> BackgroundJob:
-    """Store an import of ``files`` (each with the form field it came in) as a queued job; it runs once the caller's
-    transaction commits (no broker) or when beat sends it. A test set whose campaign name a waiting job has taken
-    already is refused (JobRefused), as a campaign of that name would be."""
+    """Store a queued job of ``kind`` with its ``options`` and the uploaded ``files`` (each with the form field it came
+    in; none for attention checks); it runs once the caller's transaction commits (no broker) or when beat sends it.
+    A test set whose campaign name a waiting job has taken already is refused (JobRefused), as a campaign of that
+    name would be."""
     with transaction.atomic():
         if kind == BackgroundJob.Kind.TEST_SET:
             pending = BackgroundJob.objects.filter(
@@ -96,7 +97,7 @@ def run_background_job(job_id: int) -> BackgroundJob:
             if job.finished:
                 return job
             files = [(f.field, NamedFile(f.name, bytes(f.data))) for f in job.files.all()]
-            job.result, job.campaign = _import(job, files)
+            job.result, job.campaign = _work(job, files)
             job.status, job.finished_at = BackgroundJob.Status.DONE, timezone.now()
             job.save(update_fields=["result", "campaign", "status", "finished_at"])
             job.files.all().delete()
@@ -104,11 +105,11 @@ def run_background_job(job_id: int) -> BackgroundJob:
     except (InputFileError, AppraiseXMLError, AttentionCheckError) as exc:
         return _failed(job_id, _message(job_id, exc))
     except Exception:
-        logger.exception("import job %s failed", job_id)
+        logger.exception("background job %s failed", job_id)
         return _failed(job_id, UNEXPECTED)
 
 
-def _import(job: BackgroundJob, files: list[tuple[str, NamedFile]]) -> tuple[dict, Campaign]:
+def _work(job: BackgroundJob, files: list[tuple[str, NamedFile]]) -> tuple[dict, Campaign]:
     """Do the job's work; what it made, and the campaign it went into (for a test set, the new one)."""
     if job.kind == BackgroundJob.Kind.TEST_SET:
         campaign = import_test_set(files=files, owner=job.requested_by, **job.options)
