@@ -48,7 +48,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import run_threads, start_gunicorn, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
+from load import run_threads, start_gunicorn, tear_down, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -283,11 +283,7 @@ def main() -> int:
             found[key] for key in ("two_judges", "foreign", "duplicated", "lost", "wrong_codes"))
         return 0 if good else 1
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
+        tear_down(server, test_db)
 
 
 if __name__ == "__main__":

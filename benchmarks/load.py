@@ -107,6 +107,15 @@ def throwaway_database() -> tuple[str, str]:
     return test_db, f"postgres://{default['USER']}@{default['HOST']}:{default['PORT']}/{test_db}"
 
 
+def tear_down(server: subprocess.Popen | None, test_db: str) -> None:
+    """Stop gunicorn (if it started) and drop the throw-away database."""
+    if server is not None:
+        server.terminate()
+        server.wait(timeout=30)
+    connection.close()
+    connection.creation.destroy_test_db(test_db, verbosity=0)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -342,11 +351,7 @@ def main() -> None:
         print(f"serve p50 {serve50:.1f} ms p95 {serve95:.1f} ms; submit p50 {submit50:.1f} ms p95 {submit95:.1f} ms; "
               f"{len(tally.acknowledged)} submits, lost {lost}, duplicated {duplicated}")
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
+        tear_down(server, test_db)
 
 
 if __name__ == "__main__":
