@@ -262,5 +262,6 @@ def test_an_active_judge_keeps_the_screen_past_its_lease(live_server, new_page, 
     assert assignment.lease_expires_at > timezone.now()
     rank_by_clicks(page, [1, 2, 3])
     page.get_by_role("button", name="Submit").click()
+    page.wait_for_url(re.compile(r"/done/"))  # the test ends on a loaded page, with no request of it under way
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED
