@@ -278,7 +278,7 @@ def progress(campaign: Campaign, judge: AbstractBaseUser, now: datetime | None =
 #: ``progress`` in one statement: the ORM's three queries (the judge's counts, then the two sides of the
 #: claimable screens, which sent up to 2,002 screen ids to Python) cost ~4 ms of a serve's CPU, this ~1 ms. The
 #: sides use the partial indexes the claim uses (``assignment_pool_*``, ``assignment_leases``), and the judge's
-#: screens are a ``NOT IN`` (an anti-join there took PostgreSQL tens of milliseconds to plan; see ``_had``).
+#: screens are a ``NOT IN`` (an anti-join there took PostgreSQL tens of milliseconds to plan), as in ``_CLAIM_SQL``.
 _PROGRESS_SQL = """
 SELECT
   COUNT(*) FILTER (WHERE mine.status = %(submitted)s),
