@@ -166,6 +166,19 @@ def test_an_abandoned_screen_returns_to_the_pool_after_its_lease(campaign):
 
 
 @override_settings(JUDGE_LEASE_MINUTES=10)
+def test_a_claim_takes_the_earlier_of_the_first_open_slot_and_the_first_expired_one(campaign):
+    """Both kinds of claimable slot are looked for in one statement; the one with the lower position is taken."""
+    first, second, third = (add_screen(campaign, line) for line in range(3))
+    ann, bob, cat = (judge(name, campaign) for name in ("ann", "bob", "cat"))
+    start = timezone.now()
+    assert queue.next_assignment(campaign, ann, now=start).screen == first
+    later = start + timedelta(minutes=11)
+    assert queue.next_assignment(campaign, bob, now=later).screen == first, "ann's expired slot comes first"
+    assert queue.next_assignment(campaign, cat, now=later).screen == second, "then the pool, by position"
+    assert queue.next_assignment(campaign, ann, now=later).screen == third
+
+
+@override_settings(JUDGE_LEASE_MINUTES=10)
 def test_an_expired_lease_still_lets_its_judge_finish_until_someone_claims_it(campaign):
     add_screen(campaign, 0)
     ann = judge("ann", campaign)
