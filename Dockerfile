@@ -1,5 +1,6 @@
 # Image of the web, worker and beat services of docker-compose.yml (and of workers on other machines).
-FROM python:3.11-slim
+# Python 3.12, as the test suite runs where it can (./dev): the image runs the versions of NumPy and SciPy CI tested.
+FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app \
     MPLCONFIGDIR=/tmp/matplotlib NUMBA_CACHE_DIR=/tmp/numba
 WORKDIR /app
