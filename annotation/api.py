@@ -33,7 +33,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
-from .services import rater_qc
+from .services import background_jobs, rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -73,6 +73,10 @@ class BackgroundJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self):
         return visible_jobs(self.request.user)
+
+    def retrieve(self, request, *args, **kwargs):
+        background_jobs.fail_abandoned()
+        return super().retrieve(request, *args, **kwargs)
 
 
 @extend_schema_view(

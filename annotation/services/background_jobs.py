@@ -18,6 +18,11 @@ transaction, under a lock of the job's row: a job whose worker died is rolled ba
 task is delivered again, and a job already done never runs twice. A refusal (a bad file, no open screen) fails
 the job with the message the form would have shown (naming the file and line or item); nothing is written then.
 A finished job's files are deleted.
+
+A job whose process stopped (a restart, or a request killed past gunicorn's timeout in the embedded mode) is not
+left "running": its transaction rolled back, so nothing holds its row's lock any more, and ``fail_abandoned``, run
+when jobs are shown, fails it with ``ABANDONED`` (PostgreSQL; with Celery the worker's ``acks_late`` redelivery
+runs it again instead).
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ..models import BackgroundJob, Campaign, JobFile
@@ -41,6 +46,14 @@ logger = logging.getLogger(__name__)
 
 #: What a failed job says when its work raised something other than a refusal.
 UNEXPECTED = "The job stopped on an unexpected error and wrote nothing; the server's log has the details."
+
+
+#: What an abandoned job says (``fail_abandoned``).
+ABANDONED = ("The process running this job stopped before it finished (the server restarted, or the request ran past "
+             "its time limit); nothing was written. Start it again.")
+#: How long after its start a running job may be without its row lock (the start is recorded just before the lock
+#: is taken).
+ABANDONED_AFTER = timedelta(minutes=1)
 
 
 class JobRefused(ValueError):
@@ -144,8 +157,34 @@ def _failed(job_id: int, message: str) -> BackgroundJob:
     return BackgroundJob.objects.get(pk=job_id)
 
 
+def fail_abandoned(now=None) -> int:
+    """Fail the running jobs that no process works on any more, with ``ABANDONED``; how many.
+
+    ``run_background_job`` holds its job's row lock from just after recording the start to the end, so a job
+    running for more than ``ABANDONED_AFTER`` whose row can be locked (``SKIP LOCKED`` passes over the others) lost
+    its process, and its transaction rolled back. Only where jobs run in the web processes (not ``celery``, whose
+    workers redeliver a lost job) and on databases with row locks (PostgreSQL)."""
+    if settings.ANALYSIS_EXECUTION == "celery" or not connection.features.has_select_for_update_skip_locked:
+        return 0
+    now = now or timezone.now()
+    with transaction.atomic():
+        running = BackgroundJob.objects.filter(
+            status=BackgroundJob.Status.RUNNING, started_at__lt=now - ABANDONED_AFTER
+        )
+        abandoned = list(running.select_for_update(skip_locked=True).values_list("pk", flat=True))
+        if abandoned:
+            BackgroundJob.objects.filter(pk__in=abandoned).update(
+                status=BackgroundJob.Status.FAILED, error=ABANDONED, finished_at=now
+            )
+            JobFile.objects.filter(job_id__in=abandoned).delete()
+            logger.warning("background jobs %s failed: their process stopped", abandoned)
+    return len(abandoned)
+
+
 def recent_jobs(user, days: int = 7) -> list[BackgroundJob]:
-    """The user's jobs not finished, or finished in the last ``days`` days, newest first."""
+    """The user's jobs not finished, or finished in the last ``days`` days, newest first (``fail_abandoned``
+    first)."""
+    fail_abandoned()
     recent = timezone.now() - timedelta(days=days)
     jobs = BackgroundJob.objects.filter(requested_by=user).exclude(finished_at__lt=recent)
     return list(jobs.select_related("campaign")[:20])

@@ -64,6 +64,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 @login_required
 def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     """A background import's state; the page reloads itself until the job has finished."""
+    background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
     return render(request, "organizer/background_job.html", {"job": job})
 

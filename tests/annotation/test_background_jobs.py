@@ -4,11 +4,18 @@ imports all or nothing, as the request would have, records a refusal naming the 
 twice, and only its requester and the campaign's organizers may follow it (PostgreSQL)."""
 from __future__ import annotations
 
+import html
+import threading
+from contextlib import contextmanager
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import tasks
 from annotation.models import BackgroundJob, Campaign, Candidate, JobFile, Judgment
@@ -189,3 +196,62 @@ def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
         assert client.get(f"/api/jobs/{job.pk}/").status_code == status, user
     assert Client().get(f"/api/jobs/{job.pk}/").status_code == 403
     assert Client().get(reverse("background-job", args=[job.pk])).status_code == 302
+
+
+def running_job(organizer: User, started: timedelta) -> BackgroundJob:
+    """A job recorded as running since ``started`` ago, with its file."""
+    job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.APPRAISE_XML, requested_by=organizer,
+                                       status=BackgroundJob.Status.RUNNING, started_at=timezone.now() - started)
+    JobFile.objects.create(job=job, field="file", position=0, name="judgments.xml", data=b"<x/>")
+    return job
+
+
+@contextmanager
+def row_locked(job: BackgroundJob):
+    """The job's row locked by another connection, as the process running it holds it."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                BackgroundJob.objects.select_for_update().get(pk=job.pk)
+                locked.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert locked.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_whose_process_stopped_fails_when_shown_and_a_working_one_runs_on(organizer, settings):
+    settings.ANALYSIS_EXECUTION = "process"
+    stopped = running_job(organizer, timedelta(minutes=5))
+    starting = running_job(organizer, timedelta(seconds=10))
+    working = running_job(organizer, timedelta(minutes=5))
+    client = client_of(organizer)
+    with row_locked(working):
+        page = client.get(reverse("background-job", args=[stopped.pk]))
+    assert page.status_code == 200 and background_jobs.ABANDONED in html.unescape(page.content.decode())
+    statuses = dict(BackgroundJob.objects.values_list("pk", "status"))
+    assert statuses == {stopped.pk: "failed", starting.pk: "running", working.pk: "running"}
+    assert list(JobFile.objects.values_list("job_id", flat=True).order_by("job_id")) == [starting.pk, working.pk]
+    followed = client.get(f"/api/jobs/{working.pk}/").json()
+    assert followed["status"] == "failed" and followed["error"] == background_jobs.ABANDONED, "no lock held now"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_celery_workers_a_lost_job_is_left_to_their_redelivery(organizer, settings):
+    settings.ANALYSIS_EXECUTION = "celery"
+    job = running_job(organizer, timedelta(hours=1))
+    assert client_of(organizer).get(reverse("background-job", args=[job.pk])).status_code == 200
+    assert background_jobs.fail_abandoned() == 0
+    job.refresh_from_db()
+    assert job.status == BackgroundJob.Status.RUNNING and job.files.exists()
