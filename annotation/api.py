@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -40,6 +40,7 @@ from .services.references import import_references
 from .services.screen_jobs import active_jobs, request_screens
 from .services.screens import screen_count
 from .services.textfiles import InputFileError
+from .upload_names import SentNamesParser
 
 
 def form_errors(form) -> dict[str, list[str]]:
@@ -89,7 +90,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     serializer_class = CampaignSerializer
     permission_classes = [IsOrganizer]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [SentNamesParser, FormParser]
 
     def get_queryset(self):
         return managed_campaigns(self.request.user).prefetch_related("systems")
@@ -115,7 +116,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                    "sentence once); beyond the request's cap a background job adds them",
                    request=ScreensRequestSerializer,
                    responses={201: ScreensCreatedSerializer, 202: ScreenJobSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[SentNamesParser, FormParser])
     def screens(self, request, pk=None):
         """POST: add screens, at once (201) or by a job (202, its progress in GET). GET: screens and jobs."""
         campaign = self.get_object()
@@ -171,7 +172,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(methods=["POST"], summary="Import references: M2 gold edits and/or corrected texts (all or "
                    "nothing)", request={"multipart/form-data": ReferencesUploadSerializer},
                    responses={201: ReferenceSetSerializer(many=True), **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[SentNamesParser, FormParser])
     def references(self, request, pk=None):
         """GET: the reference sets. POST (multipart ``m2`` and/or ``references``, repeated): check them against
         the campaign's source and store them, as ``manage.py import_references``."""
@@ -191,7 +192,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(methods=["POST"], summary="Decide on a rater: follow the checks, include or exclude by hand, or "
                    "offer a fresh attempt", request=RaterDecisionSerializer,
                    responses={200: RaterVerdictSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[JSONParser, MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[JSONParser, SentNamesParser, FormParser])
     def raters(self, request, pk=None):
         """GET: each rater's QC numbers, verdict and why, as on the rater QC page. POST (``judge``, ``action``):
         the organizer's decision, as that page's form; the rater's verdict after it."""

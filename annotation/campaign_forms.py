@@ -19,6 +19,7 @@ from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
+from .upload_names import check_sent_name
 
 
 def instruction_field() -> forms.CharField:
@@ -59,11 +60,12 @@ class MultipleFileField(forms.FileField):
 
 
 def named_file(upload) -> NamedFile:
-    """An uploaded file as a NamedFile (its base name and bytes); a file over the upload limit is refused
-    before it is read (Django has streamed it to a temporary file)."""
-    name = upload.name.rsplit("/", 1)[-1]
-    check_size(name, upload.size, settings.MAX_UPLOAD_BYTES)
-    return NamedFile(name, upload.read())
+    """An uploaded file as a NamedFile (its name and bytes); a file whose name was changed on the way in
+    (``upload_names``) or over the upload limit is refused before it is read (Django has streamed it to a temporary
+    file)."""
+    check_sent_name(upload)
+    check_size(upload.name, upload.size, settings.MAX_UPLOAD_BYTES)
+    return NamedFile(upload.name, upload.read())
 
 
 class CampaignImportForm(forms.ModelForm):
@@ -259,6 +261,14 @@ class AppraiseUploadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": "annotator01=alice annotator02=bob"}),
         help_text=f"Optional: {USER_MAP_SYNTAX}. A user of the file is otherwise an account of this campaign only.",
     )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        try:
+            check_sent_name(upload)
+        except InputFileError as error:
+            raise ValidationError(str(error)) from None
+        return upload
 
     def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;

@@ -1,0 +1,89 @@
+"""Uploaded files keep the name their client sent (annotation/upload_names.py): a name that Django's parser would
+change (``../beta``, ``a/b``, an HTML entity) is refused with the name as sent and what it would have become, on the
+pages and in the API, and nothing is written (issue 7, item 8). Django's test client sends only base names, so these
+requests are written out by hand."""
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Campaign, Judgment, ReferenceSet
+from annotation.permissions import ORGANIZERS_GROUP
+
+from .factories import small_campaign
+from .test_appraise_xml import ITEM
+from .test_importing import SOURCE, SYSTEMS
+
+pytestmark = pytest.mark.django_db
+
+BOUNDARY = "gecappraise-test-boundary"
+FIELDS = {"name": "web", "mode": "ranking", "max_candidates": "5", "sampling": "diversity", "seed": "1",
+          "redundancy": "1", "repeat_rate": "0", "guidelines": "", "source_is_system": "on"}
+
+
+def multipart(fields: dict[str, str], files: list[tuple[str, str, bytes]]) -> bytes:
+    """A multipart/form-data body with ``files`` as (field, file name as sent, bytes)."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+              f"Content-Type: text/plain\r\n\r\n".encode() + data + b"\r\n" for field, filename, data in files]
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
+
+
+def post(client: Client, url: str, fields: dict[str, str], files: list[tuple[str, str, bytes]]):
+    return client.post(url, multipart(fields, files), content_type=f"multipart/form-data; boundary={BOUNDARY}")
+
+
+@pytest.fixture
+def organizer() -> Client:
+    user = User.objects.create_user("olga")
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_plain_names_name_the_systems_through_the_parser_that_keeps_them(organizer):
+    files = [("source", "source", SOURCE)] + [("systems", name, data) for name, data in SYSTEMS.items()]
+    response = post(organizer, reverse("campaign-create"), FIELDS, files)
+    assert response.status_code == 302
+    assert sorted(Campaign.objects.get(name="web").systems.values_list("name", flat=True)) == ["alpha", "beta",
+                                                                                               "gamma", "source"]
+
+
+@pytest.mark.parametrize("sent, became", [("../beta", "beta"), ("systems/beta", "beta"), ("C:\\outputs\\beta", "beta"),
+                                          ("be&amp;ta", "be&ta")])
+def test_a_system_file_whose_name_would_change_is_refused_on_the_page(organizer, sent, became):
+    files = [("source", "source", SOURCE), ("systems", "alpha", SYSTEMS["alpha"]), ("systems", sent, SYSTEMS["beta"])]
+    response = post(organizer, reverse("campaign-create"), FIELDS, files)
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 400
+    assert f"{sent!r}: a file is uploaded under a plain name" in page and f"would have become {became!r}" in page
+    assert not Campaign.objects.exists()
+
+
+def test_the_api_refuses_it_too(organizer):
+    files = [("source", "source", SOURCE), ("systems", "alpha", SYSTEMS["alpha"]), ("systems", "a/b", SYSTEMS["beta"])]
+    response = post(organizer, "/api/campaigns/", FIELDS, files)
+    assert response.status_code == 400
+    assert "'a/b': a file is uploaded under a plain name" in str(response.json())
+    assert not Campaign.objects.exists()
+
+
+def test_appraise_xml_and_references_are_refused_as_well(organizer):
+    campaign = small_campaign("xml")
+    campaign.organizers.add(User.objects.get(username="olga"))
+    xml = f"<set>{ITEM}</set>".encode()
+    refused = post(organizer, reverse("campaign-appraise-import", args=[campaign.pk]), {"map_users": ""},
+                   [("file", "../judgments.xml", xml)])
+    shown = html.unescape(organizer.get(refused["Location"]).content.decode())
+    assert "'../judgments.xml': a file is uploaded under a plain name" in shown and not Judgment.objects.exists()
+    response = post(organizer, reverse("campaign-references-import", args=[campaign.pk]), {},
+                    [("references", "refs/gold", b"x\n")])
+    assert response.status_code == 302 and not ReferenceSet.objects.exists()
+    shown = html.unescape(organizer.get(response["Location"]).content.decode())
+    assert "'refs/gold': a file is uploaded under a plain name" in shown
