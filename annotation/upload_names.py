@@ -3,8 +3,8 @@
 Django's multipart parser cuts a file's name down to its last path component before any view sees it: ``../x``
 and ``a/b`` arrive as ``x`` and ``b``. A system is named by its file, so such an upload would silently name a system
 after something other than the file sent. ``SentNamesMultiPartParser`` keeps the name as sent on each uploaded file
-(``sent_name``), for the imports to check it like any name (``field_rules.check_system_name`` refuses path
-separators): ``SentNamesMiddleware`` has the pages' uploads parsed with it, ``SentNamesParser`` the API's.
+(``sent_name``), and ``check_sent_name`` refuses an upload whose name the parser changed: ``SentNamesMiddleware``
+has the pages' uploads parsed with it, ``SentNamesParser`` the API's.
 """
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.http.multipartparser import MultiPartParser
+from django.http.multipartparser import MultiPartParser, MultiPartParserError
 from django.utils.datastructures import ImmutableList
 from django.utils.encoding import force_str
-from rest_framework import parsers
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import DataAndFiles
+from rest_framework.parsers import MultiPartParser as RestMultiPartParser
 
 from .services.textfiles import InputFileError
 
@@ -33,7 +35,8 @@ def check_sent_name(upload) -> None:
         shown = sent if len(sent) <= 120 else f"{sent[:117]}..."
         raise InputFileError(
             f"{shown!r}: a file is uploaded under a plain name (no / or \\, no HTML entities or control characters, "
-            f"at most 255 characters), which names its system; this one would have become {upload.name!r}"
+            f"at most 255 characters), as systems and references are named by their files; this one would have "
+            f"become {upload.name!r}"
         )
 
 
@@ -76,7 +79,7 @@ class SentNamesMiddleware:
         return self.get_response(request)
 
 
-class SentNamesParser(parsers.MultiPartParser):
+class SentNamesParser(RestMultiPartParser):
     """DRF's multipart parser (as ``rest_framework.parsers.MultiPartParser.parse`` does it) with
     ``SentNamesMultiPartParser``."""
 
@@ -87,6 +90,6 @@ class SentNamesParser(parsers.MultiPartParser):
         encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
         try:
             data, files = SentNamesMultiPartParser(meta, stream, request.upload_handlers, encoding).parse()
-        except parsers.MultiPartParserError as exc:
-            raise parsers.ParseError(f"Multipart form parse error - {exc}") from exc
-        return parsers.DataAndFiles(data, files)
+        except MultiPartParserError as exc:
+            raise ParseError(f"Multipart form parse error - {exc}") from exc
+        return DataAndFiles(data, files)
