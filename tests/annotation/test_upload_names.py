@@ -17,12 +17,12 @@ from annotation.permissions import ORGANIZERS_GROUP
 from .factories import small_campaign
 from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, SYSTEMS
+from .test_organizer import form_data
 
 pytestmark = pytest.mark.django_db
 
 BOUNDARY = "gecappraise-test-boundary"
-FIELDS = {"name": "web", "mode": "ranking", "max_candidates": "5", "sampling": "diversity", "seed": "1",
-          "redundancy": "1", "repeat_rate": "0", "guidelines": "", "source_is_system": "on"}
+FIELDS = {name: str(value) for name, value in form_data().items()}
 
 
 def multipart(fields: dict[str, str], files: list[tuple[str, str, bytes]]) -> bytes:
