@@ -1,6 +1,6 @@
-"""What the judge's own pages say about the judge's own submits (G15 section 4.2): whether the submit offered for
-undo was a flag, how many of their screens they flagged, and the values of a submit, which the undone screen
-shows again so that Undo does not make the judge start over.
+"""What the judge's own pages say about the judge's own submits (G15 section 4.2): how many of their screens they
+flagged, and the values of a submit, which the undone screen shows again so that Undo does not make the judge
+start over.
 
 Every function filters by the judge, so no judge learns about another judge's work.
 """
@@ -11,11 +11,6 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 
 from ..models import Campaign, CandidateJudgment, Flag
-
-
-def was_flagged(token: uuid.UUID | str, judge: AbstractBaseUser) -> bool:
-    """Whether ``judge``'s submit of the screen served as ``token`` was a flag."""
-    return Flag.objects.filter(judgment__assignment__token=token, judgment__assignment__judge=judge).exists()
 
 
 def flagged_count(campaign: Campaign, judge: AbstractBaseUser) -> int:

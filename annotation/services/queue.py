@@ -45,7 +45,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Subquery
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
@@ -356,24 +355,36 @@ def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelt
     return max(timedelta(0), min(active, duration))
 
 
-def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
-    """The assignment served as ``token``, locked after the judge's membership row (the claims' lock order; one
-    statement finds and locks that row); raise StaleScreen or ForeignScreen."""
-    served_to_judge = Assignment.objects.filter(token=token, judge=judge).values("campaign_id")[:1]
-    Campaign.judges.through.objects.select_for_update().filter(
-        campaign_id=Subquery(served_to_judge), user=judge
-    ).exists()
-    assignment = (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related("screen__campaign")
-        .filter(token=token)
-        .first()
-    )
+def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assignment | None) -> Assignment:
+    """The assignment served as ``token``, locked after the judge's membership row (the claims' lock order); raise
+    StaleScreen or ForeignScreen.
+
+    ``served`` is the assignment as the caller read it (``assignment_for``, with its screen and campaign), or None
+    to read it here. Its screen and campaign do not change; its own row is read again under the lock, by id and
+    token, so a serving that was undone or claimed by another judge since is refused.
+    """
+    if served is None:
+        served = Assignment.objects.select_related("screen__campaign").filter(token=token).first()
+    if served is None:
+        raise StaleScreen(STALE_MESSAGE)
+    lock = "FOR UPDATE" if connection.features.has_select_for_update else ""
+    parameters = {"campaign": served.campaign_id, "judge": judge.pk, "id": served.pk, "token": token}
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_MEMBERSHIP_SQL.format(table=Campaign.judges.through._meta.db_table, lock=lock), parameters)
+    locked = Assignment.objects.raw(_LOCK_ASSIGNMENT_SQL.format(table=Assignment._meta.db_table, lock=lock), parameters)
+    assignment = next(iter(locked), None)
     if assignment is None or assignment.status == Assignment.Status.PENDING:
         raise StaleScreen(STALE_MESSAGE)
     if assignment.judge_id != judge.pk:
         raise ForeignScreen("This screen is assigned to another judge; nothing was saved.")
+    assignment.screen = served.screen
     return assignment
+
+
+#: ``_locked_for_submit``'s two locks as plain SQL: the ORM's compilation of them (a subquery, a lock of one table
+#: of a join) cost more CPU than the rest of a submit's queries (``benchmarks/load.py``).
+_LOCK_MEMBERSHIP_SQL = "SELECT 1 FROM {table} WHERE campaign_id = %(campaign)s AND user_id = %(judge)s {lock}"
+_LOCK_ASSIGNMENT_SQL = "SELECT * FROM {table} WHERE id = %(id)s AND token = %(token)s {lock}"
 
 
 def _store(assignment: Assignment, now: datetime, active_time: timedelta | None) -> Judgment:
@@ -394,13 +405,14 @@ def _finish(
     active_time: timedelta | None,
     now: datetime | None,
     serve_next: bool,
+    served: Assignment | None,
 ) -> SubmitResult:
     """Store a judgment of the screen served as ``token`` once: ``write(assignment, campaign, store)`` checks what
     was submitted, calls ``store()`` for the Judgment and adds its rows. With ``serve_next`` the judge's next screen
-    is served in the same transaction (one commit for both)."""
+    is served in the same transaction (one commit for both). ``served``: see ``_locked_for_submit``."""
     now = now or timezone.now()
     with transaction.atomic():
-        assignment = _locked_for_submit(token, judge)
+        assignment = _locked_for_submit(token, judge, served)
         if assignment.status == Assignment.Status.SUBMITTED:
             return SubmitResult(assignment, assignment.judgment, created=False)
         campaign = assignment.screen.campaign
@@ -432,13 +444,15 @@ def submit_ranking(
     active_time: timedelta | None = None,
     now: datetime | None = None,
     serve_next: bool = False,
+    served: Assignment | None = None,
 ) -> SubmitResult:
     """Store ``ranks`` (by display position, 1 = best .. M, ties allowed) of the candidates whose keys are ``shown``
     (``candidate_keys`` of the serving, as the page posts them) for the screen served as ``token``.
 
     Idempotent per token: a repeated submit returns the stored judgment with ``created`` False and ignores the
     repeated ranks. Raises StaleScreen, ForeignScreen, CampaignClosed, ChangedScreen (``shown`` are not the
-    screen's candidates in display order) or InvalidRanking, storing nothing. ``serve_next``: see SubmitResult.
+    screen's candidates in display order) or InvalidRanking, storing nothing. ``serve_next``: see SubmitResult;
+    ``served``: the assignment as ``assignment_for`` read it, if the caller has it (it is not read again).
     """
 
     def write(assignment: Assignment, campaign: Campaign, store: Callable[[], Judgment]) -> Judgment:
@@ -454,7 +468,7 @@ def submit_ranking(
         _schedule_repeat(assignment)
         return judgment
 
-    return _finish(token, judge, write, active_time, now, serve_next)
+    return _finish(token, judge, write, active_time, now, serve_next, served)
 
 
 def _check_scores(scores: Sequence[float], meaning_changed: Sequence[bool], slots: int) -> list[float]:
@@ -490,6 +504,7 @@ def submit_scores(
     now: datetime | None = None,
     serve_next: bool = False,
     first_values: Sequence[float | None] | None = None,
+    served: Assignment | None = None,
 ) -> SubmitResult:
     """Store PRWS ``scores`` (0-100) and ``meaning_changed`` boxes, by display position, of the candidates whose
     keys are ``shown`` for the screen served as ``token`` (N19 section 4.2, METHODS 11). Each slider was moved:
@@ -497,7 +512,7 @@ def submit_scores(
 
     Idempotent per token like ``submit_ranking``: a repeated submit returns the stored judgment with ``created``
     False. Raises StaleScreen, ForeignScreen, CampaignClosed, ChangedScreen or InvalidScores (also for a ranking
-    campaign), storing nothing.
+    campaign), storing nothing. ``serve_next`` and ``served`` as in ``submit_ranking``.
     """
 
     def write(assignment: Assignment, campaign: Campaign, store: Callable[[], Judgment]) -> Judgment:
@@ -517,7 +532,7 @@ def submit_scores(
         _schedule_repeat(assignment)
         return judgment
 
-    return _finish(token, judge, write, active_time, now, serve_next)
+    return _finish(token, judge, write, active_time, now, serve_next, served)
 
 
 def flag_screen(
@@ -527,10 +542,12 @@ def flag_screen(
     active_time: timedelta | None = None,
     now: datetime | None = None,
     serve_next: bool = False,
+    served: Assignment | None = None,
 ) -> SubmitResult:
     """Store a flag (Appraise ``skipped``) with ``reason`` instead of ranks; idempotent per token like a submit.
 
-    Flagged screens give no pairs, so they are never scheduled for a repeat.
+    Flagged screens give no pairs, so they are never scheduled for a repeat. ``serve_next`` and ``served`` as in
+    ``submit_ranking``.
     """
     reason = reason.strip()
     if not reason:
@@ -543,7 +560,7 @@ def flag_screen(
         Flag.objects.create(judgment=judgment, reason=reason)
         return judgment
 
-    return _finish(token, judge, write, active_time, now, serve_next)
+    return _finish(token, judge, write, active_time, now, serve_next, served)
 
 
 def _schedule_repeat(assignment: Assignment) -> Assignment | None:

@@ -36,6 +36,9 @@ from . import crowd
 #: Query parameter of the page after a submit: the token of the submit it offers to undo (``queue.undo_last`` only
 #: undoes the judge's last submit, so the offer needs no session write).
 UNDO_PARAMETER = "undo"
+#: Query parameter of the page after a flag, beside ``UNDO_PARAMETER``: the offer says the screen was flagged. It
+#: only words the judge's own offer, so the page takes it from the URL instead of asking the database.
+FLAGGED_PARAMETER = "flagged"
 
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
@@ -99,12 +102,18 @@ def _empty_form(campaign: Campaign, count: int) -> RankingForm | ScoreForm:
     return RankingForm(count=count, max_rank=campaign.max_candidates)
 
 
-def _offered_undo(request: HttpRequest) -> str | None:
-    """The token of the submit this page offers to undo (the ``undo`` parameter, if it is a token at all)."""
+def _offered_undo(request: HttpRequest) -> dict:
+    """The context of the page's undo offer: ``undo_token``, the submit it offers to undo (the ``undo`` parameter,
+    if it is a token at all), ``undo_flagged`` (that submit was a flag) and ``undo_form``."""
     try:
-        return str(uuid.UUID(request.GET.get(UNDO_PARAMETER, "")))
+        token = str(uuid.UUID(request.GET.get(UNDO_PARAMETER, "")))
     except ValueError:
-        return None
+        token = None
+    return {
+        "undo_token": token,
+        "undo_flagged": token is not None and FLAGGED_PARAMETER in request.GET,
+        "undo_form": UndoForm(initial={"token": token}),
+    }
 
 
 def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
@@ -189,7 +198,6 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
             if assignment is not None:
                 return redirect("judge-screen", assignment.token)
         return crowd.completion(request, found, worker)
-    undo_token = _offered_undo(request)
     return render(
         request,
         "judge/done.html",
@@ -197,9 +205,7 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "campaign": found,
             "progress": queue.progress(found, request.user),
             "flagged": own_judgments.flagged_count(found, request.user),
-            "undo_token": undo_token,
-            "undo_flagged": bool(undo_token) and own_judgments.was_flagged(undo_token, request.user),
-            "undo_form": UndoForm(initial={"token": undo_token}),
+            **_offered_undo(request),
         },
     )
 
@@ -313,7 +319,7 @@ def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     if form.is_bound and form.is_valid():
         done = _submitted(request, assignment, token, form, lambda: queue.submit_ranking(
             token, request.user, form.ranks(), keys, form.active_time(),
-            serve_next=crowd_completion.may_serve_after_submit(found, request.user)))
+            serve_next=crowd_completion.may_serve_after_submit(found, request.user), served=assignment))
         if done is not None:
             return done
     if not posted:
@@ -339,14 +345,15 @@ def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, f
     return _following(found, result)
 
 
-def _following(campaign: Campaign, result: queue.SubmitResult) -> HttpResponse:
-    """Redirect to the screen the submit served next, or to the done page when none was left, offering to undo the
-    submit."""
+def _following(campaign: Campaign, result: queue.SubmitResult, flagged: bool = False) -> HttpResponse:
+    """Redirect to the screen the submit (a flag: ``flagged``) served next, or to the done page when none was left,
+    offering to undo the submit."""
     if result.following is None:
         page = reverse("judge-done", args=[campaign.pk])
     else:
         page = reverse("judge-screen", args=[result.following.token])
-    return redirect(f"{page}?{urlencode({UNDO_PARAMETER: result.assignment.token})}")
+    offer = {UNDO_PARAMETER: result.assignment.token, **({FLAGGED_PARAMETER: 1} if flagged else {})}
+    return redirect(f"{page}?{urlencode(offer)}")
 
 
 def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
@@ -361,7 +368,7 @@ def _score_screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID
         done = _submitted(request, assignment, token, form, lambda: queue.submit_scores(
             token, request.user, form.scores(), form.meaning_changed(), keys, form.active_time(),
             serve_next=crowd_completion.may_serve_after_submit(assignment.screen.campaign, request.user),
-            first_values=form.first_values()))
+            first_values=form.first_values(), served=assignment))
         if done is not None:
             return done
     if not posted:
@@ -380,7 +387,6 @@ def _render_screen(
     found = assignment.screen.campaign
     scoring = isinstance(form, ScoreForm)
     context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
-    undo_token = _offered_undo(request)
     context["config"].update(
         leaseUrl=reverse("judge-lease", args=[assignment.token]),
         heartbeatSeconds=queue.lease_length().total_seconds() / 4,
@@ -392,9 +398,7 @@ def _render_screen(
             "assignment": assignment,
             "progress": queue.progress(found, request.user),
             "flag_form": flag_form,
-            "undo_token": undo_token,
-            "undo_flagged": bool(undo_token) and own_judgments.was_flagged(undo_token, request.user),
-            "undo_form": UndoForm(initial={"token": undo_token}),
+            **_offered_undo(request),
         }
     )
     return render(request, "judge/prws_screen.html" if scoring else "judge/screen.html", context, status=status)
@@ -415,13 +419,13 @@ def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     try:
         result = queue.flag_screen(
             token, request.user, flag_form.reason_text(), flag_form.active_time(),
-            serve_next=crowd_completion.may_serve_after_submit(found, request.user),
+            serve_next=crowd_completion.may_serve_after_submit(found, request.user), served=assignment,
         )
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    return _following(found, result)
+    return _following(found, result, flagged=True)
 
 
 @login_required

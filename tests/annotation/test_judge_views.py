@@ -263,6 +263,17 @@ def test_flag_with_a_reason(campaign, ann):
     assert not flag.judgment.items.exists()
     assert client.post(flag_url, {"reason": "garbled"}).status_code == 302
     assert Flag.objects.count() == 1
+    offer = client.get(flagged["Location"])
+    assert b"The screen was flagged." in offer.content and b"Undo it" in offer.content
+
+
+def test_the_undo_offer_after_a_submit_says_it_was_saved(campaign, ann):
+    add_screen(campaign, 1)
+    add_screen(campaign, 2)
+    client = acknowledged(login(ann), campaign)
+    first_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    offer = client.get(client.post(first_url, ranks_data(4, url=first_url))["Location"])
+    assert b"Your previous screen was saved." in offer.content and b"flagged" not in offer.content
 
 
 def test_undo_is_offered_after_a_submit_and_serves_the_screen_again(campaign, ann):

@@ -166,6 +166,29 @@ def test_an_abandoned_screen_returns_to_the_pool_after_its_lease(campaign):
 
 
 @override_settings(JUDGE_LEASE_MINUTES=10)
+def test_a_submit_from_a_read_that_went_stale_before_its_lock_is_refused(campaign):
+    """The page's read of the assignment (``served``) is checked again under the lock: a screen claimed by another
+    judge between the read and the submit's lock stores nothing, and the new judge's serving is untouched."""
+    add_screen(campaign, 0)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    start = timezone.now()
+    abandoned = queue.next_assignment(campaign, ann, now=start)
+    served = queue.assignment_for(abandoned.token, ann)
+    taken = queue.next_assignment(campaign, bob, now=start + timedelta(minutes=11))
+    assert taken.pk == served.pk
+    with pytest.raises(queue.StaleScreen):
+        queue.submit_ranking(
+            abandoned.token, ann, ranks_for(abandoned), queue.candidate_keys(abandoned), served=served
+        )
+    assert not Judgment.objects.exists()
+    assert Assignment.objects.get(pk=taken.pk).status == Assignment.Status.SERVED
+    stored = queue.submit_ranking(
+        taken.token, bob, ranks_for(taken), queue.candidate_keys(taken), served=queue.assignment_for(taken.token, bob)
+    )
+    assert stored.created and stored.judgment.assignment.judge == bob
+
+
+@override_settings(JUDGE_LEASE_MINUTES=10)
 def test_a_claim_takes_the_earlier_of_the_first_open_slot_and_the_first_expired_one(campaign):
     """Both kinds of claimable slot are looked for in one statement; the one with the lower position is taken."""
     first, second, third = (add_screen(campaign, line) for line in range(3))
