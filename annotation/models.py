@@ -7,7 +7,9 @@ candidates of a segment in display order (METHODS 2); an Assignment gives a scre
 records what the judge did with it, one CandidateJudgment per shown candidate (a rank, or a PRWS score), or a
 Flag when the judge flagged the screen instead.
 
-Integrity lives in the database: unique constraints and check constraints, not only in forms.
+Integrity lives in the database: unique constraints and check constraints, not only in forms. Default orderings
+name foreign keys by their column (``campaign_id``): ordered by the relation, every default-ordered query would join
+the related table to sort by that model's own ordering (campaigns by name).
 """
 from __future__ import annotations
 
@@ -156,7 +158,7 @@ class System(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SYSTEM)
 
     class Meta:
-        ordering = ["campaign", "name"]
+        ordering = ["campaign_id", "name"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name"),
             models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
@@ -174,7 +176,7 @@ class Document(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["campaign", "position"]
+        ordering = ["campaign_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "name"], name="document_unique_name"),
             models.UniqueConstraint(fields=["campaign", "position"], name="document_unique_position"),
@@ -194,7 +196,7 @@ class Segment(models.Model):
     source = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["campaign", "line"]
+        ordering = ["campaign_id", "line"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "line"], name="segment_unique_line"),
             models.UniqueConstraint(fields=["document", "position"], name="segment_unique_position"),
@@ -212,7 +214,7 @@ class Candidate(models.Model):
     systems = models.ManyToManyField(System, through="Output", related_name="candidates")
 
     class Meta:
-        ordering = ["segment", "id"]
+        ordering = ["segment_id", "id"]
 
     def __str__(self) -> str:
         return self.text[:60]
@@ -258,7 +260,7 @@ class Screen(models.Model):
     objects = ScreenQuerySet.as_manager()
 
     class Meta:
-        ordering = ["campaign", "number"]
+        ordering = ["campaign_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "number"], name="screen_unique_number"),
             # The target of Assignment's (screen, campaign) foreign key (migration 0005, PostgreSQL).
@@ -279,7 +281,7 @@ class ScreenCandidate(models.Model):
     position = models.PositiveSmallIntegerField()
 
     class Meta:
-        ordering = ["screen", "position"]
+        ordering = ["screen_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["screen", "position"], name="screen_candidate_unique_position"),
             models.UniqueConstraint(fields=["screen", "candidate"], name="screen_candidate_unique_candidate"),
@@ -427,7 +429,7 @@ class ScreenJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["campaign", "-requested_at"]
+        ordering = ["campaign_id", "-requested_at"]
         constraints = [
             models.CheckConstraint(condition=Q(requested__gte=1), name="screen_job_requests_screens"),
             models.CheckConstraint(
@@ -498,7 +500,7 @@ class JobFile(models.Model):
     data = models.BinaryField()
 
     class Meta:
-        ordering = ["job", "position"]
+        ordering = ["job_id", "position"]
         constraints = [models.UniqueConstraint(fields=["job", "position"], name="job_file_position_once")]
 
 
@@ -563,7 +565,7 @@ class CandidateJudgment(models.Model):
     objects = CandidateJudgmentQuerySet.as_manager()
 
     class Meta:
-        ordering = ["judgment", "position"]
+        ordering = ["judgment_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["judgment", "candidate"], name="candidate_judgment_unique"),
             models.UniqueConstraint(fields=["judgment", "position"], name="candidate_judgment_unique_position"),
@@ -617,7 +619,7 @@ class RaterStatus(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["campaign", "judge"]
+        ordering = ["campaign_id", "judge_id"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "judge"], name="rater_status_once_per_judge"),
             models.CheckConstraint(condition=Q(attempt__gte=1), name="rater_status_attempt_positive"),
@@ -644,7 +646,7 @@ class Invite(models.Model):
     used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["campaign", "-created_at"]
+        ordering = ["campaign_id", "-created_at"]
 
     def __str__(self) -> str:
         return f"invite of {self.judge_id} to {self.campaign_id}"
@@ -676,7 +678,7 @@ class TrainingScreen(models.Model):
     feedback = models.TextField(blank=True, help_text="Shown after the judge answers, in Markdown.")
 
     class Meta:
-        ordering = ["campaign", "position"]
+        ordering = ["campaign_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "position"], name="training_screen_unique_position"),
         ]
@@ -692,7 +694,7 @@ class TrainingCandidate(models.Model):
     expected_rank = models.PositiveSmallIntegerField()
 
     class Meta:
-        ordering = ["training_screen", "position"]
+        ordering = ["training_screen_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["training_screen", "position"], name="training_candidate_unique_position"),
             models.UniqueConstraint(
@@ -737,7 +739,7 @@ class ReferenceSet(models.Model):
     imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["campaign", "kind", "name"]
+        ordering = ["campaign_id", "kind", "name"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "name"], name="reference_set_unique_name"),
             models.UniqueConstraint(
@@ -765,7 +767,7 @@ class GoldEdit(models.Model):
     corrections = models.JSONField(help_text="Accepted corrections; an empty string deletes the tokens.")
 
     class Meta:
-        ordering = ["reference_set", "segment", "position"]
+        ordering = ["reference_set_id", "segment_id", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["reference_set", "segment", "position"], name="gold_edit_unique_position"
@@ -785,7 +787,7 @@ class ReferenceText(models.Model):
     text = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["reference_set", "segment"]
+        ordering = ["reference_set_id", "segment_id"]
         constraints = [
             models.UniqueConstraint(fields=["reference_set", "segment"], name="reference_text_unique_segment"),
         ]
@@ -818,7 +820,7 @@ class CrowdWorker(models.Model):
     code = models.CharField(max_length=32, blank=True)
 
     class Meta:
-        ordering = ["campaign", "platform", "worker_id"]
+        ordering = ["campaign_id", "platform", "worker_id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "platform", "worker_id"], name="crowd_worker_once_per_campaign"
