@@ -20,6 +20,7 @@ from ranking.core.trueskill import (
     MAX_PROPOSALS,
     MU,
     SIGMA,
+    _below_exp,
     _opponent,
     _run_chains,
     _uniform,
@@ -172,6 +173,23 @@ def test_opponents_by_rejection_keep_the_reference_distribution():
     draws = np.array([_opponent(0, mu[None], total[None], state, 0) for _ in range(20000)])
     weights = np.exp(-np.abs(mu[1:]))
     assert np.bincount(draws, minlength=4)[1:] / draws.size == pytest.approx(weights / weights.sum(), abs=0.015)
+
+
+def test_the_squeezed_acceptance_decides_as_the_exponential_does():
+    """``_below_exp`` settles most proposals from the bounds of exp(-d); every decision must be the plain test's,
+    at random points and at the doubles next to exp(-d) and to the bounds themselves."""
+    rng = np.random.default_rng(3)
+    distances = np.concatenate([
+        [0.0, 5e-324, 1e-300, 1e-17, 1e-16, 1e-12, 1e-8, 1e-4, 0.3, 1.0, 2.0, 30.0, 700.0, 800.0],
+        rng.exponential(0.5, 2000), rng.uniform(0.0, 1e-6, 500),
+    ])
+    for d in distances:
+        exact = math.exp(-d)
+        edges = [exact, 1.0 - d, 1.0 - d + 0.5 * d * d]
+        near = [np.nextafter(x, direction) for x in edges for direction in (0.0, 2.0)]
+        for u in [*edges, *near, *rng.random(20)]:
+            if 0.0 <= u < 1.0:
+                assert _below_exp(u, d) == (u < exact), (u, d)
 
 
 def test_a_chain_whose_leader_outclasses_everyone_finishes():
