@@ -11,7 +11,9 @@ server again (and lands on the judge's current screen).
 """
 from __future__ import annotations
 
+import functools
 import uuid
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
@@ -291,24 +293,28 @@ def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResp
     return _go_on(request, assignment.screen.campaign)
 
 
-def _open_assignment(request: HttpRequest, token: uuid.UUID) -> Assignment | HttpResponse:
-    """The judge's assignment served as ``token`` if it is still open, else the page that says why not."""
-    try:
-        assignment = queue.assignment_for(token, request.user)
-    except queue.QueueError as error:
-        return _refused_by_queue(request, error)
-    if assignment.status == Assignment.Status.SUBMITTED:
-        return _submitted_already(request, assignment)
-    return assignment
+def _open_assignment(view: Callable[[HttpRequest, Assignment, uuid.UUID], HttpResponse]):
+    """Wrap a view of the screen served as ``token``: it is called with the judge's assignment if it is still open;
+    otherwise the page that says why not is the answer."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+        try:
+            assignment = queue.assignment_for(token, request.user)
+        except queue.QueueError as error:
+            return _refused_by_queue(request, error)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            return _submitted_already(request, assignment)
+        return view(request, assignment, token)
+
+    return wrapped
 
 
 @never_cache
 @login_required
-def screen(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+@_open_assignment
+def screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """The ranking (or PRWS) screen served as ``token``; POST submits it (once, however often it is posted)."""
-    assignment = _open_assignment(request, token)
-    if isinstance(assignment, HttpResponse):
-        return assignment
     found = assignment.screen.campaign
     if found.mode == Campaign.Mode.PRWS:
         return _score_screen(request, assignment, token)
@@ -406,11 +412,9 @@ def _render_screen(
 
 @login_required
 @require_POST
-def flag(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+@_open_assignment
+def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """Flag the screen served as ``token`` with a reason instead of ranking it."""
-    assignment = _open_assignment(request, token)
-    if isinstance(assignment, HttpResponse):
-        return assignment
     found = assignment.screen.campaign
     flag_form = FlagForm(request.POST)
     if not flag_form.is_valid():

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from annotation.models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
 from annotation.services.importing import import_outputs
@@ -123,3 +124,10 @@ def add_screen(
 def candidate_of(campaign: Campaign, line: int, system: str) -> Candidate:
     """The candidate ``system`` produced for the segment at ``line``."""
     return Candidate.objects.get(segment__campaign=campaign, segment__line=line, outputs__system__name=system)
+
+
+def login(user) -> Client:
+    """A test client logged in as ``user``."""
+    client = Client()
+    client.force_login(user)
+    return client

@@ -18,7 +18,7 @@ from annotation.models import Assignment, CandidateJudgment, Flag, Judgment, Scr
 from annotation.services.attention import add_attention_checks
 from annotation.services.dashboard import FLAG_LIMIT, NO_TIMES, split_flag_reason
 
-from .factories import add_screen, judge, small_campaign
+from .factories import add_screen, judge, login, small_campaign
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -41,12 +41,6 @@ def campaign(organizer):
     campaign = small_campaign(redundancy=2)
     campaign.organizers.add(organizer)
     return campaign
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def submit(assignment: Assignment, user, seconds: float | None, flag: str | None = None) -> Judgment:

@@ -21,7 +21,7 @@ from annotation.services.invites import create_invite
 from annotation.services.presentation import candidate_key
 from annotation.services.training import add_training_screen
 
-from .factories import SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
+from .factories import SYSTEM_NAMES, add_screen, candidate_of, judge, login, small_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -41,12 +41,6 @@ def campaign(organizer):
 @pytest.fixture
 def ann(campaign):
     return judge("ann", campaign, password="pw-ann-123")
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def acknowledged(client: Client, campaign) -> Client:

@@ -36,7 +36,7 @@ from annotation.services.invites import InviteError, create_invite, digest, rede
 from annotation.services.judging_overview import attention_coverage, judge_activity
 from annotation.services.training import add_training_screen, answer_training, remove_training_screen
 
-from .factories import add_screen, candidate_of, judge, small_campaign
+from .factories import add_screen, candidate_of, judge, login, small_campaign
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -53,12 +53,6 @@ def campaign(organizer):
     campaign = small_campaign(max_candidates=4, owner=organizer)
     campaign.organizers.add(organizer)
     return campaign
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def detail_url(campaign) -> str:
