@@ -171,6 +171,12 @@ def _mine(campaign: Campaign, judge: AbstractBaseUser):
     return Assignment.objects.filter(campaign=campaign, judge=judge)
 
 
+def _assignment_columns() -> str:
+    """The Assignment columns the queue's plain SQL reads, named (not ``*``): a prepared statement whose result
+    columns changed under it (a migration adding one) would fail on a connection that prepared it before."""
+    return ", ".join(connection.ops.quote_name(field.column) for field in Assignment._meta.concrete_fields)
+
+
 def _claim(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> Assignment | None:
     """Lock the first claimable slot by position: an unclaimed slot of a screen the judge has not had, or a
     non-repeat slot of such a screen whose lease ran out before submit (``_CLAIM_SQL``, one statement).
@@ -184,7 +190,7 @@ def _claim(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> Assign
         "campaign": campaign.pk, "judge": judge.pk, "now": now,
         "pending": Assignment.Status.PENDING, "submitted": Assignment.Status.SUBMITTED,
     }
-    sql = _CLAIM_SQL.format(table=Assignment._meta.db_table, lock=lock)
+    sql = _CLAIM_SQL.format(table=Assignment._meta.db_table, columns=_assignment_columns(), lock=lock)
     return next(iter(Assignment.objects.raw(sql, parameters)), None)
 
 
@@ -204,7 +210,7 @@ WITH pool AS (
     AND screen_id NOT IN (SELECT screen_id FROM {table} WHERE campaign_id = %(campaign)s AND judge_id = %(judge)s)
   ORDER BY position, id LIMIT 1 {lock}
 )
-SELECT * FROM {table} WHERE id = (
+SELECT {columns} FROM {table} WHERE id = (
   SELECT id FROM (SELECT id, position FROM pool UNION ALL SELECT id, position FROM expired) AS found
   ORDER BY position, id LIMIT 1
 )
@@ -371,7 +377,8 @@ def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assign
     parameters = {"campaign": served.campaign_id, "judge": judge.pk, "id": served.pk, "token": token}
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_MEMBERSHIP_SQL.format(table=Campaign.judges.through._meta.db_table, lock=lock), parameters)
-    locked = Assignment.objects.raw(_LOCK_ASSIGNMENT_SQL.format(table=Assignment._meta.db_table, lock=lock), parameters)
+    sql = _LOCK_ASSIGNMENT_SQL.format(table=Assignment._meta.db_table, columns=_assignment_columns(), lock=lock)
+    locked = Assignment.objects.raw(sql, parameters)
     assignment = next(iter(locked), None)
     if assignment is None or assignment.status == Assignment.Status.PENDING:
         raise StaleScreen(STALE_MESSAGE)
@@ -384,7 +391,7 @@ def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assign
 #: ``_locked_for_submit``'s two locks as plain SQL: the ORM's compilation of them (a subquery, a lock of one table
 #: of a join) cost more CPU than the rest of a submit's queries (``benchmarks/load.py``).
 _LOCK_MEMBERSHIP_SQL = "SELECT 1 FROM {table} WHERE campaign_id = %(campaign)s AND user_id = %(judge)s {lock}"
-_LOCK_ASSIGNMENT_SQL = "SELECT * FROM {table} WHERE id = %(id)s AND token = %(token)s {lock}"
+_LOCK_ASSIGNMENT_SQL = "SELECT {columns} FROM {table} WHERE id = %(id)s AND token = %(token)s {lock}"
 
 
 def _store(assignment: Assignment, now: datetime, active_time: timedelta | None) -> Judgment:

@@ -5,6 +5,7 @@ import threading
 import uuid
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test import override_settings
@@ -502,6 +503,40 @@ def test_a_submit_can_serve_the_next_screen_in_its_own_transaction(campaign):
     last = result.following
     flagged = queue.flag_screen(last.token, ann, "garbled", serve_next=True)
     assert flagged.created and flagged.following is None, "nothing left"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_queue_keeps_working_when_a_migration_adds_a_column_under_its_prepared_statements():
+    """Connections prepare the statements they run often (settings: ``prepare_threshold``). The queue's plain SQL
+    names its columns, so a column that another connection (a migration) adds while a web process holds them
+    prepared does not break its next claim or submit (``SELECT *`` would: "cached plan must not change result
+    type")."""
+    campaign = small_campaign("migrated")
+    for line in range(3):
+        add_screen(campaign, line)
+    ann = judge("ann", campaign)
+    table = Assignment._meta.db_table
+    connection.ensure_connection()
+    threshold = connection.connection.prepare_threshold
+    connection.connection.prepare_threshold = 0  # prepare every statement at its first run
+    migration = psycopg.connect(**connection.get_connection_params(), autocommit=True)
+    try:
+        first = queue.next_assignment(campaign, ann)
+        current = queue.submit_ranking(
+            first.token, ann, ranks_for(first), queue.candidate_keys(first), serve_next=True,
+            served=queue.assignment_for(first.token, ann),
+        ).following
+        migration.execute(f"ALTER TABLE {table} ADD COLUMN probe integer")
+        result = queue.submit_ranking(
+            current.token, ann, ranks_for(current), queue.candidate_keys(current), serve_next=True,
+            served=queue.assignment_for(current.token, ann),
+        )
+    finally:
+        connection.connection.prepare_threshold = threshold
+        connection.close()
+        migration.execute(f"ALTER TABLE {table} DROP COLUMN IF EXISTS probe")
+        migration.close()
+    assert result.created and result.following.screen.segment.line == 2
 
 
 @pytest.mark.django_db(transaction=True)
