@@ -11,7 +11,8 @@ Times, in one run:
   numeric stack, and ``manage.py analyze`` end to end with numba's cache empty (it compiles) and with the compiled
   code cached (as every run after the first), each beside the warm in-process analysis; for ``analyze``, how its
   time splits into start-up (imports, Django, the run's row), reading the judgments and computing (the run's
-  recorded timings) and the rest (writing the JSON);
+  recorded timings) and the rest (writing the JSON); ``check`` and ``analyze`` also without ``manage.py``'s
+  ``gc.freeze()`` at exit (the baseline: the interpreter's shutdown collecting every object);
 - the Table 4 cross-validation (100 folds x 100 bootstrap samples x EW and TrueSkill);
 - a straightforward baseline, one Python loop per bootstrap sample as the reference scripts do: EW from pairs
   resampled and counted in Python, TrueSkill as G15's ``TS.py`` steps through it, with the ``trueskill`` package;
@@ -158,6 +159,13 @@ def last_run_timings(database: str) -> dict[str, float]:
     return json.loads(timings)
 
 
+UNFROZEN = (
+    "import os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'gecappraise.settings'); "
+    "from django.core.management import execute_from_command_line; execute_from_command_line(['manage.py', *{args}])"
+)
+"""``manage.py`` without its ``gc.freeze()`` at exit, as ``python -c`` code (format ``args``: the command's)."""
+
+
 def cold_start(warm: float, warm_cpu: float, repeat: int) -> dict[str, float]:
     """Time ``check``, the numeric imports and ``analyze`` as new processes on a temporary SQLite copy of the CoNLL-14
     campaign, and print them beside the in-process analysis (``warm`` and ``warm_cpu`` seconds). Returns the wall
@@ -179,6 +187,7 @@ def cold_start(warm: float, warm_cpu: float, repeat: int) -> dict[str, float]:
         runs = {
             "python": [new_process(env, "-c", "pass") for _ in range(repeat)],
             "check": [new_process(env, "manage.py", "check") for _ in range(repeat)],
+            "check_collected": [new_process(env, "-c", UNFROZEN.format(args=["check"])) for _ in range(repeat)],
             "imports": [new_process(env, "-c", "import ranking.core.analysis")
                         for _ in range(repeat)],
             "compiling": [new_process(env, *analyze)],
@@ -187,6 +196,8 @@ def cold_start(warm: float, warm_cpu: float, repeat: int) -> dict[str, float]:
         for _ in range(repeat):
             runs["cached"].append(new_process(env, *analyze))
             recorded.append(last_run_timings(database))
+        runs["cached_collected"] = [new_process(env, "-c", UNFROZEN.format(args=list(analyze[1:])))
+                                    for _ in range(repeat)]
     times = {key: statistics.median(wall for wall, _ in values) for key, values in runs.items()}
     cpu = {key: statistics.median(seconds for _, seconds in values) for key, values in runs.items()}
     load = statistics.median(timings["load_seconds"] for timings in recorded)
@@ -196,11 +207,15 @@ def cold_start(warm: float, warm_cpu: float, repeat: int) -> dict[str, float]:
     print(f"  python -c pass: {times['python']:.2f} s; importing the numeric stack (ranking.core.analysis): "
           f"{times['imports']:.2f} s, CPU {cpu['imports']:.2f} s")
     print(f"  manage.py check: {times['check']:.2f} s, CPU {cpu['check']:.2f} s; target < 1 s: "
-          f"{'met' if times['check'] < 1 else 'MISSED'}")
+          f"{'met' if times['check'] < 1 else 'MISSED'}; without manage.py's gc.freeze() at exit (the shutdown "
+          f"collecting every object): {times['check_collected']:.2f} s, "
+          f"{times['check_collected'] / times['check']:.2f}x")
     for key, label in (("compiling", "numba's cache empty, compiles (one run)"), ("cached", "compiled code cached")):
         print(f"  manage.py analyze, {label}: {times[key]:.2f} s = {times[key] / warm:.2f}x the warm in-process "
               f"analysis ({times[key] - warm:+.2f} s); CPU {cpu[key]:.2f} s = {cpu[key] / warm_cpu:.2f}x its "
               f"{warm_cpu:.2f} s")
+    print(f"  the cached analyze without manage.py's gc.freeze() at exit: {times['cached_collected']:.2f} s, "
+          f"{times['cached_collected'] / times['cached']:.2f}x")
     print(f"  of the cached analyze's {times['cached']:.2f} s: reading the judgments {load:.2f} s, computing "
           f"{computing:.2f} s (as the run recorded them), start-up and writing the result "
           f"{times['cached'] - load - computing:.2f} s")
