@@ -79,15 +79,20 @@ def _sampled_sentences(campaign: Campaign, count: int, rng: np.random.Generator)
     return kept, candidates
 
 
+def _check_request(campaign: Campaign, count: int, mode: str, rule: str) -> None:
+    """Raise ValueError unless ``count`` asks for screens and ``campaign`` is of ``mode`` (``rule`` says why)."""
+    if count < 1:
+        raise ValueError(f"ask for at least one screen, not {count}")
+    if campaign.mode != mode:
+        raise ValueError(f"{rule}; {campaign.name} is {campaign.mode}")
+
+
 def write_active_screens(campaign: Campaign, count: int) -> range:
     """Write up to ``count`` screens of distinct sentences chosen by active selection after the campaign's last;
     returns their numbers. Each shows at most ``campaign.max_candidates`` candidates. The sentences are chosen
     among ``_sampled_sentences``. All or nothing, under the campaign's lock (the same lock as every screen
     writer)."""
-    if count < 1:
-        raise ValueError(f"ask for at least one screen, not {count}")
-    if campaign.mode != Campaign.Mode.RANKING:
-        raise ValueError(f"active screens are for relative ranking campaigns; {campaign.name} is {campaign.mode}")
+    _check_request(campaign, count, Campaign.Mode.RANKING, "active screens are for relative ranking campaigns")
     with transaction.atomic():
         lock_campaign(campaign)
         first = next_screen_number(campaign)
@@ -140,10 +145,7 @@ def write_active_prws_screens(campaign: Campaign, count: int) -> range:
     last; returns their numbers. A candidate on a screen waiting for a judgment, or chosen for this batch, does not
     lead a screen again until it has been rated (it may still be a partner, so that every lead has partners and the
     first pass is never put off). All or nothing, under the campaign's lock."""
-    if count < 1:
-        raise ValueError(f"ask for at least one screen, not {count}")
-    if campaign.mode != Campaign.Mode.PRWS:
-        raise ValueError(f"EASL screens are for PRWS campaigns; {campaign.name} is {campaign.mode}")
+    _check_request(campaign, count, Campaign.Mode.PRWS, "EASL screens are for PRWS campaigns")
     with transaction.atomic():
         lock_campaign(campaign)
         rng = campaign_rng(campaign, "active", next_screen_number(campaign))

@@ -15,30 +15,24 @@ def no_data(monkeypatch, tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("value", ["true", "True", "TRUE"])
-def test_a_missing_data_folder_fails_under_ci(no_data, monkeypatch, value):
-    monkeypatch.setenv("CI", value)
-    for helper, name, folder in ((conftest.conll14_data, "CoNLL-14", no_data / "conll14"),
-                                 (conftest.gmeg_data, "GMEG", no_data / "gmeg")):
-        with pytest.raises(pytest.fail.Exception) as failed:
-            helper()
-        text = str(failed.value)
-        assert f"{name} data not found at {folder}" in text and "set GECAPPRAISE_SHARED_DATA" in text, text
-        assert "CI=true" in text
-
-
-@pytest.mark.parametrize("value", [None, "", "false", "0"])
-def test_a_missing_data_folder_skips_outside_ci(no_data, monkeypatch, value):
+@pytest.mark.parametrize(
+    ("value", "outcome"),
+    [("true", pytest.fail.Exception), ("True", pytest.fail.Exception), ("TRUE", pytest.fail.Exception),
+     (None, pytest.skip.Exception), ("", pytest.skip.Exception), ("false", pytest.skip.Exception),
+     ("0", pytest.skip.Exception)],
+)
+def test_a_missing_data_folder_fails_under_ci_and_skips_outside(no_data, monkeypatch, value, outcome):
     if value is None:
         monkeypatch.delenv("CI", raising=False)
     else:
         monkeypatch.setenv("CI", value)
     for helper, name, folder in ((conftest.conll14_data, "CoNLL-14", no_data / "conll14"),
                                  (conftest.gmeg_data, "GMEG", no_data / "gmeg")):
-        with pytest.raises(pytest.skip.Exception) as skipped:
+        with pytest.raises(outcome) as refused:
             helper()
-        text = str(skipped.value)
+        text = str(refused.value)
         assert f"{name} data not found at {folder}" in text and "set GECAPPRAISE_SHARED_DATA" in text, text
+        assert ("CI=true" in text) == (outcome is pytest.fail.Exception), text
 
 
 @pytest.mark.parametrize("value", ["true", "false"])

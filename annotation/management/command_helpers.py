@@ -1,5 +1,5 @@
-"""What the management commands share: finding a campaign by name, reading the user map of an import and writing a
-command's output."""
+"""What the management commands share: a command on one campaign named by ``--campaign``, finding a campaign by name,
+reading the user map of an import and writing a command's output."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,6 +20,26 @@ def get_campaign(name: str) -> Campaign:
     except Campaign.DoesNotExist:
         known = ", ".join(Campaign.objects.values_list("name", flat=True)) or "none"
         raise CommandError(f"no campaign named {name!r} (campaigns: {known})") from None
+
+
+class CampaignCommand(BaseCommand):
+    """A command on one existing campaign, named by ``--campaign NAME``: subclasses add their own arguments in
+    ``add_campaign_arguments`` and do their work in ``handle_campaign(campaign, **options)`` (the options but
+    ``campaign``); an unknown name is a CommandError that lists the campaigns there are (``get_campaign``)."""
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the campaign")
+        self.add_campaign_arguments(parser)
+
+    def add_campaign_arguments(self, parser) -> None:
+        """The command's own arguments, after ``--campaign``."""
+
+    def handle(self, *args, **options):
+        name = options.pop("campaign")
+        return self.handle_campaign(get_campaign(name), **options)
+
+    def handle_campaign(self, campaign: Campaign, **options):
+        raise NotImplementedError("a CampaignCommand defines handle_campaign")
 
 
 def user_map(options: dict) -> dict[str, str]:

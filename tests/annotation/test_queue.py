@@ -28,6 +28,15 @@ def ranks_for(assignment: Assignment) -> list[int]:
     return [position + 1 for position in range(assignment.screen.slots.count())]
 
 
+def judged_by_ann(name: str, lines: int):
+    """A campaign ``name`` with a screen on each of its first ``lines`` lines, and its judge ann (for the tests that
+    make their own campaign: those with threads or a second connection)."""
+    campaign = small_campaign(name)
+    for line in range(lines):
+        add_screen(campaign, line)
+    return campaign, judge("ann", campaign)
+
+
 def test_claims_follow_slot_positions_and_never_give_two_judges_one_slot(campaign):
     screens = [add_screen(campaign, line, slots=2) for line in (0, 1, 2)]
     ann, bob = judge("ann", campaign), judge("bob", campaign)
@@ -373,10 +382,7 @@ def test_concurrent_claims_give_every_judge_a_different_slot():
 
 @pytest.mark.django_db(transaction=True)
 def test_one_judges_tabs_claiming_at_once_get_one_screen():
-    campaign = small_campaign("tabs")
-    for line in range(4):
-        add_screen(campaign, line)
-    ann = judge("ann", campaign)
+    campaign, ann = judged_by_ann("tabs", lines=4)
     claims = run_together([lambda: queue.next_assignment(campaign, ann) for _ in range(4)])
     assert len({claim.pk for claim in claims}) == 1
     assert Assignment.objects.filter(status=Assignment.Status.SERVED).count() == 1
@@ -384,9 +390,7 @@ def test_one_judges_tabs_claiming_at_once_get_one_screen():
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_double_submit_stores_one_judgment():
-    campaign = small_campaign("double")
-    add_screen(campaign, 0)
-    ann = judge("ann", campaign)
+    campaign, ann = judged_by_ann("double", lines=1)
     assignment = queue.next_assignment(campaign, ann)
     ranks = ranks_for(assignment)
     results = run_together(
@@ -511,10 +515,7 @@ def test_the_queue_keeps_working_when_a_migration_adds_a_column_under_its_prepar
     names its columns, so a column that another connection (a migration) adds while a web process holds them
     prepared does not break its next claim or submit (``SELECT *`` would: "cached plan must not change result
     type")."""
-    campaign = small_campaign("migrated")
-    for line in range(3):
-        add_screen(campaign, line)
-    ann = judge("ann", campaign)
+    campaign, ann = judged_by_ann("migrated", lines=3)
     table = Assignment._meta.db_table
     connection.ensure_connection()
     threshold = connection.connection.prepare_threshold
@@ -542,10 +543,7 @@ def test_the_queue_keeps_working_when_a_migration_adds_a_column_under_its_prepar
 @pytest.mark.django_db(transaction=True)
 def test_a_submit_and_another_tab_asking_for_a_screen_never_deadlock():
     """A submit that serves the next screen locks the judge's membership before the assignment, as claims do."""
-    campaign = small_campaign("tabs-and-submits")
-    for line in range(6):
-        add_screen(campaign, line)
-    ann = judge("ann", campaign)
+    campaign, ann = judged_by_ann("tabs-and-submits", lines=6)
     for _ in range(5):
         served = queue.next_assignment(campaign, ann)
         keys, ranks = queue.candidate_keys(served), ranks_for(served)

@@ -13,6 +13,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from ranking.models import AnalysisRun
+from tests.browser.session import log_in
 from tests.ranking.factories import synthetic_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -38,10 +39,7 @@ def test_an_analysis_starts_at_once_and_its_progress_bar_reaches_done_without_a_
     campaign.organizers.add(get_user_model().objects.create_user("orga", password=PASSWORD))
     path = reverse("campaign-analyses", args=[campaign.pk])
     page = new_page()
-    page.goto(f"{live_server.url}{reverse('login')}?next={path}")
-    page.get_by_label("Username").fill("orga")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "orga", PASSWORD, path)
     expect(page.get_by_role("heading", name="Analyses")).to_be_visible()
 
     page.get_by_label("Bootstrap").fill("3000")

@@ -16,19 +16,13 @@ from playwright.sync_api import expect
 from annotation.models import Screen
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 #: The dashboard polls every 5 s; give each update two polls.
 UPDATE = 12_000
 ORDER = {"ZEPHYRSYS": 1, "QUOKKAGEC": 2, "MARMOTFIX": 3, "INPUT": 4}
-
-
-def log_in(page, live_server, username: str, password: str, next_path: str) -> None:
-    page.goto(f"{live_server.url}{reverse('login')}?next={next_path}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
 
 
 def earlier_judgments(campaign, n: int) -> None:

@@ -17,6 +17,7 @@ from annotation.services.collapsing import diff_spans
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen
 from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
+from tests.browser.session import log_in
 
 from .conftest import TABLET
 
@@ -153,10 +154,7 @@ def test_undo_help_key_login_and_logout(live_server, new_page, artifacts, campai
     for line in (1, 4):
         add_screen(campaign, line)
     page = new_page()
-    page.goto(live_server.url + reverse("login"))
-    page.get_by_label("Username").fill("lena")
-    page.get_by_label("Password").fill("lena-password-1")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "lena", "lena-password-1")
     page.get_by_role("link", name=re.compile("Start judging")).click()
     on_screen(page, 1, 2)
     first_url = page.url
@@ -204,10 +202,7 @@ def test_the_screen_fits_a_tablet_and_a_laptop(live_server, new_page, artifacts,
     add_screen(campaign, 1)
     for viewport, name in ((TABLET, "768x1024"), (None, "1280x800")):
         page = new_page(viewport)
-        page.goto(live_server.url + reverse("login"))
-        page.get_by_label("Username").fill("tess")
-        page.get_by_label("Password").fill("tess-password-1")
-        page.get_by_role("button", name="Log in").click()
+        log_in(page, live_server, "tess", "tess-password-1")
         page.get_by_role("link", name=re.compile("judging")).click()
         on_screen(page, 1, 1)
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")

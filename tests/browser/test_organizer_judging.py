@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from annotation.models import CandidateJudgment, Invite, ScreenCandidate, System, TrainingCandidate
 from annotation.services.invites import digest
 from tests.annotation.factories import add_screen, small_campaign
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,13 +28,6 @@ def campaign():
     campaign.organizers.add(organizer)
     add_screen(campaign, 1)
     return campaign
-
-
-def log_in(page, live_server, username: str, password: str, next_path: str) -> None:
-    page.goto(f"{live_server.url}{reverse('login')}?next={next_path}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
 
 
 def test_organizer_invites_a_judge_who_ranks_the_attention_check_last(live_server, new_page, artifacts, campaign):

@@ -18,18 +18,11 @@ from annotation.models import Campaign, Judgment
 from annotation.permissions import ORGANIZERS_GROUP
 from ranking.models import AnalysisRun
 from tests.annotation.factories import judge, small_campaign
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 LOOPBACK = {"localhost", "127.0.0.1", "[::1]", "::1"}
-
-
-def log_in(page, live_server, username: str, password: str) -> None:
-    page.goto(f"{live_server.url}{reverse('login')}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
 
 
 @pytest.fixture

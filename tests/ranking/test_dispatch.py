@@ -196,24 +196,18 @@ def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(setti
 
 
 @pytest.mark.django_db
-def test_requeue_analyses_computes_waiting_runs_without_celery(settings):
-    settings.ANALYSIS_EXECUTION = "process"
-    campaign = synthetic_campaign("requeue", np.random.default_rng(15))
+@pytest.mark.parametrize(
+    ("execution", "said", "sent"),
+    [("process", "Computed 1 waiting analyses.", False), ("celery", "Sent 1 waiting analyses to the workers.", True)],
+)
+def test_requeue_analyses_computes_or_sends_the_waiting_runs(settings, execution, said, sent):
+    """Without Celery the command computes the waiting runs itself; with it, it sends them to the workers (the test
+    settings' Celery is eager: the chord runs here)."""
+    settings.ANALYSIS_EXECUTION = execution
+    campaign = synthetic_campaign(f"requeue-{execution}", np.random.default_rng(15))
     run = create_run(campaign, FAST)
     out = io.StringIO()
     call_command("requeue_analyses", stdout=out)
-    assert out.getvalue().strip() == "Computed 1 waiting analyses."
+    assert out.getvalue().strip() == said
     run.refresh_from_db()
-    assert run.status == AnalysisRun.Status.DONE
-
-
-@pytest.mark.django_db
-def test_requeue_analyses_sends_waiting_runs_to_celery(settings):
-    settings.ANALYSIS_EXECUTION = "celery"
-    campaign = synthetic_campaign("requeue-celery", np.random.default_rng(16))
-    run = create_run(campaign, FAST)
-    out = io.StringIO()
-    call_command("requeue_analyses", stdout=out)  # the test settings' Celery is eager: the chord runs here
-    assert out.getvalue().strip() == "Sent 1 waiting analyses to the workers."
-    run.refresh_from_db()
-    assert run.status == AnalysisRun.Status.DONE and run.task_id
+    assert run.status == AnalysisRun.Status.DONE and bool(run.task_id) == sent

@@ -1,19 +1,16 @@
 """manage.py export_appraise_xml: write a campaign's ranking judgments as Appraise XML."""
 
-from django.core.management.base import BaseCommand
-
-from annotation.management.command_helpers import get_campaign, write_output
+from annotation.management.command_helpers import CampaignCommand, write_output
 from annotation.services.appraise_import import export_appraise_xml
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = "Export a campaign's ranking judgments as Appraise XML, in the schema of CoNLL-14's judgments.xml."
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--out", required=True, metavar="FILE.xml", help="output file ('-' for stdout)")
 
-    def handle(self, *args, **options):
-        text = export_appraise_xml(get_campaign(options["campaign"]))
+    def handle_campaign(self, campaign, **options):
+        text = export_appraise_xml(campaign)
         if write_output(self, options["out"], text):
             self.stderr.write(f"Wrote {text.count('<ranking-item')} rankings to {options['out']}.")

@@ -1,12 +1,12 @@
 """manage.py import_appraise_xml: add the rankings of an Appraise XML file to a campaign."""
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign, user_map
+from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.appraise_import import import_appraise_xml
 from annotation.services.appraise_xml import AppraiseXMLError
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Import relative-ranking judgments in Appraise XML (the schema of CoNLL-14's judgments.xml) into a "
         "campaign: every src-id must be a line of the campaign and every system group one of its outputs, "
@@ -16,8 +16,7 @@ class Command(BaseCommand):
         "The file may have at most MAX_UPLOAD_MB."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument(
             "--map-user", action="append", default=[], metavar="NAME=ACCOUNT",
             help="give the rankings of the file's user NAME to the account ACCOUNT (created when new; an existing "
@@ -25,8 +24,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("file", metavar="FILE.xml")
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         users = user_map(options)
         try:
             with open(options["file"], "rb") as source:

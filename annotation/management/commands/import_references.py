@@ -1,13 +1,13 @@
 """manage.py import_references: add M2 gold edits and/or corrected reference texts to a campaign."""
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign
+from annotation.management.command_helpers import CampaignCommand
 from annotation.management.commands.import_outputs import read_named
 from annotation.services.references import import_references, reference_summary
 from annotation.services.textfiles import InputFileError
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Add references for automatic metrics to a campaign: gold edits in the M2 format (--m2; 'S' lines equal to "
         "the campaign's source lines, one block per line, every annotator's 'A' lines) and/or corrected reference "
@@ -15,15 +15,13 @@ class Command(BaseCommand):
         "written if any file is wrong."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the campaign")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--m2", metavar="GOLD.m2", help="gold edits in the M2 format (one file per campaign)")
         parser.add_argument(
             "reference_files", nargs="*", metavar="REFERENCE_FILE", help="corrected texts, one sentence per line"
         )
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         m2 = read_named(options["m2"]) if options["m2"] else None
         texts = [read_named(path) for path in options["reference_files"]]
         try:

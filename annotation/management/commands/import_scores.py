@@ -2,14 +2,14 @@
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign, user_map
+from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
 from annotation.services.textfiles import InputFileError, check_size
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score"
         "[,meaning_changed] with segment the 0-based line number. --wide: a header of system names, then one row "
@@ -20,8 +20,7 @@ class Command(BaseCommand):
         "is named explicitly. The file may have at most MAX_UPLOAD_MB."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--wide", action="store_true", help="one row per segment, one column per system")
         parser.add_argument(
             "--rater", default=WIDE_RATER, metavar="USER",
@@ -39,8 +38,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("file", metavar="FILE.csv")
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         users = user_map(options)
         path = Path(options["file"])
         try:

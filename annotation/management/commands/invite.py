@@ -3,12 +3,12 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.core.validators import URLValidator
 from django.db import transaction
 from django.urls import reverse
 
-from annotation.management.command_helpers import get_campaign
+from annotation.management.command_helpers import CampaignCommand
 from annotation.permissions import can_manage
 from annotation.services.invites import INVITE_VALIDITY, InviteError, create_invite, link_logs_in
 
@@ -24,7 +24,7 @@ def base_url(value: str) -> str:
     return value.rstrip("/")
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Create a one-time invite link for each USERNAME (creating judge accounts that do not exist) and print "
         "'USERNAME<TAB>LINK' per judge. A link works once and adds its judge to the campaign; it logs in only a "
@@ -33,8 +33,7 @@ class Command(BaseCommand):
         "invited, no invite is created."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("usernames", nargs="+", metavar="USERNAME")
         parser.add_argument(
             "--base-url", default="http://127.0.0.1:8000", help="the site's address (default http://127.0.0.1:8000)"
@@ -62,8 +61,7 @@ class Command(BaseCommand):
             )
         return creator
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         site = base_url(options["base_url"])
         if not 1 <= options["days"] <= 365:
             raise CommandError(f"--days must be from 1 to 365, not {options['days']}")

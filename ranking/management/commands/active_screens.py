@@ -1,15 +1,15 @@
 """manage.py active_screens: add screens chosen by active selection to a relative ranking campaign (issue 13)."""
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign
+from annotation.management.command_helpers import CampaignCommand
 from ranking.active_screens import write_active_screens
 
 MAX_COUNT = 10_000
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Add up to COUNT screens to a relative ranking campaign, each of a different sentence, chosen where the "
         "judgments so far leave the system ranking most uncertain: a running TrueSkill belief per system, the pairs "
@@ -17,15 +17,13 @@ class Command(BaseCommand):
         "the campaign's redundancy and are served like sampled ones. Run it again as judgments come in."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--count", type=int, default=20, help=f"screens to add, 1 to {MAX_COUNT} (default 20)")
 
-    def handle(self, *args, **options):
+    def handle_campaign(self, campaign, **options):
         count = options["count"]
         if not 1 <= count <= MAX_COUNT:
             raise CommandError(f"--count must be between 1 and {MAX_COUNT}, got {count}")
-        campaign = get_campaign(options["campaign"])
         try:
             numbers = write_active_screens(campaign, count)
         except ValueError as exc:

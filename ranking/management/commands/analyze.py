@@ -4,9 +4,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign, write_output
+from annotation.management.command_helpers import CampaignCommand, write_output
 from ranking.core.metric_scores import parse_metric_scores
 from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, AnalysisParameters
 from ranking.reports.json import render_json
@@ -44,7 +44,7 @@ class ProgressBar:
             self.last = line
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Analyse a campaign's judgments (G15; for PRWS campaigns N19, with the scores also turned into relative "
         "judgments): pair statistics, annotator agreement, Expected Wins and TrueSkill rankings with bootstrap rank "
@@ -54,8 +54,7 @@ class Command(BaseCommand):
     # the checks load every URL, view and the admin: ~0.7 s of a cold start, not needed here
     requires_system_checks = []
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples per method (default 1000)")
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
@@ -77,8 +76,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         if options["judge"] and not campaign.judges.filter(username=options["judge"]).exists():
             raise CommandError(f"{options['judge']!r} is not a judge of {campaign.name!r}")
         try:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign, write_output
+from annotation.management.command_helpers import CampaignCommand, write_output
 from ranking.core.analysis import AnalysisParameters
 from ranking.management.commands.analyze import ProgressBar, read_metrics
 from ranking.models import AnalysisRun
@@ -16,7 +16,7 @@ RUN_OPTIONS = ("bootstrap", "confidence", "seed", "metrics")
 """Options that only make sense with --run (they parametrise the fresh analysis)."""
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Write a report of a campaign's analysis: the latest finished one, the one given by --analysis, or with "
         "--run a fresh one computed here first. Formats: html (one self-contained page with plots), latex (G15's "
@@ -24,8 +24,7 @@ class Command(BaseCommand):
         "'section' column)."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME")
+    def add_campaign_arguments(self, parser):
         parser.add_argument("--format", required=True, choices=sorted(FORMATS), help="report format")
         parser.add_argument("--out", required=True, metavar="FILE", help="output file ('-' for stdout)")
         which = parser.add_mutually_exclusive_group()
@@ -38,8 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--standalone", action="store_true",
                             help="latex: a complete document instead of tabulars to \\input")
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         given = [f"--{name}" for name in RUN_OPTIONS if options[name] is not None]
         if given and not options["run"]:
             raise CommandError(f"{', '.join(given)} only apply with --run")

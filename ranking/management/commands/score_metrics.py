@@ -4,15 +4,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import get_campaign
+from annotation.management.command_helpers import CampaignCommand
 from ranking.automatic_metrics import METRICS, compute_metrics
 from ranking.metric_loading import load_metric_inputs
 from ranking.reports.wmt_metrics import segment_level, system_level
 
 
-class Command(BaseCommand):
+class Command(CampaignCommand):
     help = (
         "Score every system of a campaign with automatic metrics computed from the campaign's own references "
         "(import_references): m2 (M2 F0.5 against the M2 gold edits, as the official m2scorer), gleu (GLEU of "
@@ -22,8 +22,7 @@ class Command(BaseCommand):
         "references are missing is reported and skipped."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the campaign")
+    def add_campaign_arguments(self, parser):
         parser.add_argument(
             "--metric", action="append", choices=METRICS, metavar="METRIC",
             help=f"a metric to compute ({', '.join(METRICS)}); repeat for several; default: all",
@@ -31,8 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", metavar="FILE.tsv", help="system-level scores (default: standard output)")
         parser.add_argument("--segments", metavar="FILE.tsv", help="segment-level scores")
 
-    def handle(self, *args, **options):
-        campaign = get_campaign(options["campaign"])
+    def handle_campaign(self, campaign, **options):
         metrics = options["metric"] or list(METRICS)
         scores, unavailable = compute_metrics(load_metric_inputs(campaign), dict.fromkeys(metrics))
         for metric, reason in unavailable.items():

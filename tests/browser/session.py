@@ -1,0 +1,14 @@
+"""Logging in through the login page, as a person does."""
+from __future__ import annotations
+
+from django.urls import reverse
+
+
+def log_in(page, live_server, username: str, password: str, next_path: str = "") -> None:
+    """Fill the login page with ``username`` and ``password`` and submit it; with ``next_path`` the login goes on
+    there."""
+    page.goto(f"{live_server.url}{reverse('login')}" + (f"?next={next_path}" if next_path else ""))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
