@@ -22,6 +22,7 @@ from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import active_jobs, request_screens
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
+from .posted import valid_post
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv, "text/csv; charset=utf-8"),
@@ -112,9 +113,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
-    form = ScreensForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"{SCREENS_COUNT_ERROR} No screen was added.")
+    form = valid_post(request, ScreensForm, f"{SCREENS_COUNT_ERROR} No screen was added.")
+    if form is None:
         return redirect("campaign-detail", pk=campaign.pk)
     try:
         done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)

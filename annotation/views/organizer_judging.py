@@ -28,7 +28,6 @@ from ..judging_forms import (
     InviteForm,
     TrainingLineForm,
     TrainingScreenForm,
-    error_text,
 )
 from ..models import BackgroundJob, Campaign, Candidate, GuidelinesAcknowledgement, Invite, Segment, TrainingScreen
 from ..permissions import managed_campaign_or_404
@@ -37,6 +36,7 @@ from ..services import attention_requests, background_jobs, guidelines, invites,
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
+from .posted import valid_post
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
@@ -92,9 +92,8 @@ def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
 def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     """Invite a judge (creating the account when new); the link is shown once on the campaign page."""
     campaign = managed_campaign_or_404(request, pk)
-    form = InviteForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"{error_text(form)} No invite was created.")
+    form = valid_post(request, InviteForm, "{errors} No invite was created.")
+    if form is None:
         return _to_section(campaign, "invites")
     try:
         valid_for = timedelta(days=form.cleaned_data["valid_days"])
@@ -226,9 +225,8 @@ def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
     """Put attention checks on a share of the unserved screens without one (``attention_requests``): at once, or
     by a background job when the share covers more than ``MAX_CHECKS_PER_REQUEST`` screens."""
     campaign = managed_campaign_or_404(request, pk)
-    form = AttentionChecksForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"{error_text(form)} No attention check was added.")
+    form = valid_post(request, AttentionChecksForm, "{errors} No attention check was added.")
+    if form is None:
         return _to_section(campaign, "attention")
     try:
         if attention_requests.planned_checks(campaign, form.share()) > attention_requests.MAX_CHECKS_PER_REQUEST:

@@ -13,6 +13,7 @@ from ..models import Campaign
 from ..permissions import can_decide_raters
 from ..rater_forms import RaterDecisionForm
 from ..services import rater_qc
+from .posted import valid_post
 
 
 def _campaign(request: HttpRequest, pk: int) -> Campaign:
@@ -40,9 +41,8 @@ def rater_list(request: HttpRequest, pk: int) -> HttpResponse:
 def rater_decision(request: HttpRequest, pk: int) -> HttpResponse:
     """Include or exclude a rater by hand, return them to the checks' verdict, or offer a fresh attempt."""
     campaign = _campaign(request, pk)
-    form = RaterDecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Choose a rater and a decision. Nothing was changed.")
+    form = valid_post(request, RaterDecisionForm, "Choose a rater and a decision. Nothing was changed.")
+    if form is None:
         return redirect("campaign-raters", pk=pk)
     try:
         done = rater_qc.decide(campaign, form.cleaned_data["judge"], form.cleaned_data["action"], request.user)
