@@ -374,7 +374,8 @@ def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assign
     if served is None:
         raise StaleScreen(STALE_MESSAGE)
     lock = "FOR UPDATE" if connection.features.has_select_for_update else ""
-    parameters = {"campaign": served.campaign_id, "judge": judge.pk, "id": served.pk, "token": token}
+    token_value = Assignment._meta.get_field("token").get_db_prep_value(token, connection)  # SQLite: hex text
+    parameters = {"campaign": served.campaign_id, "judge": judge.pk, "id": served.pk, "token": token_value}
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_MEMBERSHIP_SQL.format(table=Campaign.judges.through._meta.db_table, lock=lock), parameters)
     sql = _LOCK_ASSIGNMENT_SQL.format(table=Assignment._meta.db_table, columns=_assignment_columns(), lock=lock)
