@@ -48,7 +48,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import run_threads, start_gunicorn, tear_down, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
+from load import ms, run_threads, start_gunicorn, tear_down, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -229,10 +229,6 @@ def check_database(campaign: Campaign, tally: Tally, workers: list[str]) -> dict
         "foreign": foreign, "duplicated": sum(row["n"] - 1 for row in per_pair),
         "lost": len(tally.acknowledged - stored), "wrong_codes": wrong_codes + len(workers) - len(tally.codes),
     }
-
-
-def ms(values: list[float], q: float) -> float:
-    return 1000 * float(np.percentile(values, q))
 
 
 def main() -> int:
