@@ -48,8 +48,17 @@ def _ordered(
     return first, second, relation
 
 
+class _PairRows:
+    """Pairs held as parallel arrays, one row per pair; ``len`` is the number of pairs."""
+
+    relation: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.relation.size)
+
+
 @dataclass(frozen=True)
-class UnexpandedPairs:
+class UnexpandedPairs(_PairRows):
     """One row per two candidates shown on one screen; ``first < second`` index ``Rankings.candidate_names``."""
 
     ranking: np.ndarray
@@ -59,21 +68,15 @@ class UnexpandedPairs:
     second: np.ndarray
     relation: np.ndarray
 
-    def __len__(self) -> int:
-        return int(self.relation.size)
-
 
 @dataclass(frozen=True)
-class ExpandedPairs:
+class ExpandedPairs(_PairRows):
     """One row per two systems covered by one screen: system indices ``first < second``, relation, judge index."""
 
     first: np.ndarray
     second: np.ndarray
     relation: np.ndarray
     judge: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.relation.size)
 
     def take(self, index: np.ndarray) -> ExpandedPairs:
         """The pairs selected by an integer index or boolean mask (e.g. a cross-validation fold or one judge)."""
