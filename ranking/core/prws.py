@@ -70,8 +70,6 @@ ScoreItem = tuple[str, int, Sequence[ScoredCandidate]]
 class Scores(SystemsAndJudges):
     """PRWS ratings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
 
-    system_names: tuple[str, ...]
-    judge_names: tuple[str, ...]
     source_systems: np.ndarray
     control_systems: np.ndarray
     screen_judge: np.ndarray

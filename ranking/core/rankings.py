@@ -47,9 +47,10 @@ def _screen_candidates(
     return result
 
 
+@dataclass(frozen=True)
 class SystemsAndJudges:
     """What judgments held as flat arrays (:class:`Rankings`, ``prws.Scores``) share: sorted system and judge names,
-    which system and judge indices index, and their numbers S and J."""
+    which system and judge indices index, and their numbers S and J (the first two fields of both)."""
 
     system_names: tuple[str, ...]
     judge_names: tuple[str, ...]
@@ -67,8 +68,6 @@ class SystemsAndJudges:
 class Rankings(SystemsAndJudges):
     """Relative rankings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
 
-    system_names: tuple[str, ...]
-    judge_names: tuple[str, ...]
     candidate_names: tuple[str, ...]
     ranking_judge: np.ndarray
     ranking_segment: np.ndarray
