@@ -123,6 +123,36 @@ def shown_ids(screen) -> list[int]:
     )
 
 
+def while_held(hold, then) -> None:
+    """Run ``hold`` in a transaction, in a thread of its own, that stays open a second after ``hold`` returns, and
+    ``then`` in a second thread as soon as ``hold`` has returned (or failed), so that it meets what ``hold`` locked.
+    Each thread has its own connection and closes it."""
+    held = threading.Event()
+
+    def holder():
+        try:
+            with transaction.atomic():
+                hold()
+                held.set()
+                time.sleep(1.0)
+        finally:
+            held.set()
+            connection.close()
+
+    def follower():
+        try:
+            held.wait(timeout=10)
+            then()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=holder), threading.Thread(target=follower)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_screen_being_served_is_never_changed_by_attention_checks():
     """Threads with their own connections: a judge's serving holds its slot while attention checks run; the checks
@@ -130,32 +160,16 @@ def test_a_screen_being_served_is_never_changed_by_attention_checks():
     campaign = small_campaign("race", max_candidates=5)
     screen = add_screen(campaign, 1)
     ann = judge("ann", campaign)
-    claimed = threading.Event()
     seen, added = {}, {}
 
     def serve():
-        try:
-            with transaction.atomic():
-                served = queue.next_assignment(campaign, ann)
-                seen["screen"], seen["shown"] = served.screen_id, shown_ids(served.screen)
-                claimed.set()
-                time.sleep(1.0)  # the page renders; attention checks start meanwhile
-        finally:
-            claimed.set()
-            connection.close()
+        served = queue.next_assignment(campaign, ann)
+        seen["screen"], seen["shown"] = served.screen_id, shown_ids(served.screen)
 
     def check():
-        try:
-            claimed.wait(timeout=10)
-            added["n"] = add_attention_checks(campaign, 1.0, np.random.default_rng(1))
-        finally:
-            connection.close()
+        added["n"] = add_attention_checks(campaign, 1.0, np.random.default_rng(1))
 
-    threads = [threading.Thread(target=serve), threading.Thread(target=check)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    while_held(serve, check)  # the page renders while attention checks start
     assert seen["screen"] == screen.pk
     assert shown_ids(screen) == seen["shown"], "the served screen shows what its judge was shown"
     assert added["n"] == 0 and not control_slots(campaign).exists()
@@ -168,31 +182,16 @@ def test_attention_checks_hold_their_screens_until_they_are_written():
     campaign = small_campaign("hold", max_candidates=5)
     screens = [add_screen(campaign, line) for line in (1, 2)]
     ann = judge("ann", campaign)
-    locked, served = threading.Event(), {}
+    served = {}
 
     def check():
-        try:
-            with transaction.atomic():
-                add_attention_checks(campaign, 0.5, np.random.default_rng(1))
-                locked.set()
-                time.sleep(1.0)
-        finally:
-            locked.set()
-            connection.close()
+        add_attention_checks(campaign, 0.5, np.random.default_rng(1))
 
     def serve():
-        try:
-            locked.wait(timeout=10)
-            assignment = queue.next_assignment(campaign, ann)
-            served["screen"], served["shown"] = assignment.screen_id, shown_ids(assignment.screen)
-        finally:
-            connection.close()
+        assignment = queue.next_assignment(campaign, ann)
+        served["screen"], served["shown"] = assignment.screen_id, shown_ids(assignment.screen)
 
-    threads = [threading.Thread(target=check), threading.Thread(target=serve)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    while_held(check, serve)
     checked = set(control_slots(campaign).values_list("screen_id", flat=True))
     assert checked == {screens[0].pk}, "the generator picks the first screen, which a judge would be served first"
     assert served["screen"] == screens[1].pk
