@@ -26,6 +26,27 @@ def error_text(form: forms.Form) -> str:
     return " ".join(str(error) for errors in form.errors.values() for error in errors)
 
 
+def whole_number_field(label: str, error: str, missing: str | None = None, **bounds) -> forms.IntegerField:
+    """A whole number within ``bounds`` (``min_value``, ``max_value``, with its ``initial``); any refusal says
+    ``error``, but that of an empty field says ``missing`` where given."""
+    error_messages = dict.fromkeys(NUMBER_ERRORS, error)
+    if missing is not None:
+        error_messages["required"] = missing
+    return forms.IntegerField(label=label, error_messages=error_messages, **bounds)
+
+
+def markdown_field(label: str, what: str, rows: int) -> forms.CharField:
+    """Optional Markdown of at most ``MARKDOWN_MAX`` characters in a box of ``rows`` lines; ``what`` names it in the
+    refusal of a longer text."""
+    return forms.CharField(
+        required=False,
+        max_length=MARKDOWN_MAX,
+        label=label,
+        widget=forms.Textarea(attrs={"rows": rows}),
+        error_messages={"max_length": f"Keep the {what} under {MARKDOWN_MAX:,} characters."},
+    )
+
+
 class InviteForm(forms.Form):
     """A judge to invite by username (created when new), and how long the link works."""
 
@@ -37,12 +58,8 @@ class InviteForm(forms.Form):
             "max_length": "A username has at most 150 characters.",
         },
     )
-    valid_days = forms.IntegerField(
-        min_value=1,
-        max_value=365,
-        initial=INVITE_VALIDITY.days,
-        label="Link valid for (days)",
-        error_messages=dict.fromkeys(NUMBER_ERRORS, DAYS_ERROR),
+    valid_days = whole_number_field(
+        "Link valid for (days)", DAYS_ERROR, min_value=1, max_value=365, initial=INVITE_VALIDITY.days
     )
 
 
@@ -52,13 +69,7 @@ class GuidelinesForm(forms.Form):
 
     instruction = instruction_field()
 
-    guidelines = forms.CharField(
-        required=False,
-        max_length=MARKDOWN_MAX,
-        label="Guidelines (Markdown)",
-        widget=forms.Textarea(attrs={"rows": 7}),
-        error_messages={"max_length": f"Keep the guidelines under {MARKDOWN_MAX:,} characters."},
-    )
+    guidelines = markdown_field("Guidelines (Markdown)", "guidelines", rows=7)
 
     def clean_instruction(self) -> str:
         return checked_instruction(self.cleaned_data.get("instruction"))
@@ -67,13 +78,7 @@ class GuidelinesForm(forms.Form):
 class AttentionChecksForm(forms.Form):
     """The percentage of unserved screens without a check that get one."""
 
-    percent = forms.IntegerField(
-        min_value=1,
-        max_value=100,
-        initial=10,
-        label="Share of unserved screens (%)",
-        error_messages=dict.fromkeys(NUMBER_ERRORS, PERCENT_ERROR),
-    )
+    percent = whole_number_field("Share of unserved screens (%)", PERCENT_ERROR, min_value=1, max_value=100, initial=10)
 
     def share(self) -> float:
         """The percentage as a share in (0, 1] (after ``is_valid``)."""
@@ -83,14 +88,8 @@ class AttentionChecksForm(forms.Form):
 class TrainingLineForm(forms.Form):
     """The sentence of a new training screen, by its 0-based line number (Appraise ``src-id``)."""
 
-    line = forms.IntegerField(
-        min_value=0,
-        label="Line (0-based)",
-        error_messages={
-            "required": "Give the line number of a sentence.",
-            "invalid": "A line number is a whole number from 0.",
-            "min_value": "A line number is a whole number from 0.",
-        },
+    line = whole_number_field(
+        "Line (0-based)", "A line number is a whole number from 0.", "Give the line number of a sentence.", min_value=0
     )
 
 
@@ -100,13 +99,7 @@ class TrainingScreenForm(forms.Form):
     Fields ``rank_<candidate id>``; a candidate without a rank is not shown on the training screen.
     """
 
-    feedback = forms.CharField(
-        required=False,
-        max_length=MARKDOWN_MAX,
-        label="Feedback shown after the judge answers (Markdown)",
-        widget=forms.Textarea(attrs={"rows": 5}),
-        error_messages={"max_length": f"Keep the feedback under {MARKDOWN_MAX:,} characters."},
-    )
+    feedback = markdown_field("Feedback shown after the judge answers (Markdown)", "feedback", rows=5)
 
     def __init__(self, *args, candidates: Sequence[Candidate], max_rank: int, **kwargs):
         super().__init__(*args, **kwargs)
