@@ -21,6 +21,15 @@ from django.db import models
 from django.db.models import F, Q
 
 
+class JobStatus(models.TextChoices):
+    """Where a piece of background work stands: a screen job, a background job, an analysis run."""
+
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
 def new_crowd_key() -> str:
     """A fresh secret for a campaign's public study link (24 URL-safe characters)."""
     return secrets.token_urlsafe(18)
@@ -409,11 +418,7 @@ class ScreenJob(models.Model):
     job that was interrupted goes on where it stopped (``services.screen_jobs``).
     """
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screen_jobs")
     requested = models.PositiveIntegerField(help_text="Screens to create.")
@@ -453,11 +458,7 @@ class BackgroundJob(models.Model):
         APPRAISE_XML = "appraise_xml", "Appraise XML import"
         ATTENTION_CHECKS = "attention", "Attention checks"
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     campaign = models.ForeignKey(

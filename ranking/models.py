@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
-from annotation.models import Campaign
+from annotation.models import Campaign, JobStatus
 
 
 class AnalysisRunQuerySet(models.QuerySet):
@@ -29,11 +29,7 @@ class AnalysisRun(models.Model):
     it is written once, together with status ``done``, never in pieces.
     """
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="analysis_runs")
     requested_by = models.ForeignKey(
