@@ -9,6 +9,8 @@ urlpatterns = [
     path("campaigns/<int:pk>/", organizer.campaign_detail, name="campaign-detail"),
     path("jobs/<int:job_id>/", organizer.background_job_detail, name="background-job"),
     path("campaigns/<int:pk>/screens/", organizer.campaign_screens, name="campaign-screens"),
+    path("campaigns/<int:pk>/screen-jobs/<int:screen_job_id>/resume/", organizer.screen_job_resume,
+         name="campaign-screen-job-resume"),
     path("campaigns/<int:pk>/screens/<int:number>/", dashboard.screen_detail, name="campaign-screen"),
     path("campaigns/<int:pk>/screens/<int:number>/exclusion/", dashboard.screen_exclusion,
          name="campaign-screen-exclusion"),

@@ -11,15 +11,25 @@ and writes them ``JOB_CHUNK`` at a time, each chunk in one transaction with the 
 campaign's lock; the organizer's page reads that count as the job's progress. A job that stopped half-way (a
 worker killed, the database gone) goes on from ``created`` when it runs again, so the task is idempotent; every
 screen of a job is one the same request would have written at once.
+
+A job whose process stopped (a restart, or a request killed past gunicorn's timeout in the embedded mode) is not
+left "running": ``run_job`` holds a PostgreSQL session-level advisory lock on the job from before it marks it
+running until it has recorded the outcome, and the database releases that lock when the process's connection
+ends. ``fail_abandoned``, run when jobs are shown, fails a running job whose lock it can take, with ``ABANDONED``;
+its screens written so far stay, and ``resume_job`` (the organizer's "Go on") queues it again to write the rest.
+With Celery the worker's late acknowledgement redelivers a lost job instead. The same lock keeps a job from
+running twice at once (a redelivery while the first worker still writes waits, then finds it done).
 """
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ..models import Campaign, ScreenJob
@@ -38,6 +48,12 @@ from .screens import (
 JOB_CHUNK = 10_000
 
 logger = logging.getLogger(__name__)
+
+#: What a job whose process stopped says (``fail_abandoned``); formatted with its counts.
+ABANDONED = ("The process adding these screens stopped (the server restarted, or the request ran past its time "
+             "limit) after {created:,} of {requested:,}; those stay. Go on to add the rest.")
+#: First key of the advisory locks that mark a running screen job (the second is the job's id).
+LOCK_CLASS = 0x5C4E
 
 
 @dataclass(frozen=True)
@@ -68,12 +84,18 @@ def request_screens(campaign: Campaign, count: int | None, requested_by=None) ->
 
 
 def run_job(job_id: int) -> ScreenJob:
-    """Write the job's screens that are not written yet, chunk by chunk; a failure is recorded on the job (status
-    failed, with the reason) and raised. Running a done job again does nothing; a failed one goes on (a retry)."""
+    """Write the job's screens that are not written yet, chunk by chunk, holding the job's advisory lock (module
+    docstring); a failure is recorded on the job (status failed, with the reason) and raised. Running a done job
+    again does nothing; a failed one goes on (a retry)."""
+    with _job_lock(job_id, wait=True):
+        return _write_job(job_id)
+
+
+def _write_job(job_id: int) -> ScreenJob:
     job = ScreenJob.objects.select_related("campaign").get(pk=job_id)
     if job.status == ScreenJob.Status.DONE:
         return job
-    ScreenJob.objects.filter(pk=job.pk).update(status=ScreenJob.Status.RUNNING)
+    ScreenJob.objects.filter(pk=job.pk).update(status=ScreenJob.Status.RUNNING, error="", finished_at=None)
     try:
         segment_ids, candidates, plans = plan_batch(job.campaign, job.requested, job.first_number)
         while job.created < job.requested:
@@ -95,9 +117,58 @@ def run_job(job_id: int) -> ScreenJob:
     return job
 
 
+@contextmanager
+def _job_lock(job_id: int, wait: bool) -> Iterator[bool]:
+    """Hold the session-level advisory lock of screen job ``job_id`` on this connection (PostgreSQL; elsewhere
+    nothing is locked and this yields True). With ``wait`` it waits for the lock; else it yields whether it got it."""
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_{'' if wait else 'try_'}advisory_lock(%s, %s)", [LOCK_CLASS, job_id])
+        held = True if wait else cursor.fetchone()[0]
+    try:
+        yield held
+    finally:
+        if held:
+            # A lost connection has released the lock already; its error must not hide the one that ended the run.
+            with suppress(DatabaseError), connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [LOCK_CLASS, job_id])
+
+
+def fail_abandoned(campaign: Campaign) -> int:
+    """Fail the campaign's running jobs that no process works on any more (their advisory lock is free), with
+    ``ABANDONED``; how many. Only where jobs run in the web processes (not ``celery``) and on PostgreSQL."""
+    if settings.ANALYSIS_EXECUTION == "celery" or connection.vendor != "postgresql":
+        return 0
+    failed = 0
+    running = campaign.screen_jobs.filter(status=ScreenJob.Status.RUNNING)
+    for job_id, created, requested in running.values_list("pk", "created", "requested"):
+        with _job_lock(job_id, wait=False) as free:
+            if free and ScreenJob.objects.filter(pk=job_id, status=ScreenJob.Status.RUNNING).update(
+                status=ScreenJob.Status.FAILED, finished_at=timezone.now(),
+                error=ABANDONED.format(created=created, requested=requested),
+            ):
+                logger.warning("screen job %s failed: its process stopped", job_id)
+                failed += 1
+    return failed
+
+
+def resume_job(job: ScreenJob) -> None:
+    """Queue a failed job again to write the screens it has not written (the organizer's "Go on"): it runs once the
+    caller's transaction commits (no broker) or when beat sends it. Raises ValueError unless the job failed."""
+    if not ScreenJob.objects.filter(pk=job.pk, status=ScreenJob.Status.FAILED).update(
+        status=ScreenJob.Status.QUEUED, error="", finished_at=None, sent_at=None
+    ):
+        raise ValueError("only a job that stopped can go on")
+    if settings.ANALYSIS_EXECUTION != "celery":
+        transaction.on_commit(lambda: run_job(job.pk))
+
+
 def active_jobs(campaign: Campaign) -> list[ScreenJob]:
     """The campaign's jobs that are not done, and those finished in the last day, newest first (its page shows
-    them)."""
+    them; abandoned ones are failed first)."""
+    fail_abandoned(campaign)
     recent = timezone.now() - timedelta(days=1)
     return list(
         campaign.screen_jobs.exclude(status=ScreenJob.Status.DONE, finished_at__lt=recent)

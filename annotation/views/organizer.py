@@ -13,13 +13,13 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
-from ..models import Assignment, BackgroundJob, Campaign, Judgment
+from ..models import Assignment, BackgroundJob, Campaign, Judgment, ScreenJob
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
-from ..services.screen_jobs import active_jobs, request_screens
+from ..services.screen_jobs import active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
 from .posted import valid_post
@@ -126,6 +126,22 @@ def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Adding {done.job.requested:,} screens in the background; see their progress "
                                       "under Add screens.")
+    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
+
+
+@login_required
+@require_POST
+def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> HttpResponse:
+    """Go on with a screen job that stopped: it writes the screens it has not written yet."""
+    campaign = managed_campaign_or_404(request, pk)
+    job = get_object_or_404(ScreenJob, pk=screen_job_id, campaign=campaign)
+    try:
+        resume_job(job)
+    except ValueError as exc:
+        messages.error(request, f"{str(exc).capitalize()}.")
+    else:
+        messages.success(request, f"Going on with the {job.requested - job.created:,} screens not added yet; see "
+                                  "their progress under Add screens.")
     return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
 
 

@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from annotation.models import BackgroundJob, Campaign, Segment
+from annotation.models import BackgroundJob, Campaign, ScreenJob, Segment
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.invites import create_invite
 from annotation.services.queue import next_assignment
@@ -92,6 +92,7 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/<int:pk>/": get(ITS_ORGANIZERS),
     "jobs/<int:job_id>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/": post(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/screen-jobs/<int:screen_job_id>/resume/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/exclusion/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/dashboard.json": get(ITS_ORGANIZERS),
@@ -202,11 +203,14 @@ def world(django_user_model):
                                      result={"campaign": "mine"})
     job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.APPRAISE_XML, campaign=campaign,
                                    requested_by=users["organizer"], status=BackgroundJob.Status.DONE)
+    screen_job = ScreenJob.objects.create(campaign=campaign, requested=3, first_number=1,
+                                          status=ScreenJob.Status.FAILED)
     values = {
         "pk": campaign.pk, "campaign_id": campaign.pk, "number": screen.number, "invite_id": invite.pk,
         "screen_id": training.pk, "position": training.position, "secret": secret, "run_id": run.pk,
         "token": served.token, "uidb64": "MQ", "key": campaign.crowd_key,
         "object_id": admin.pk, "id": admin.pk, "content_type_id": 1, "job_id": job.pk,
+        "screen_job_id": screen_job.pk,
     }
     clients = {"anonymous": Client()}
     for role, user in users.items():

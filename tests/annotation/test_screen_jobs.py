@@ -1,10 +1,16 @@
 """Bounded work per request: a request writes at most MAX_SCREENS_PER_REQUEST screens itself, larger ones become a
 background ScreenJob with progress on the campaign page and in the API, and more than MAX_SCREENS_PER_JOB is
-refused with a message (PostgreSQL)."""
+refused with a message; a job whose process stopped is failed with what it wrote and goes on from there
+(PostgreSQL)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -154,3 +160,89 @@ def test_the_api_description_states_the_job_and_the_screens_state(small_caps, or
     state = client.get(f"/api/campaigns/{campaign.pk}/screens/")
     assert state.status_code == 200 and state.json()["jobs"][0]["requested"] == 6
     check(schema, path, "get", state)
+
+
+@contextmanager
+def second_connection() -> Iterator[psycopg.Connection]:
+    """A connection of its own to the test database, as another process has."""
+    params = connection.settings_dict
+    with psycopg.connect(dbname=params["NAME"], host=params["HOST"], port=params["PORT"] or 5432,
+                         user=params["USER"], autocommit=True) as other:
+        yield other
+
+
+def lock_taken(other: psycopg.Connection, job: ScreenJob) -> bool:
+    """Whether ``other`` takes the job's advisory lock (and so nobody else holds it); released again at once."""
+    taken = other.execute("SELECT pg_try_advisory_lock(%s, %s)", [screen_jobs.LOCK_CLASS, job.pk]).fetchone()[0]
+    if taken:
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", [screen_jobs.LOCK_CLASS, job.pk])
+    return taken
+
+
+def stopped_mid_way(organizer: User, settings) -> ScreenJob:
+    """A job of 9 screens whose process died after the first chunk of 4: it is left running, its lock gone."""
+    settings.ANALYSIS_EXECUTION = "celery"
+    job = screen_jobs.request_screens(owned(organizer, "stopped"), 9).job
+    write = screens.write_screens
+
+    def die_in_second_chunk(*args):
+        if ScreenJob.objects.get(pk=job.pk).created:
+            raise SystemExit("the process is killed")
+        return write(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(screen_jobs, "write_screens", die_in_second_chunk)
+        with pytest.raises(SystemExit):
+            screen_jobs.run_job(job.pk)
+    ScreenJob.objects.filter(pk=job.pk).update(status=ScreenJob.Status.RUNNING)  # a killed process records nothing
+    settings.ANALYSIS_EXECUTION = "process"
+    return job
+
+
+def test_a_job_whose_process_stopped_shows_as_failed_with_what_it_wrote_and_goes_on(
+    small_caps, organizer, settings, django_capture_on_commit_callbacks
+):
+    at_once = owned(organizer, "at once")
+    create_screens(at_once, 9)
+    job = stopped_mid_way(organizer, settings)
+    client = client_of(organizer)
+    page = client.get(reverse("campaign-detail", args=[job.campaign.pk])).content.decode()
+    job.refresh_from_db()
+    assert (job.status, job.created) == (ScreenJob.Status.FAILED, 4)
+    assert job.error == screen_jobs.ABANDONED.format(created=4, requested=9)
+    assert "stopped (the server restarted" in page and "after 4 of 9; those stay" in page
+    resume = reverse("campaign-screen-job-resume", args=[job.campaign.pk, job.pk])
+    assert f'action="{resume}"' in page and ">Go on</button>" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(resume, follow=True)
+    assert "Going on with the 5 screens not added yet" in response.content.decode()
+    job.refresh_from_db()
+    assert (job.status, job.created, job.error) == (ScreenJob.Status.DONE, 9, "")
+    assert contents(job.campaign) == contents(at_once), "the screens one request would have written"
+    with second_connection() as other:
+        assert lock_taken(other, job), "the run released its lock"
+
+
+def test_a_job_another_process_is_writing_is_left_running(small_caps, organizer, settings):
+    job = stopped_mid_way(organizer, settings)
+    with second_connection() as other:
+        other.execute("SELECT pg_advisory_lock(%s, %s)", [screen_jobs.LOCK_CLASS, job.pk])
+        assert screen_jobs.fail_abandoned(job.campaign) == 0
+        job.refresh_from_db()
+        assert job.status == ScreenJob.Status.RUNNING
+    assert screen_jobs.fail_abandoned(job.campaign) == 1, "the lock went with the other connection"
+    settings.ANALYSIS_EXECUTION = "celery"
+    ScreenJob.objects.filter(pk=job.pk).update(status=ScreenJob.Status.RUNNING)
+    assert screen_jobs.fail_abandoned(job.campaign) == 0, "Celery redelivers a lost job itself"
+
+
+def test_only_a_job_that_stopped_can_go_on(small_caps, organizer, settings):
+    job = stopped_mid_way(organizer, settings)
+    client = client_of(organizer)
+    with second_connection() as other:
+        other.execute("SELECT pg_advisory_lock(%s, %s)", [screen_jobs.LOCK_CLASS, job.pk])  # it is being written
+        response = client.post(reverse("campaign-screen-job-resume", args=[job.campaign.pk, job.pk]), follow=True)
+        page = response.content.decode()
+        job.refresh_from_db()
+    assert "Only a job that stopped can go on." in page and ">Go on</button>" not in page
+    assert (job.status, job.created) == (ScreenJob.Status.RUNNING, 4), "nothing changed"
