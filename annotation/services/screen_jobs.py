@@ -154,15 +154,17 @@ def fail_abandoned(campaign: Campaign) -> int:
     return failed
 
 
-def resume_job(job: ScreenJob) -> None:
+def resume_job(job: ScreenJob) -> bool:
     """Queue a failed job again to write the screens it has not written (the organizer's "Go on"): it runs once the
-    caller's transaction commits (no broker) or when beat sends it. Raises ValueError unless the job failed."""
+    caller's transaction commits (no broker) or when beat sends it. Returns whether it did (False: the job had not
+    failed, and nothing changed)."""
     if not ScreenJob.objects.filter(pk=job.pk, status=ScreenJob.Status.FAILED).update(
         status=ScreenJob.Status.QUEUED, error="", finished_at=None, sent_at=None
     ):
-        raise ValueError("only a job that stopped can go on")
+        return False
     if settings.ANALYSIS_EXECUTION != "celery":
         transaction.on_commit(lambda: run_job(job.pk))
+    return True
 
 
 def active_jobs(campaign: Campaign) -> list[ScreenJob]:

@@ -135,13 +135,11 @@ def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> Http
     """Go on with a screen job that stopped: it writes the screens it has not written yet."""
     campaign = managed_campaign_or_404(request, pk)
     job = get_object_or_404(ScreenJob, pk=screen_job_id, campaign=campaign)
-    try:
-        resume_job(job)
-    except ValueError as exc:
-        messages.error(request, f"{str(exc).capitalize()}.")
-    else:
+    if resume_job(job):
         messages.success(request, f"Going on with the {job.requested - job.created:,} screens not added yet; see "
                                   "their progress under Add screens.")
+    else:
+        messages.error(request, "Only a job that stopped can go on.")
     return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
 
 
