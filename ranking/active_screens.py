@@ -1,8 +1,8 @@
 """Screens chosen by active selection (issue 13), written for the judge queue to serve.
 
-The ranking side of a campaign's short queue: it reads the campaign (its sentences, candidates and ranking
-judgments, through ``ranking.loading``), computes the running TrueSkill belief and the Expected Wins rank ranges
-(``ranking.core``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with the
+The ranking side of a campaign's short queue: it reads the campaign's sentences and candidates, takes the
+running TrueSkill belief and the outcome counts behind the Expected Wins rank ranges (``ranking.core``) from what it
+kept (``running_state``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with the
 annotation app's own screen writer. ``annotation`` never imports this module; the screens it writes are ordinary
 screens, so the queue serves them with the campaign's redundancy, repeats and per-judge limits like sampled ones.
 A batch asks each sentence once and prefers sentences no screen shows yet. PRWS campaigns get EASL's choice
@@ -11,8 +11,10 @@ A batch asks each sentence once and prefers sentences no screen shows yet. PRWS 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
+from django.core.cache import cache
 from django.db import transaction
 
 from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, Screen, ScreenCandidate, Segment
@@ -23,8 +25,8 @@ from annotation.services.screens import lock_campaign, next_screen_number, segme
 
 from .core.active import (
     CandidateBeliefs,
+    RunningTrueSkill,
     ScreenOptions,
-    belief_from_rankings,
     overlapping_ranges,
     pair_weights,
     plan_active_batch,
@@ -32,11 +34,14 @@ from .core.active import (
 )
 from .core.bootstrap import rank_ranges, resample_outcome_counts
 from .core.expected_wins import expected_wins
-from .core.pairs import expanded_pairs, outcome_counts
-from .loading import contestant_names, load_rankings
+from .core.pairs import expanded_pairs
+from .leaderboard import STATE_SECONDS, analysed_rankings, data_version, live_counts
+from .loading import contestant_names
 
 RANGE_SAMPLES = 200
 """Bootstrap resamples behind the rank ranges that mark the unresolved pairs (METHODS 7)."""
+BELIEF_KEY = "active-belief:{pk}:{created}"
+"""Cache key of a campaign's kept running belief (``running_state``)."""
 SENTENCE_SAMPLE = 2048
 """Sentences one refill reads and scores at most (``_sampled_sentences``): its cost does not grow with the test set."""
 
@@ -87,25 +92,56 @@ def _check_request(campaign: Campaign, count: int, mode: str, rule: str) -> None
         raise ValueError(f"{rule}; {campaign.name} is {campaign.mode}")
 
 
+@dataclass
+class KeptBelief:
+    """A campaign's running TrueSkill belief after observing the rankings analysed up to judgment ``last_id`` of
+    the leaderboard's live counts named ``token`` (``leaderboard.LiveCounts``), in the order they were stored."""
+
+    token: str
+    last_id: int | None
+    belief: RunningTrueSkill
+
+
+def running_state(campaign: Campaign) -> tuple[np.ndarray | None, RunningTrueSkill]:
+    """The outcome counts (S, S, 3; None before the first pairwise judgment) of the rankings analysed so far and
+    the running TrueSkill belief after them, both kept between refills and updated by the judgments stored since
+    (issue 13: an incremental update, no full recomputation).
+
+    The counts are the live leaderboard's (``leaderboard.live_counts``: the judgments the analysis reads, without
+    those rater QC leaves out), extended by the new judgments. The belief is kept in Django's cache with the token
+    and last judgment id of those counts; a refill observes only the rankings after that id, one judgment after the
+    other (``RunningTrueSkill.observe``), which gives the belief a full recomputation in that order gives. When the
+    counts were rebuilt (a judgment undone, a screen excluded or put back, a rater QC decision, a cold cache) the
+    belief is rebuilt from all rankings too."""
+    state = live_counts(campaign, data_version(campaign))
+    key = BELIEF_KEY.format(pk=campaign.pk, created=campaign.created_at.timestamp())
+    kept: KeptBelief | None = cache.get(key)
+    if kept is None or kept.token != state.token or kept.belief.mu.size != len(state.names):
+        kept = KeptBelief(state.token, None, RunningTrueSkill.start(len(state.names)))
+    if state.last_id is not None and kept.last_id != state.last_id:
+        pairs = expanded_pairs(analysed_rankings(campaign, kept.last_id, state.last_id))
+        kept.belief.observe(pairs.first, pairs.second, pairs.relation)
+        kept.last_id = state.last_id
+    cache.set(key, kept, STATE_SECONDS)
+    return state.counts, kept.belief
+
+
 def write_active_screens(campaign: Campaign, count: int) -> range:
     """Write up to ``count`` screens of distinct sentences chosen by active selection after the campaign's last;
     returns their numbers. Each shows at most ``campaign.max_candidates`` candidates. The sentences are chosen
-    among ``_sampled_sentences``. All or nothing, under the campaign's lock (the same lock as every screen
-    writer)."""
+    among ``_sampled_sentences``, by the running belief and the pairs whose rank ranges overlap
+    (``running_state``). All or nothing, under the campaign's lock (the same lock as every screen writer)."""
     _check_request(campaign, count, Campaign.Mode.RANKING, "active screens are for relative ranking campaigns")
     with transaction.atomic():
         lock_campaign(campaign)
         first = next_screen_number(campaign)
         rng = campaign_rng(campaign, "active", first)
-        names = contestant_names(campaign)
         segment_ids, candidates = _sampled_sentences(campaign, count, rng)
-        options = _screen_options(campaign, segment_ids, candidates, names)
-        rankings = load_rankings(campaign)
-        belief = belief_from_rankings(rankings)
-        pairs = expanded_pairs(rankings)
+        counts, belief = running_state(campaign)
+        options = _screen_options(campaign, segment_ids, candidates, contestant_names(campaign))
         unresolved = None
-        if len(pairs):
-            samples = expected_wins(resample_outcome_counts(outcome_counts(pairs, len(names)), RANGE_SAMPLES, rng))
+        if counts is not None and counts.sum():
+            samples = expected_wins(resample_outcome_counts(counts, RANGE_SAMPLES, rng))
             unresolved = overlapping_ranges(*rank_ranges(samples, 0.95))
         batch = plan_active_batch(
             pair_weights(belief, unresolved),

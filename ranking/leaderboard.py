@@ -190,6 +190,11 @@ def _rankings(
     return load_rankings(campaign, up_to=up_to, after=after, excluded_ranges=qc.earlier + qc.excluded), None
 
 
+def analysed_rankings(campaign: Campaign, after: int | None, up_to: int | None) -> Rankings:
+    """The rankings the leaderboard counts among the judgments with ids in (after, up_to] (``_rankings``)."""
+    return _rankings(campaign, after, up_to, analysis_exclusions(campaign))[0]
+
+
 def rater_checks(quality) -> list[dict]:
     """A PRWS campaign's Source+error check per rater (N19 §4.3, METHODS 11; ``core.prws.RaterQuality``): screens
     showing both, how many scored Source+error lower, the rate (None without such screens) and the exclusion."""

@@ -7,10 +7,13 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Assignment, Campaign, Screen, ScreenCandidate
+from annotation.models import Assignment, Campaign, Judgment, Screen, ScreenCandidate
 from annotation.services import queue
-from ranking.active_screens import write_active_screens
+from annotation.services.exclusion import set_excluded
+from ranking import active_screens
+from ranking.active_screens import running_state, write_active_screens
 from ranking.core.active import ScreenOptions, belief_from_rankings, pair_weights, screen_information
+from ranking.core.pairs import expanded_pairs, outcome_counts
 from ranking.loading import contestant_names, load_rankings
 from tests.annotation.factories import judge, small_campaign
 
@@ -109,3 +112,48 @@ def test_active_screens_get_their_repeats_like_sampled_ones():
         queue.submit_ranking(assignment.token, person, [1] * assignment.screen.candidates.count(),
                              queue.candidate_keys(assignment))
     assert sorted(judged) == sorted([(n, False) for n in numbers] + [(n, True) for n in numbers])
+
+
+def judge_open_screens(campaign: Campaign, username: str) -> int:
+    """A judge submits every screen the queue serves them (ranked in display order); how many."""
+    person, done = judge(username, campaign), 0
+    while (assignment := queue.next_assignment(campaign, person)) is not None:
+        queue.submit_ranking(assignment.token, person, list(range(1, assignment.screen.candidates.count() + 1)),
+                             queue.candidate_keys(assignment))
+        done += 1
+    return done
+
+
+def newest_judgment(campaign: Campaign) -> int:
+    return Judgment.objects.filter(assignment__campaign=campaign).order_by("-id").values_list("id", flat=True)[0]
+
+
+def assert_recomputed(campaign: Campaign, counts: np.ndarray, belief) -> None:
+    """The kept counts and belief are those of a full recomputation from every ranking analysed, in order."""
+    rankings = load_rankings(campaign)
+    full = belief_from_rankings(rankings)
+    assert np.array_equal(belief.mu, full.mu) and np.array_equal(belief.sigma, full.sigma)
+    assert np.array_equal(counts, outcome_counts(expanded_pairs(rankings), rankings.n_systems))
+
+
+def test_the_running_belief_is_kept_and_observes_only_the_judgments_stored_since(monkeypatch):
+    campaign = synthetic_campaign("kept", np.random.default_rng(5), n_sentences=30, n_systems=6, n_rankings=40)
+    read, loaded = active_screens.analysed_rankings, []
+
+    def recorded(campaign, after, up_to):
+        loaded.append((after, up_to))
+        return read(campaign, after, up_to)
+
+    monkeypatch.setattr(active_screens, "analysed_rankings", recorded)
+    first = newest_judgment(campaign)
+    assert_recomputed(campaign, *running_state(campaign))
+    assert loaded == [(None, first)]
+    assert_recomputed(campaign, *running_state(campaign))
+    assert loaded == [(None, first)], "nothing new: nothing is read"
+    write_active_screens(campaign, 4)
+    assert judge_open_screens(campaign, "dee") == 4
+    assert_recomputed(campaign, *running_state(campaign))
+    assert loaded[-1] == (first, newest_judgment(campaign)), "only the judgments stored since are read"
+    set_excluded(Screen.objects.filter(campaign=campaign).order_by("number").first(), True)
+    assert_recomputed(campaign, *running_state(campaign))
+    assert loaded[-1] == (None, newest_judgment(campaign)), "an excluded screen rebuilds the belief from all judgments"
