@@ -5,11 +5,11 @@ run time:
 
 1. *Replay* of G15's 2,319 CoNLL-14 rankings (``conll14/judgments.xml``): a simulated campaign requests screens one
    by one; a policy may only pick rankings of the pool not yet used (random order: a random permutation; active:
-   ``ranking.core.active.select_screen`` on the running TrueSkill belief, the pairs whose Expected Wins rank ranges
-   overlap weighing fully). Measured: the rankings until the number of significantly separated system pairs (95%
-   Expected Wins bootstrap rank ranges that do not overlap, METHODS 7, 1,000 resamples) reaches 95% of its value on
-   all rankings and stays there, checked every ``--step`` rankings. Flagged (empty) rankings of the pool carry no
-   structure to score and the active policy serves them last.
+   ``ranking.core.active.select_screen`` on the running TrueSkill belief, the contested pairs of an Expected Wins
+   bootstrap weighing fully, ``contested_pairs``). Measured: the rankings until the number of significantly
+   separated system pairs (95% Expected Wins bootstrap rank ranges that do not overlap, METHODS 7, 1,000 resamples)
+   reaches 95% of its value on all rankings and stays there, checked every ``--step`` rankings. Flagged (empty)
+   rankings of the pool carry no structure to score and the active policy serves them last.
 2. *Synthetic judges*: systems get Bradley-Terry strengths fitted to the CoNLL-14 expanded pairs (ties left out,
    Hunter's MM algorithm), sentences keep their real collapse structure (``conll14/outputs``), and a simulated judge
    ranks a screen's candidates by noisy strength (Plackett-Luce: a candidate's log-strength, the mean of its
@@ -60,6 +60,7 @@ from ranking.core.active import (  # noqa: E402
     RunningTrueSkill,
     ScreenOptions,
     choose_candidates,
+    contested_pairs,
     overlapping_ranges,
     pair_weights,
     select_prws_screen,
@@ -101,6 +102,11 @@ def first_stable(points: list[int], ok: list[bool], horizon: int) -> Outcome:
 def ranges_of(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Expected Wins bootstrap rank ranges (METHODS 7) of the pairs with outcome counts (S, S, 3)."""
     return rank_ranges(expected_wins(resample_outcome_counts(counts, n_boot, rng)), CONFIDENCE)
+
+
+def contested_of(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """The pairs active selection contests (``contested_pairs``) on an Expected Wins bootstrap of the counts."""
+    return contested_pairs(expected_wins(resample_outcome_counts(counts, n_boot, rng)))
 
 
 def separated_pairs(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> int:
@@ -159,12 +165,12 @@ def replay_order(pool: Pool, policy: str, seed: int, step: int) -> list[int]:
     belief = RunningTrueSkill.start(pool.rankings.n_systems)
     available = np.ones(n_rankings, dtype=bool)
     counts = np.zeros(pool.counts.shape[1:], dtype=np.int64)
-    unresolved = None
+    contested = None
     order = []
     for t in range(n_rankings):
         if t % step == 0 and counts.sum():
-            unresolved = overlapping_ranges(*ranges_of(counts, 200, rng))
-        chosen = select_screen(pair_weights(belief, unresolved), pool.options, available, rng, sample_size=n_rankings)
+            contested = contested_of(counts, 200, rng)
+        chosen = select_screen(pair_weights(belief, contested), pool.options, available, rng, sample_size=n_rankings)
         available[chosen] = False
         order.append(chosen)
         lo, hi = pool.pair_offsets[chosen], pool.pair_offsets[chosen + 1]
@@ -244,7 +250,7 @@ def synthetic_needed(
     belief = RunningTrueSkill.start(n_systems)
     served = np.zeros(labels.shape[0], dtype=np.int64)
     rankable = options.n_candidates >= 2
-    unresolved = None
+    contested = None
     points, taus = [], []
     for t in range(horizon):
         if plan is not None:
@@ -252,8 +258,8 @@ def synthetic_needed(
             shown = [groups[sentence][c] for c in plan[t].candidates]
         else:
             if t % step == 0 and counts.sum():
-                unresolved = overlapping_ranges(*ranges_of(counts, 200, rng))
-            weights = pair_weights(belief, unresolved)
+                contested = contested_of(counts, 200, rng)
+            weights = pair_weights(belief, contested)
             sentence = select_screen(weights, options, rankable & (served < max_repeats), rng)
             shown = [groups[sentence][c] for c in choose_candidates(weights, options, sentence, MAX_SHOWN, rng)]
         served[sentence] += 1

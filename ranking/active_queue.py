@@ -10,7 +10,7 @@ open screens; saving such a campaign (created, or switched to active) asks too. 
 - ``inline`` (the tests): at once, in the committing thread.
 
 ``top_up`` holds the campaign's lock (as every screen writer does), counts the open screens again and writes the
-missing ones: ``active_screens.write_active_screens`` for relative ranking (running TrueSkill, unresolved pairs)
+missing ones: ``active_screens.write_active_screens`` for relative ranking (running TrueSkill, contested pairs)
 and ``write_active_prws_screens`` for PRWS (EASL). A judge is served from the screens already written and never
 waits on the choice; concurrent refills serialize on the lock and the later one finds the queue full.
 """

@@ -1,9 +1,9 @@
 """Screens chosen by active selection (issue 13), written for the judge queue to serve.
 
 The ranking side of a campaign's short queue: it reads the campaign's sentences and candidates, takes the
-running TrueSkill belief and the outcome counts behind the Expected Wins rank ranges (``ranking.core``) from what it
-kept (``running_state``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with the
-annotation app's own screen writer. ``annotation`` never imports this module; the screens it writes are ordinary
+running TrueSkill belief and the outcome counts behind the contested pairs (``ranking.core``) from what it kept
+(``running_state``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with
+the annotation app's own screen writer. ``annotation`` never imports this module; the screens it writes are ordinary
 screens, so the queue serves them with the campaign's redundancy, repeats and per-judge limits like sampled ones.
 A batch asks each sentence once and prefers sentences no screen shows yet. PRWS campaigns get EASL's choice
 (``write_active_prws_screens``). ``active_queue`` calls both in the background to keep a short queue filled.
@@ -27,19 +27,19 @@ from .core.active import (
     CandidateBeliefs,
     RunningTrueSkill,
     ScreenOptions,
-    overlapping_ranges,
+    contested_pairs,
     pair_weights,
     plan_active_batch,
     select_prws_screen,
 )
-from .core.bootstrap import rank_ranges, resample_outcome_counts
+from .core.bootstrap import resample_outcome_counts
 from .core.expected_wins import expected_wins
 from .core.pairs import expanded_pairs
 from .leaderboard import STATE_SECONDS, analysed_rankings, data_version, live_counts
 from .loading import contestant_names
 
 RANGE_SAMPLES = 200
-"""Bootstrap resamples behind the rank ranges that mark the unresolved pairs (METHODS 7)."""
+"""Bootstrap resamples behind the contested pairs (``core.active.contested_pairs``; METHODS 7)."""
 BELIEF_KEY = "active-belief:{pk}:{created}"
 """Cache key of a campaign's kept running belief (``running_state``)."""
 SENTENCE_SAMPLE = 2048
@@ -129,8 +129,8 @@ def running_state(campaign: Campaign) -> tuple[np.ndarray | None, RunningTrueSki
 def write_active_screens(campaign: Campaign, count: int) -> range:
     """Write up to ``count`` screens of distinct sentences chosen by active selection after the campaign's last;
     returns their numbers. Each shows at most ``campaign.max_candidates`` candidates. The sentences are chosen
-    among ``_sampled_sentences``, by the running belief and the pairs whose rank ranges overlap
-    (``running_state``). All or nothing, under the campaign's lock (the same lock as every screen writer)."""
+    among ``_sampled_sentences``, by the running belief and the contested pairs (``running_state``,
+    ``core.active.contested_pairs``). All or nothing, under the campaign's lock (as every screen writer)."""
     _check_request(campaign, count, Campaign.Mode.RANKING, "active screens are for relative ranking campaigns")
     with transaction.atomic():
         lock_campaign(campaign)
@@ -139,12 +139,11 @@ def write_active_screens(campaign: Campaign, count: int) -> range:
         segment_ids, candidates = _sampled_sentences(campaign, count, rng)
         counts, belief = running_state(campaign)
         options = _screen_options(campaign, segment_ids, candidates, contestant_names(campaign))
-        unresolved = None
+        contested = None
         if counts is not None and counts.sum():
-            samples = expected_wins(resample_outcome_counts(counts, RANGE_SAMPLES, rng))
-            unresolved = overlapping_ranges(*rank_ranges(samples, 0.95))
+            contested = contested_pairs(expected_wins(resample_outcome_counts(counts, RANGE_SAMPLES, rng)))
         batch = plan_active_batch(
-            pair_weights(belief, unresolved),
+            pair_weights(belief, contested),
             options,
             np.ones(options.n_screens, dtype=bool),
             count,

@@ -17,6 +17,7 @@ from ranking.core.active import (
     ScreenOptions,
     belief_from_rankings,
     choose_candidates,
+    contested_pairs,
     overlapping_ranges,
     pair_weights,
     plan_active_batch,
@@ -153,11 +154,31 @@ def test_pairs_whose_order_is_settled_weigh_nothing_and_uncertain_ones_most():
     assert pair_weights(belief)[0, 1] > weights[0, 1], "more uncertainty, more to learn"
 
 
-def test_resolved_pairs_weigh_less():
+def test_pairs_not_contested_weigh_less():
     belief = RunningTrueSkill.start(3)
-    unresolved = overlapping_ranges(np.array([1, 1, 3]), np.array([2, 2, 3]))
-    weights = pair_weights(belief, unresolved, resolved_weight=0.1)
+    contested = np.array([[False, True, False], [True, False, False], [False, False, False]])
+    weights = pair_weights(belief, contested, other_weight=0.1)
     assert weights[0, 1] == pytest.approx(10 * weights[0, 2])
+    assert weights[1, 2] == pytest.approx(weights[0, 2])
+
+
+def test_contested_pairs_are_reversed_in_some_samples_but_fewer_than_the_limit():
+    """Ten bootstrap samples of four systems: 0 always above 1 (settled), 1 below 2 in 8 of 10 (reversed in 2:
+    contested), 2 and 3 each above in 5 (a near-tie), 0 and 3 equal in 3 samples, 3 above in 1 and below in 6
+    (equal scores count for neither side: reversed in 1 of 10, contested)."""
+    samples = np.zeros((10, 4))
+    samples[:, 0] = 10.0
+    samples[:, 1] = 5.0
+    samples[:, 2] = np.r_[[6.0] * 8, [4.0] * 2]
+    samples[:, 3] = np.r_[[7.0] * 5, [3.0] * 5]
+    samples[:3, 3] = 10.0
+    samples[3, 3] = 11.0
+    contested = contested_pairs(samples, max_flip=0.3)
+    assert contested.tolist() == contested.T.tolist() and not contested.diagonal().any()
+    assert {(a, b) for a, b in zip(*np.nonzero(contested)) if a < b} == {(0, 3), (1, 2)}
+    assert contested_pairs(samples, max_flip=0.2)[1, 2] == False, "reversed in 0.2 of them: not fewer"  # noqa: E712
+    with pytest.raises(ValueError, match="shape"):
+        contested_pairs(np.zeros(4))
 
 
 labels_strategy = st.integers(2, 7).flatmap(
