@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -12,9 +13,9 @@ from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from .api_responses import READ_ERRORS, WRITE_ERRORS
+from .api_responses import JOB_NOT_FOUND, READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
-from .models import BackgroundJob
+from .models import BackgroundJob, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
@@ -37,7 +38,7 @@ from .services import background_jobs, rater_qc
 from .services.appraise_import import export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
-from .services.screen_jobs import active_jobs, request_screens
+from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from .services.screens import screen_count
 from .services.textfiles import InputFileError
 from .upload_names import SentNamesParser
@@ -133,6 +134,18 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if done.job is not None:
             return Response(ScreenJobSerializer(done.job).data, status=status.HTTP_202_ACCEPTED)
         return Response({"created": done.created, "total": screen_count(campaign)}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Go on with a screen job that stopped: it writes the screens it has not written yet",
+                   request=None, responses={202: ScreenJobSerializer, **WRITE_ERRORS, 404: JOB_NOT_FOUND})
+    @action(detail=True, methods=["post"], url_path=r"screen-jobs/(?P<screen_job_id>[0-9]+)/resume")
+    def resume_screen_job(self, request, pk=None, screen_job_id=None):
+        """POST: queue a failed screen job again (202; its progress in GET ``screens/``); 400 unless it failed."""
+        campaign = self.get_object()
+        job = get_object_or_404(ScreenJob, pk=screen_job_id, campaign=campaign)
+        if not resume_job(job):
+            raise ValidationError({"__all__": [NOT_STOPPED]})
+        job.refresh_from_db()
+        return Response(ScreenJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
         (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),

@@ -20,6 +20,8 @@ VALIDATION_ERROR = OpenApiResponse(
 )
 FORBIDDEN = OpenApiResponse(_DETAIL, description="Not logged in, or not an organizer (of this campaign).")
 NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages.")
+JOB_NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages, or no "
+                                "screen job of this id in it.")
 
 #: The errors of a request that reads a campaign, and of one that changes something.
 READ_ERRORS = {403: FORBIDDEN, 404: NOT_FOUND}

@@ -52,6 +52,8 @@ logger = logging.getLogger(__name__)
 #: What a job whose process stopped says (``fail_abandoned``); formatted with its counts.
 ABANDONED = ("The process adding these screens stopped (the server restarted, or the request ran past its time "
              "limit) after {created:,} of {requested:,}; those stay. Go on to add the rest.")
+#: Why a job that is not failed cannot go on (``resume_job`` returned False).
+NOT_STOPPED = "Only a job that stopped can go on."
 #: First key of the advisory locks that mark a running screen job (the second is the job's id).
 LOCK_CLASS = 0x5C4E
 

@@ -19,7 +19,7 @@ from ..services import background_jobs
 from ..services.appraise_import import export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
-from ..services.screen_jobs import active_jobs, request_screens, resume_job
+from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
 from .posted import valid_post
@@ -139,7 +139,7 @@ def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> Http
         messages.success(request, f"Going on with the {job.requested - job.created:,} screens not added yet; see "
                                   "their progress under Add screens.")
     else:
-        messages.error(request, "Only a job that stopped can go on.")
+        messages.error(request, NOT_STOPPED)
     return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
 
 

@@ -83,6 +83,7 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[^/.]+)/$": get(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[^/.]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[^/.]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^jobs/(?P<job_id>[^/.]+)/$": get(API_ITS_ORGANIZERS),

@@ -246,3 +246,28 @@ def test_only_a_job_that_stopped_can_go_on(small_caps, organizer, settings):
         job.refresh_from_db()
     assert "Only a job that stopped can go on." in page and ">Go on</button>" not in page
     assert (job.status, job.created) == (ScreenJob.Status.RUNNING, 4), "nothing changed"
+
+
+def test_the_api_shows_a_stopped_job_and_goes_on_with_it(
+    small_caps, organizer, settings, schema, django_capture_on_commit_callbacks  # noqa: F811
+):
+    job = stopped_mid_way(organizer, settings)
+    client = client_of(organizer)
+    state = client.get(f"/api/campaigns/{job.campaign.pk}/screens/").json()
+    assert [(j["status"], j["created"]) for j in state["jobs"]] == [("failed", 4)]
+    assert state["jobs"][0]["error"] == screen_jobs.ABANDONED.format(created=4, requested=9)
+    path = "/api/campaigns/{id}/screen-jobs/{screen_job_id}/resume/"
+    url = f"/api/campaigns/{job.campaign.pk}/screen-jobs/{job.pk}/resume/"
+    with django_capture_on_commit_callbacks(execute=True):
+        resumed = client.post(url)
+    assert resumed.status_code == 202 and resumed.json()["id"] == job.pk
+    check(schema, path, "post", resumed)
+    job.refresh_from_db()
+    assert (job.status, job.created) == (ScreenJob.Status.DONE, 9)
+    again = client.post(url)
+    assert again.status_code == 400 and again.json() == {"__all__": [screen_jobs.NOT_STOPPED]}
+    check(schema, path, "post", again)
+    elsewhere = owned(organizer, "elsewhere")
+    missing = client.post(f"/api/campaigns/{elsewhere.pk}/screen-jobs/{job.pk}/resume/")
+    assert missing.status_code == 404, "a job of another campaign"
+    check(schema, path, "post", missing)
