@@ -81,7 +81,7 @@ def request_screens(campaign: Campaign, count: int | None, requested_by=None) ->
             campaign=campaign, requested=planned, first_number=next_screen_number(campaign), requested_by=requested_by
         )
         if settings.ANALYSIS_EXECUTION != "celery":
-            transaction.on_commit(lambda: run_job(job.pk))
+            transaction.on_commit(lambda: run_job(job.pk), robust=True)
     return ScreensRequest(job=job)
 
 
@@ -165,7 +165,7 @@ def resume_job(job: ScreenJob) -> bool:
     ):
         return False
     if settings.ANALYSIS_EXECUTION != "celery":
-        transaction.on_commit(lambda: run_job(job.pk))
+        transaction.on_commit(lambda: run_job(job.pk), robust=True)
     return True
 
 

@@ -271,3 +271,22 @@ def test_the_api_shows_a_stopped_job_and_goes_on_with_it(
     missing = client.post(f"/api/campaigns/{elsewhere.pk}/screen-jobs/{job.pk}/resume/")
     assert missing.status_code == 404, "a job of another campaign"
     check(schema, path, "post", missing)
+
+
+def test_a_job_that_fails_in_the_request_answers_the_page_and_shows_its_error(
+    small_caps, organizer, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    settings.ANALYSIS_EXECUTION = "process"
+    campaign = owned(organizer, "fails")
+
+    def disk_full(*args):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(screen_jobs, "write_screens", disk_full)
+    client = client_of(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("campaign-screens", args=[campaign.pk]), {"count": 9})
+    assert response.status_code == 302, "the job's failure is not the request's"
+    page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert "Failed: disk full" in page and ">Go on</button>" in page
+    assert ScreenJob.objects.get(campaign=campaign).status == ScreenJob.Status.FAILED
