@@ -290,3 +290,25 @@ def test_a_job_that_fails_in_the_request_answers_the_page_and_shows_its_error(
     page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
     assert "Failed: disk full" in page and ">Go on</button>" in page
     assert ScreenJob.objects.get(campaign=campaign).status == ScreenJob.Status.FAILED
+
+
+def test_with_celery_a_job_that_goes_on_waits_for_beat_to_send_it_again(small_caps, organizer, monkeypatch, settings):
+    settings.ANALYSIS_EXECUTION = "celery"
+    job = screen_jobs.request_screens(owned(organizer, "celery retry"), 9).job
+
+    def database_gone(*args):
+        raise RuntimeError("database gone")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(screen_jobs, "write_screens", database_gone)
+        with pytest.raises(RuntimeError):
+            screen_jobs.run_job(job.pk)  # as a worker runs it
+    job.refresh_from_db()
+    assert (job.status, job.error) == (ScreenJob.Status.FAILED, "database gone")
+    response = client_of(organizer).post(reverse("campaign-screen-job-resume", args=[job.campaign.pk, job.pk]))
+    assert response.status_code == 302
+    job.refresh_from_db()
+    assert (job.status, job.sent_at, job.error, job.finished_at) == (ScreenJob.Status.QUEUED, None, "", None)
+    assert tasks.send_waiting() == 1, "beat hands it to a worker again (tasks are eager in the test settings)"
+    job.refresh_from_db()
+    assert (job.status, job.created) == (ScreenJob.Status.DONE, 9)
