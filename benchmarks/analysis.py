@@ -5,7 +5,8 @@ Times, in one run:
 - the product's full analysis (pairs, kappa, EW and TrueSkill each with 1,000 bootstrap samples, head-to-head,
   per-judge rankings), as ``ranking.core.analysis.analyze`` runs it in a warm process, and its parts: the EW
   bootstrap, the TrueSkill bootstrap (all numba threads, one thread, and one chain at a time on one thread, the
-  kernel without lock-step lanes: the baseline of the lanes), and the rest;
+  kernel without lock-step lanes: the baseline of the lanes; the same with every update computed directly: the
+  baseline of the update's series near the start), and the rest;
 - the cold start, each a new process on a copy of the CoNLL-14 campaign in a temporary SQLite database, with the
   sources' bytecode stored (as after an installation): ``python -c pass``, ``manage.py check``, importing the
   numeric stack, and ``manage.py analyze`` end to end with numba's cache empty (it compiles) and with the compiled
@@ -46,7 +47,16 @@ from ranking.core.accuracy import SCORERS, cross_validated_accuracy
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.bootstrap import bootstrap_expected_wins
 from ranking.core.pairs import ExpandedPairs
-from ranking.core.trueskill import MU, SIGMA, _run_lanes, beta_for, bootstrap_trueskill, draw_margin, pair_cells
+from ranking.core.trueskill import (
+    MU,
+    SIGMA,
+    _run_lanes,
+    beta_for,
+    bootstrap_trueskill,
+    draw_margin,
+    pair_cells,
+    series_tables,
+)
 
 CHAIN_AT_A_TIME_RUNS = 250
 """TrueSkill runs of the one-chain-at-a-time baseline (scaled to 1,000)."""
@@ -83,9 +93,12 @@ def median_timed(repeat: int, function, *args) -> tuple[float, float, object]:
     return statistics.median(walls), statistics.median(cpus), value
 
 
-def trueskill_chain_at_a_time(pairs: ExpandedPairs, n_systems: int, n_runs: int, seed: int) -> np.ndarray:
+def trueskill_chain_at_a_time(
+    pairs: ExpandedPairs, n_systems: int, n_runs: int, seed: int, direct: bool = False
+) -> np.ndarray:
     """``bootstrap_trueskill``'s runs with ``default_rng(seed)`` (same seeds, same scores) one chain at a time on this
-    thread: the kernel without lock-step lanes or threads."""
+    thread: the kernel without lock-step lanes or threads; with ``direct``, also without the update's series near
+    the start (every update by the direct formula: the same scores to rounding)."""
     rng = np.random.default_rng(seed)
     cells = np.broadcast_to(pair_cells(pairs.first, pairs.second, pairs.relation, n_systems),
                             (n_runs, n_systems, n_systems, 3))
@@ -94,10 +107,13 @@ def trueskill_chain_at_a_time(pairs: ExpandedPairs, n_systems: int, n_runs: int,
     margin = draw_margin(beta)
     states = rng.integers(0, 2**64, size=(n_runs, 4), dtype=np.uint64)
     states[~states.any(axis=1), 0] = 1
+    tables, e0 = series_tables(beta, margin)
+    if direct:
+        tables[:] = np.nan  # the kernel's sign for "compute every update directly"
     out = np.empty((n_runs, n_systems))
     for k in range(n_runs):
-        _run_lanes(cells[k:k + 1], n_iterations[k:k + 1], beta[k:k + 1], margin[k:k + 1], MU, SIGMA, states[k:k + 1],
-                   out[k:k + 1])
+        _run_lanes(cells[k:k + 1], n_iterations[k:k + 1], beta[k:k + 1], margin[k:k + 1], tables[k:k + 1],
+                   e0[k:k + 1], MU, SIGMA, states[k:k + 1], out[k:k + 1])
     return out
 
 
@@ -121,6 +137,9 @@ def where_time_goes(pairs: ExpandedPairs, n_systems: int, repeat: int, full: flo
     chain, chain_cpu, alone = median_timed(repeat, trueskill_chain_at_a_time, pairs, n_systems, CHAIN_AT_A_TIME_RUNS,
                                            1)
     chain, chain_cpu = chain * 1000 / CHAIN_AT_A_TIME_RUNS, chain_cpu * 1000 / CHAIN_AT_A_TIME_RUNS
+    _, direct_cpu, direct_scores = median_timed(repeat, trueskill_chain_at_a_time, pairs, n_systems,
+                                                CHAIN_AT_A_TIME_RUNS, 1, True)
+    direct_cpu *= 1000 / CHAIN_AT_A_TIME_RUNS
     steps = 1000 * (len(pairs) + 1)
     rest, rest_cpu = full - ew - ts, full_cpu - ew_cpu - ts_cpu
     print(f"where the warm analysis's time goes (medians of {repeat}; CPU seconds of all threads):")
@@ -131,6 +150,9 @@ def where_time_goes(pairs: ExpandedPairs, n_systems: int, repeat: int, full: flo
           f"per step); one chain at a time ({CHAIN_AT_A_TIME_RUNS} runs scaled, no lanes): {chain:.2f} s, CPU "
           f"{chain_cpu:.2f} s ({chain_cpu / steps * 1e9:.0f} ns per step); same scores: "
           f"{'yes' if np.array_equal(alone, lanes) else 'NO'}")
+    print(f"  the same chains with every update computed directly (no series near the start): CPU {direct_cpu:.2f} s "
+          f"({direct_cpu / steps * 1e9:.0f} ns per step); the series save {direct_cpu / chain_cpu:.2f}x; largest "
+          f"score difference {np.abs(direct_scores - alone).max():.1e}")
     print(f"  speed-ups: lanes {chain_cpu / single_cpu:.2f}x one chain at a time (CPU), {threads} threads "
           f"{single / ts:.2f}x one thread (wall), together {chain / ts:.2f}x (wall)")
     print(f"  the rest (pairs, kappa, full-data scores, rank ranges, head-to-head, per-judge): {rest:.2f} s "

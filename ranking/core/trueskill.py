@@ -16,6 +16,8 @@ outcomes. Cells have the layout of :func:`ranking.core.pairs.outcome_counts`: ``
 elsewhere. Many runs ("chains") go at once in a numba kernel, in parallel over groups of ``LANES`` chains that one
 thread advances in lock step; each chain has its own random generator state drawn from the caller's
 ``numpy.random.Generator``, so results depend only on that generator, never on the number of threads or lanes.
+Within a chain, the update's v and w come from power series around the chain's start where they serve
+(:func:`_rate_in_chain`): with G15's beta every update of a large campaign falls in their band.
 
 Bootstrap (METHODS 7). G15 ran TrueSkill 1,000 times on the same pairs, each run's own draws being its bootstrap;
 :func:`bootstrap_trueskill` does the same by default, which reproduces Table 3c (clusters, scores and rank ranges),
@@ -94,14 +96,8 @@ def _cdf_over_pdf(x: float) -> float:
 
 
 @njit(cache=True)
-def _rate_variances(
-    mu_w: float, var_w: float, mu_l: float, var_l: float, drawn: bool, beta: float, margin: float
-) -> tuple[float, float, float, float]:
-    """:func:`rate_1vs1` on variances sigma^2, the form the chains keep (no square roots on their critical path)."""
-    c2 = 2.0 * beta * beta + var_w + var_l
-    inv_c = 1.0 / math.sqrt(c2)
-    t = (mu_w - mu_l) * inv_c
-    e = margin * inv_c
+def _exact_v_w(t: float, e: float, drawn: bool) -> tuple[float, float]:
+    """The update's v and w (:func:`rate_1vs1`) at t = (mu_w - mu_l) / c and e = margin / c."""
     if drawn:
         abs_t = abs(t)
         a = e - abs_t
@@ -125,12 +121,173 @@ def _rate_variances(
         x = t - e
         v = _pdf(x) / _cdf(x) if x > TAIL else 1.0 / _cdf_over_pdf(x)
         w = v * (v + x)
+    return v, w
+
+
+@njit(cache=True, inline="always")
+def _updated(
+    mu_w: float, var_w: float, mu_l: float, var_l: float, inv_c: float, c2: float, v: float, w: float
+) -> tuple[float, float, float, float]:
+    """mu_w += sigma_w^2 / c * v, mu_l -= sigma_l^2 / c * v, sigma^2 *= 1 - sigma^2 / c^2 * w."""
     return (
         mu_w + var_w * inv_c * v,
         var_w * (1.0 - var_w / c2 * w),
         mu_l - var_l * inv_c * v,
         var_l * (1.0 - var_l / c2 * w),
     )
+
+
+@njit(cache=True)
+def _rate_variances(
+    mu_w: float, var_w: float, mu_l: float, var_l: float, drawn: bool, beta: float, margin: float
+) -> tuple[float, float, float, float]:
+    """:func:`rate_1vs1` on variances sigma^2, the form the chains keep (no square roots on their critical path)."""
+    c2 = 2.0 * beta * beta + var_w + var_l
+    inv_c = 1.0 / math.sqrt(c2)
+    v, w = _exact_v_w((mu_w - mu_l) * inv_c, margin * inv_c, drawn)
+    return _updated(mu_w, var_w, mu_l, var_l, inv_c, c2, v, w)
+
+
+SERIES_DEGREE = 6
+"""Degree of the power series of the update near the start (:func:`series_tables`)."""
+SERIES_BAND = 0.01
+"""The series serve where |x - x0| (a win) or |t| (a draw) is at most this."""
+SERIES_E_BAND = 1e-8
+"""... and, for a draw, where e is within this of e0; the series are first order in e - e0."""
+SERIES_E0 = (0.01, 1.0)
+"""Values of e0 for which the series were checked (to a few units in the last place, against 40-digit arithmetic, on
+the whole band); elsewhere every update is computed directly. G15's parameters give e0 in (0.016, 0.319)."""
+_SERIES_STEP = 1e-5
+"""Step of the central difference in e of the draw series."""
+
+
+def _win_series(x0: float) -> np.ndarray:
+    """Taylor coefficients in x - x0 of a win's v(x) = N(x) / Phi(x) (row 0) and w = v (v + x) (row 1).
+
+    Since N' = -x N and Phi' = N, v solves v' = -v (x + v) = -w; with v = sum a_k (x - x0)^k this gives
+    (k + 1) a_{k+1} = -x0 a_k - a_{k-1} - sum_{i <= k} a_i a_{k-i}, from a_0 = v(x0), and w_k = -(k + 1) a_{k+1}."""
+    a = np.zeros(SERIES_DEGREE + 2)
+    a[0] = _pdf(x0) / _cdf(x0)
+    for k in range(SERIES_DEGREE + 1):
+        square = 0.0
+        for i in range(k + 1):
+            square += a[i] * a[k - i]
+        before = a[k - 1] if k >= 1 else 0.0
+        a[k + 1] = (-x0 * a[k] - before - square) / (k + 1)
+    out = np.empty((2, SERIES_DEGREE + 1))
+    for k in range(SERIES_DEGREE + 1):
+        out[0, k] = a[k]
+        out[1, k] = -(k + 1) * a[k + 1]
+    return out
+
+
+def _draw_series(e: float) -> np.ndarray:
+    """Taylor coefficients in s = |t| of a draw's v (row 0, before its sign) and w (row 1) at a fixed e.
+
+    With a = e - s, b = -e - s, D = Phi(a) - Phi(b), A = N(a) / D and B = N(b) / D: v = B - A and
+    w = v^2 + a A - b B. Since D' = (B - A) D, A and B solve A' = A (a - B + A) and B' = B (b - B + A) (in s);
+    their coefficients follow term by term from A_0 = B_0 = N(e) / (Phi(e) - Phi(-e)), as in :func:`_win_series`."""
+    n = SERIES_DEGREE + 1
+    big_a = np.zeros(n + 1)
+    big_b = np.zeros(n + 1)
+    big_a[0] = big_b[0] = _pdf(e) / (_cdf(e) - _cdf(-e))
+    for k in range(n):
+        sum_a = 0.0
+        sum_b = 0.0
+        for i in range(k + 1):
+            j = k - i
+            common = big_a[j] - big_b[j] - (1.0 if j == 1 else 0.0)  # a and b both fall by s
+            offset = e if j == 0 else 0.0  # a starts at e, b at -e
+            sum_a += big_a[i] * (common + offset)
+            sum_b += big_b[i] * (common - offset)
+        big_a[k + 1] = sum_a / (k + 1)
+        big_b[k + 1] = sum_b / (k + 1)
+    out = np.empty((2, n))
+    for k in range(n):
+        square = 0.0
+        for i in range(k + 1):
+            square += (big_b[i] - big_a[i]) * (big_b[k - i] - big_a[k - i])
+        out[0, k] = big_b[k] - big_a[k]
+        out[1, k] = square + e * (big_a[k] + big_b[k]) + (big_b[k - 1] - big_a[k - 1] if k >= 1 else 0.0)
+    return out
+
+
+def series_tables(beta: np.ndarray, margin: np.ndarray, sigma0: float = SIGMA) -> tuple[np.ndarray, np.ndarray]:
+    """The series of each chain's updates near its start, (C, 6, SERIES_DEGREE + 1), and e0 = margin / c0 with
+    c0^2 = 2 beta^2 + 2 sigma0^2, (C,), for chains with these ``beta`` and ``margin`` (C,).
+
+    Rows: a win's v and w in x - x0 (x0 = -e0, :func:`_win_series`); a draw's v and w in s at e0
+    (:func:`_draw_series`) and their derivatives in e (central differences of the coefficients), so that a draw's
+    v = sum_k (p_k + (e - e0) d_k) s^k. Where e0 is outside ``SERIES_E0`` the tables are NaN and never used.
+    Computed once per distinct e0: a bootstrap's chains share them."""
+    beta, margin = np.asarray(beta, dtype=np.float64), np.asarray(margin, dtype=np.float64)
+    e0 = margin / np.sqrt(2.0 * beta * beta + 2.0 * sigma0 * sigma0)
+    tables = np.full((e0.size, 6, SERIES_DEGREE + 1), np.nan)
+    distinct, chains = np.unique(e0, return_inverse=True)
+    for k, start in enumerate(distinct):
+        if SERIES_E0[0] <= start <= SERIES_E0[1]:
+            tables[chains == k] = np.concatenate([
+                _win_series(-start),
+                _draw_series(start),
+                (_draw_series(start + _SERIES_STEP) - _draw_series(start - _SERIES_STEP)) / (2.0 * _SERIES_STEP),
+            ])
+    return tables, e0
+
+
+@njit(cache=True, inline="always")
+def _horner(coefficients: np.ndarray, y: float) -> float:
+    result = coefficients[SERIES_DEGREE]
+    for k in range(SERIES_DEGREE - 1, -1, -1):
+        result = result * y + coefficients[k]
+    return result
+
+
+@njit(cache=True, inline="always")
+def _series_v_w(t: float, e: float, drawn: bool, tables: np.ndarray, e0: float) -> tuple[float, float, bool]:
+    """v and w from the chain's series (:func:`series_tables`) and True, or False where (t, e) is outside their
+    band (or the tables are NaN)."""
+    if drawn:
+        s = abs(t)
+        de = e - e0
+        if s <= SERIES_BAND and abs(de) <= SERIES_E_BAND:
+            v = _horner(tables[2], s) + de * _horner(tables[4], s)
+            w = _horner(tables[3], s) + de * _horner(tables[5], s)
+            return (-v if t < 0.0 else v), w, w == w
+    else:
+        dx = t - e + e0
+        if abs(dx) <= SERIES_BAND:
+            w = _horner(tables[1], dx)
+            return _horner(tables[0], dx), w, w == w
+    return 0.0, 0.0, False
+
+
+@njit(cache=True, inline="always")
+def _rate_in_chain(
+    mu_w: float,
+    var_w: float,
+    mu_l: float,
+    var_l: float,
+    drawn: bool,
+    beta: float,
+    margin: float,
+    tables: np.ndarray,
+    e0: float,
+) -> tuple[float, float, float, float]:
+    """:func:`_rate_variances`, with v and w from the chain's series (:func:`series_tables`) where they serve.
+
+    Why: with G15's beta = sigma0 (n + 1) / 40, c ~ beta sqrt(2) dwarfs the ratings, so every update of a run sees
+    t = (mu_w - mu_l) / c below ~1e-3 and e = margin / c within ~1e-10 of its start: a polynomial near the start
+    gives v and w to a few units in the last place (a draw's better than the direct formula, whose N(b) - N(a)
+    cancels), without erfc, exp and a division on the chain's critical path (a quarter of a step's CPU time,
+    ``benchmarks/analysis.py``)."""
+    c2 = 2.0 * beta * beta + var_w + var_l
+    inv_c = 1.0 / math.sqrt(c2)
+    t = (mu_w - mu_l) * inv_c
+    e = margin * inv_c
+    v, w, served = _series_v_w(t, e, drawn, tables, e0)
+    if not served:
+        v, w = _exact_v_w(t, e, drawn)
+    return _updated(mu_w, var_w, mu_l, var_l, inv_c, c2, v, w)
 
 
 @njit(cache=True)
@@ -345,14 +502,17 @@ def _run_lanes(
     n_iterations: np.ndarray,
     beta: np.ndarray,
     margin: np.ndarray,
+    tables: np.ndarray,
+    e0: np.ndarray,
     mu0: float,
     sigma0: float,
     states: np.ndarray,
     mu_out: np.ndarray,
 ) -> None:
     """TrueSkill runs (METHODS 6) of L chains: chain l on the outcome counts ``cells[l]`` (L, S, S, 3) for
-    ``n_iterations[l]`` steps, with uniforms from the xoshiro256** state ``states[l]``; writes its final mu to
-    ``mu_out[l]``. Ratings are kept as mu and sigma^2.
+    ``n_iterations[l]`` steps, with uniforms from the xoshiro256** state ``states[l]`` and the update's series
+    ``tables[l]`` around ``e0[l]`` (:func:`series_tables`); writes its final mu to ``mu_out[l]``. Ratings are kept as
+    mu and sigma^2.
 
     Step: the system ``a`` with the largest sigma^2 (the highest index among equals; a system without judgments
     never plays) meets the opponent drawn by :func:`_opponent` on one of the pair's judgments drawn uniformly.
@@ -393,8 +553,9 @@ def _run_lanes(
                 winner, loser, drawn = a, b, True
             else:
                 winner, loser, drawn = b, a, False
-            mu_w, var_w, mu_l, var_l = _rate_variances(
-                mu[lane, winner], var[lane, winner], mu[lane, loser], var[lane, loser], drawn, beta[lane], margin[lane]
+            mu_w, var_w, mu_l, var_l = _rate_in_chain(
+                mu[lane, winner], var[lane, winner], mu[lane, loser], var[lane, loser], drawn, beta[lane], margin[lane],
+                tables[lane], e0[lane]
             )
             mu[lane, winner] = mu_w
             mu[lane, loser] = mu_l
@@ -410,18 +571,21 @@ def _run_chains(
     n_iterations: np.ndarray,
     beta: np.ndarray,
     margin: np.ndarray,
+    tables: np.ndarray,
+    e0: np.ndarray,
     mu0: float,
     sigma0: float,
 ) -> np.ndarray:
-    """Runs chain k on ``cells[k]`` (C, S, S, 3) with generator state ``states[k]`` (4 words); returns mu (C, S).
+    """Runs chain k on ``cells[k]`` (C, S, S, 3) with generator state ``states[k]`` (4 words) and the series
+    ``tables[k]`` around ``e0[k]``; returns mu (C, S).
     Groups of ``LANES`` chains (:func:`_run_lanes`) run in parallel."""
     n_chains = states.shape[0]
     out = np.empty((n_chains, cells.shape[1]))
     for group in prange((n_chains + LANES - 1) // LANES):
         lo = group * LANES
         hi = min(lo + LANES, n_chains)
-        _run_lanes(cells[lo:hi], n_iterations[lo:hi], beta[lo:hi], margin[lo:hi], mu0, sigma0, states[lo:hi],
-                   out[lo:hi])
+        _run_lanes(cells[lo:hi], n_iterations[lo:hi], beta[lo:hi], margin[lo:hi], tables[lo:hi], e0[lo:hi], mu0,
+                   sigma0, states[lo:hi], out[lo:hi])
     return out
 
 
@@ -442,7 +606,7 @@ def run_trueskill_chains(cells: np.ndarray, rng: np.random.Generator) -> np.ndar
     margin = draw_margin(beta)
     states = rng.integers(0, 2**64, size=(cells.shape[0], 4), dtype=np.uint64)
     states[~states.any(axis=1), 0] = 1  # the all-zero state is xoshiro's one fixed point
-    return _run_chains(cells, states, n_iterations, beta, margin, MU, SIGMA)
+    return _run_chains(cells, states, n_iterations, beta, margin, *series_tables(beta, margin), MU, SIGMA)
 
 
 def trueskill_scores(

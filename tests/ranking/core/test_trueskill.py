@@ -19,10 +19,15 @@ from ranking.core.trueskill import (
     LANES,
     MAX_PROPOSALS,
     MU,
+    SERIES_BAND,
+    SERIES_E0,
     SIGMA,
     _below_exp,
+    _exact_v_w,
     _opponent,
+    _rate_variances,
     _run_chains,
+    _series_v_w,
     _uniform,
     beta_for,
     bootstrap_trueskill,
@@ -31,6 +36,7 @@ from ranking.core.trueskill import (
     rate_1vs1,
     resampled_cells,
     run_trueskill_chains,
+    series_tables,
     trueskill_scores,
 )
 
@@ -389,13 +395,108 @@ def test_a_chain_scores_the_same_alone_and_in_lock_step_beside_chains_of_other_l
     beta = beta_for(n_iterations)
     margin = draw_margin(beta)
     states = np.random.default_rng(4).integers(1, 2**64, size=(len(cells), 4), dtype=np.uint64)
-    together = _run_chains(cells, states.copy(), n_iterations, beta, margin, MU, SIGMA)
+    tables, e0 = series_tables(beta, margin)
+    together = _run_chains(cells, states.copy(), n_iterations, beta, margin, tables, e0, MU, SIGMA)
     for k in range(len(cells)):
         alone = _run_chains(cells[k:k + 1], states[k:k + 1].copy(), n_iterations[k:k + 1], beta[k:k + 1],
-                            margin[k:k + 1], MU, SIGMA)
+                            margin[k:k + 1], tables[k:k + 1], e0[k:k + 1], MU, SIGMA)
         np.testing.assert_array_equal(alone[0], together[k])
-    shifted = _run_chains(cells[1:], states[1:].copy(), n_iterations[1:], beta[1:], margin[1:], MU, SIGMA)
+    shifted = _run_chains(cells[1:], states[1:].copy(), n_iterations[1:], beta[1:], margin[1:], tables[1:], e0[1:],
+                          MU, SIGMA)
     np.testing.assert_array_equal(shifted, together[1:])
+
+
+@pytest.mark.parametrize("n_pairs", [1, 10, 100, 2319, 109098, 10**6])
+def test_the_series_give_the_update_near_the_start(n_pairs):
+    """Where the chain's series serve, their v and w are the direct formula's: a win's to relative 1e-14, a draw's to
+    1e-14 of its scale (the direct N(b) - N(a) cancels near t = 0, so its own error is relative there)."""
+    beta = beta_for(n_pairs + 1)
+    margin = draw_margin(beta)
+    (tables,), (e0,) = series_tables(np.array([beta]), np.array([margin]))
+    assert SERIES_E0[0] <= e0 <= SERIES_E0[1]
+    for offset in np.linspace(-SERIES_BAND, SERIES_BAND, 41) * (1 - 1e-9):  # within the band after rounding
+        for e in (e0, e0 + 1e-3):  # a win's v and w depend on x = t - e only
+            v, w, served = _series_v_w(offset + e - e0, e, False, tables, e0)
+            exact_v, exact_w = _exact_v_w(offset + e - e0, e, False)
+            assert served
+            assert abs(v - exact_v) <= 1e-14 * abs(exact_v) and abs(w - exact_w) <= 1e-14 * abs(exact_w)
+        for e in (e0 - 0.9e-8, e0, e0 + 0.7e-8):
+            v, w, served = _series_v_w(offset, e, True, tables, e0)
+            exact_v, exact_w = _exact_v_w(offset, e, True)
+            assert served
+            assert abs(v - exact_v) <= 1e-14 and abs(w - exact_w) <= 1e-14
+    assert not _series_v_w(2 * SERIES_BAND, e0, False, tables, e0)[2]
+    assert not _series_v_w(0.0, e0 + 2e-8, True, tables, e0)[2]
+    (far_tables,), (far_e0,) = series_tables(np.array([beta]), np.array([margin]), sigma0=100.0 * beta)
+    assert far_e0 < SERIES_E0[0] and not _series_v_w(0.0, far_e0, False, far_tables, far_e0)[2]
+
+
+def replayed_chain(cells: np.ndarray, words: list[int]) -> tuple[np.ndarray, float]:
+    """One chain of the kernel transcribed step by step in Python, every update by the direct formula
+    (``_rate_variances``), with the uniforms of ``xoshiro256starstar(words)``; returns the last mu and the share of
+    updates that fell in the series' band."""
+    n = cells.shape[0]
+    better = np.zeros((n, n))
+    better_or_tie = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            better[i, j], better[j, i] = cells[i, j, 0], cells[i, j, 2]
+            better_or_tie[i, j], better_or_tie[j, i] = cells[i, j, 0] + cells[i, j, 1], cells[i, j, 2] + cells[i, j, 1]
+    total = better_or_tie + better.T
+    stream = xoshiro256starstar(list(words))
+
+    def uniform() -> float:
+        return (next(stream) >> 11) * 2.0**-53
+
+    n_iterations = int(cells.sum()) + 1
+    beta = beta_for(n_iterations)
+    margin = draw_margin(beta)
+    e0 = series_tables(np.array([beta]), np.array([margin]))[1][0]
+    mu = np.zeros(n)
+    var = np.full(n, SIGMA * SIGMA)
+    plays = total.sum(axis=1) > 0
+    in_band = 0
+    for _ in range(n_iterations):
+        a = max(np.flatnonzero(plays), key=lambda s: (var[s], s))
+        for _ in range(MAX_PROPOSALS):
+            b = int(uniform() * (n - 1))
+            b += b >= a
+            if total[a, b] > 0 and uniform() < math.exp(-abs(mu[a] - mu[b])):
+                break
+        else:  # exactly, from the weights exp(-(|mu_a - mu_b| - nearest))
+            distance = np.where(total[a] > 0, np.abs(mu[a] - mu), np.inf)
+            distance[a] = np.inf
+            weights = np.where(np.isfinite(distance), np.exp(distance.min() - distance), 0.0)
+            r = uniform() * weights.sum()
+            for b in np.flatnonzero(weights > 0):
+                r -= weights[b]
+                if r < 0.0:
+                    break
+        r = uniform() * total[a, b]
+        winner, loser, drawn = (a, b, False) if r < better[a, b] else (a, b, True) if r < better_or_tie[a, b] \
+            else (b, a, False)
+        c = math.sqrt(2.0 * beta * beta + var[winner] + var[loser])
+        t, e = (mu[winner] - mu[loser]) / c, margin / c
+        in_band += (abs(t) <= SERIES_BAND and abs(e - e0) <= 1e-8) if drawn else abs(t - e + e0) <= SERIES_BAND
+        mu[winner], var[winner], mu[loser], var[loser] = _rate_variances(
+            mu[winner], var[winner], mu[loser], var[loser], drawn, beta, margin)
+    return mu, in_band / n_iterations
+
+
+@pytest.mark.parametrize("per_pair, band_share", [(15, (0.0, 0.5)), (3000, (0.8, 1.0))])
+def test_a_chain_is_the_procedure_with_the_direct_update(per_pair, band_share):
+    """The kernel (lanes, squeezed acceptance, series near the start) gives the scores of the plain procedure with
+    the direct update, on a small campaign (most updates outside the series' band) and on a large one (inside)."""
+    cells = pair_cells(*synthetic_pairs(per_pair=per_pair), 4)
+    words = [12345, 678, 9, 1011]
+    n_iterations = np.array([cells.sum() + 1])
+    beta = beta_for(n_iterations)
+    margin = draw_margin(beta)
+    kernel = _run_chains(cells[None], np.array([words], dtype=np.uint64), n_iterations, beta, margin,
+                         *series_tables(beta, margin), MU, SIGMA)[0]
+    replay, share = replayed_chain(cells, words)
+    assert band_share[0] <= share <= band_share[1]
+    np.testing.assert_allclose(kernel, replay, rtol=1e-11, atol=1e-13)
 
 
 def test_the_best_system_scores_highest():
