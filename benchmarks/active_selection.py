@@ -18,9 +18,10 @@ run time:
    most ``--max-repeats`` times) and ``choose_candidates``. Measured: the judgments until the full-data Expected Wins
    ranking reaches Kendall tau >= 0.95 with the true order and stays there up to the horizon (also printed for
    tau >= 0.9). Caveat: with collapsed candidates, Expected Wins does not converge to the Bradley-Terry order itself
-   (a candidate shared by several systems carries their mean strength; in a 60,000-judgment random run it stays 2-3
-   discordant pairs away, tau 0.92-0.95), and several fitted strengths are near ties (RAC/CAMB, PKU/UMC/UFC), so
-   tau >= 0.95 is rarely reached and stable within the horizon by either policy; such runs count at the horizon.
+   (a candidate shared by several systems carries their mean strength). The script computes exactly what random
+   order converges to (``design_limit``): two pairs away from the true order (RAC/CAMB, IITB/UFC), Kendall tau
+   0.9487, so random order cannot stay at tau >= 0.95 however many judgments it gets, and runs that do not reach it
+   count at the horizon. That limit itself has near ties (IITB/UFC 0.0006 apart, INPUT/SJTU 0.0011).
    The active policy also changes which sentences and candidates the counts come from, and so the weights of
    Expected Wins' limit.
 3. *PRWS* on GMEG-Data dev (fce, wiki): each rating is the released segment mean plus normal noise whose standard
@@ -29,12 +30,15 @@ run time:
    uniformly random sentence and up to 5 of its candidates; EASL: ``select_prws_screen``. Both estimate a
    candidate's score by its Beta mean and a system's by the mean over its rated sentences. Measured: the ratings
    until the system scores reach Spearman >= 0.95 with the full-coverage scores and stay there up to 8 ratings per
-   candidate (N19's budget).
+   candidate (N19's budget), over ``--prws-seeds`` seeds (40): single runs range from a few hundred ratings to the
+   horizon, because the full-coverage scores hold near ties (fce: four of the 8 systems within 0.7 points), and the
+   standard errors printed beside the means say which differences the seeds can tell apart.
 
 A run that never reaches its target is counted at its horizon and marked ``>``. The last line is
 ``replay: active/random = R; synthetic: active/random = R`` (ratios of the mean over seeds).
 
 Run: .venv/bin/python benchmarks/active_selection.py [--seeds 5] [--step 25] [--horizon 10000] [--tau 0.95]
+     [--prws-seeds 40] [--skip-prws]
 """
 from __future__ import annotations
 
@@ -48,13 +52,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import expit
 from scipy.stats import kendalltau, spearmanr
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from annotation.services.appraise_xml import parse_appraise_xml  # noqa: E402
-from annotation.services.sampling import plan_screens  # noqa: E402
+from annotation.services.sampling import plan_screens, sampling_weights  # noqa: E402
 from ranking.core.active import (  # noqa: E402
     CandidateBeliefs,
     RunningTrueSkill,
@@ -226,6 +231,28 @@ def judge_screen(shown_systems: list[np.ndarray], log_strength: np.ndarray, rng:
     return first, second, relation
 
 
+def design_limit(labels: np.ndarray, log_strength: np.ndarray) -> np.ndarray:
+    """The Expected Wins scores (S,) that random order (G15's sampling, METHODS 2) converges to under the simulated
+    judge, computed exactly: x's share of wins over y is sum_i pi_i sigma(u_i(x) - u_i(y)) / sum_i pi_i over the
+    sentences i where x and y have different candidates, with pi_i = p_i min(1, M (M - 1) / (m_i (m_i - 1))) (drawn
+    with G15's p_i, both candidates among the M shown of m_i) and u_i(x) the mean log-strength of the systems that
+    share x's candidate (Plackett-Luce orders two candidates as Bradley-Terry does, whatever else is shown)."""
+    n_systems = labels.shape[1]
+    groups = [np.bincount(row) for row in labels]
+    weights = sampling_weights(groups, MAX_SHOWN)
+    share = np.zeros((n_systems, n_systems))
+    mass = np.zeros((n_systems, n_systems))
+    for row, sizes, p in zip(labels, groups, weights):
+        if p == 0.0:
+            continue
+        utility = (np.bincount(row, weights=log_strength) / sizes)[row]
+        apart = row[:, None] != row[None, :]
+        shown = p * min(1.0, MAX_SHOWN * (MAX_SHOWN - 1) / (sizes.size * (sizes.size - 1)))
+        share += shown * apart * expit(utility[:, None] - utility[None, :])
+        mass += shown * apart
+    return expected_wins(np.divide(share, mass, out=np.zeros_like(share), where=mass > 0))
+
+
 def synthetic_needed(
     labels: np.ndarray,
     log_strength: np.ndarray,
@@ -366,7 +393,11 @@ def compare(name: str, run: Callable[[str, int], Outcome], seeds: list[int], uni
     results = {policy: [run(policy, seed) for seed in seeds] for policy in ("random", "active")}
     means = {policy: float(np.mean([o.needed for o in outcomes])) for policy, outcomes in results.items()}
     for policy, outcomes in results.items():
-        print(f"{name}: {policy:6s} {unit} needed per seed: {' '.join(map(str, outcomes))}; mean {means[policy]:.0f}")
+        spread = np.std([o.needed for o in outcomes], ddof=1) / math.sqrt(len(outcomes)) if len(outcomes) > 1 else 0.0
+        shown = " ".join(map(str, outcomes)) if len(outcomes) <= 10 else f"{sum(not o.reached for o in outcomes)} of " \
+            f"{len(outcomes)} not reached"
+        print(f"{name}: {policy:6s} {unit} needed per seed: {shown}; mean {means[policy]:.0f} "
+              f"(standard error {spread:.0f})")
     ratio = means["active"] / means["random"]
     print(f"{name}: active/random = {ratio:.2f}", flush=True)
     return ratio
@@ -381,6 +412,8 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=10000, help="synthetic judgments per run (default 10000)")
     parser.add_argument("--tau", type=float, default=0.95, help="Kendall tau the synthetic runs must reach")
     parser.add_argument("--max-repeats", type=int, default=3, help="times the active policy may serve a sentence")
+    parser.add_argument("--prws-seeds", type=int, default=40,
+                        help="seeds per policy and domain of the PRWS experiment (default 40: its runs vary widely)")
     parser.add_argument("--skip-prws", action="store_true", help="leave out the PRWS experiment")
     args = parser.parse_args()
     if not (DATA / "conll14" / "judgments.xml").is_file():
@@ -401,6 +434,14 @@ def main() -> None:
     print("synthetic: Bradley-Terry log-strengths "
           + ", ".join(f"{s} {v:+.3f}" for s, v in sorted(zip(pool.rankings.system_names, log_strength),
                                                            key=lambda x: -x[1])), flush=True)
+    limit = design_limit(labels, log_strength)
+    order = np.argsort(-limit)
+    gaps = sorted(zip(-np.diff(limit[order]), order[:-1], order[1:]))[:3]
+    print("synthetic: the Expected Wins random order converges to (exact): "
+          + ", ".join(f"{pool.rankings.system_names[k]} {limit[k]:.4f}" for k in order)
+          + f"; Kendall tau with the true order {kendalltau(limit, log_strength).statistic:.4f}; closest neighbours "
+          + ", ".join(f"{pool.rankings.system_names[a]}/{pool.rankings.system_names[b]} {gap:.4f}"
+                      for gap, a, b in gaps), flush=True)
     curves = {
         policy: {seed: synthetic_needed(labels, log_strength, policy, seed, args.step, args.horizon, args.max_repeats)
                  for seed in seeds}
@@ -428,7 +469,7 @@ def main() -> None:
                   f"rater sd {noise:.1f}", flush=True)
             compare(f"prws {domain}",
                     lambda policy, seed, data=data, noise=noise: prws_needed(data, noise, policy, seed, 8, 200),
-                    seeds, "ratings")
+                    list(range(args.first_seed, args.first_seed + args.prws_seeds)), "ratings")
 
     print(f"replay: active/random = {replay:.2f}; synthetic: active/random = {synthetic:.2f}")
 
