@@ -375,7 +375,7 @@ def prws_needed(data: PrwsData, noise: float, policy: str, seed: int, per_candid
             next_check += check_every
             estimate = system_scores(data, beliefs.mean, beliefs.ratings > 0)
             points.append(ratings)
-            ok.append(spearmanr(estimate, full).statistic >= 0.95)
+            ok.append(np.ptp(estimate) > 0 and spearmanr(estimate, full).statistic >= 0.95)  # constant: undefined
     return first_stable(points, ok, horizon)
 
 
