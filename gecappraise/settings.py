@@ -8,8 +8,8 @@ Environment variables:
   ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "process"
                       (a new process per analysis, started by the web process; the default without a broker) or
                       "inline" (in the request, after it commits; for tests). See ranking/dispatch.py. Large
-                      screen requests run on the workers with "celery", else in the web process after the request
-                      (annotation/services/screen_jobs.py).
+                      screen requests, large imports and attention checks on many screens (jobs) go the same
+                      way: to the workers, to a new process (annotation/run_job.py) or into the request.
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses and screen jobs that requests recorded to
                       the workers (default 2)
   ANALYSIS_CLAIM_SECONDS  how long a run claimed by a worker or process may go without a heartbeat (its progress)

@@ -14,18 +14,14 @@ This module imports no NumPy, SciPy or numba (the numeric core is loaded where a
 """
 from __future__ import annotations
 
-import json
 import logging
-import os
-import subprocess
-import sys
 
 from django.conf import settings
 from django.db import transaction
 
 from annotation.models import Campaign
+from gecappraise import child_process
 
-from .compute_run import DATABASES_VARIABLE
 from .core.parameters import AnalysisParameters
 from .models import AnalysisRun
 from .runs import create_run, execute_in_process, progress_recorder
@@ -69,11 +65,6 @@ def requeue() -> int:
 
 
 def start_process(run_id: int) -> None:
-    """Start ``python -m ranking.compute_run RUN_ID`` with this process's environment (its settings module) and
-    database settings, and leave it.
-
-    It runs in its own session, so it finishes the run even when the web process stops or reloads; its errors go
-    to this process's stderr."""
-    env = {**os.environ, DATABASES_VARIABLE: json.dumps(settings.DATABASES, default=str)}
-    subprocess.Popen([sys.executable, "-m", "ranking.compute_run", str(run_id)], cwd=settings.BASE_DIR, env=env,
-                     stdin=subprocess.DEVNULL, start_new_session=True)
+    """Start ``python -m ranking.compute_run RUN_ID`` as a child process (``gecappraise.child_process``) and leave
+    it."""
+    child_process.start("ranking.compute_run", str(run_id))

@@ -11,7 +11,9 @@ more than ``attention_requests.MAX_CHECKS_PER_REQUEST`` screens go the same way 
 
 Jobs go where screen jobs and analyses go (``settings.ANALYSIS_EXECUTION``): with ``celery`` they wait until
 ``annotation.tasks.send_waiting`` (Celery beat) hands them to the workers, so a request never talks to the task
-queue; otherwise (the embedded mode, the tests) a job runs in the requesting process once its transaction commits.
+queue; in the embedded mode (``process``) a new process (``python -m annotation.run_job background JOB``) does the
+job once the request's transaction commits, so the request answers at once; with ``inline`` (the tests) the
+requesting thread does it then.
 
 ``run_background_job`` does the work all or nothing, as the request would have, and records the outcome in the same
 transaction, under a lock of the job's row: a job whose worker died is rolled back and runs again whole when its
@@ -19,7 +21,7 @@ task is delivered again, and a job already done never runs twice. A refusal (a b
 the job with the message the form would have shown (naming the file and line or item); nothing is written then.
 A finished job's files are deleted.
 
-A job whose process stopped (a restart, or a request killed past gunicorn's timeout in the embedded mode) is not
+A job whose process stopped (a restart, a killed process in the embedded mode) is not
 left "running": its transaction rolled back, so nothing holds its row's lock any more, and ``fail_abandoned``, run
 when jobs are shown, fails it with ``ABANDONED`` (PostgreSQL; with Celery the worker's ``acks_late`` redelivery
 runs it again instead).
@@ -33,6 +35,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+
+from gecappraise import child_process
 
 from ..models import BackgroundJob, Campaign, JobFile
 from .appraise_import import import_appraise_xml
@@ -91,9 +95,19 @@ def record_job(
             JobFile(job=job, field=field_name, position=position, name=named.name, data=named.data)
             for position, (field_name, named) in enumerate(files)
         )
-        if settings.ANALYSIS_EXECUTION != "celery":
+        if settings.ANALYSIS_EXECUTION == "process":
+            transaction.on_commit(lambda: _start_process(job.pk))
+        elif settings.ANALYSIS_EXECUTION == "inline":
             transaction.on_commit(lambda: run_background_job(job.pk))
     return job
+
+
+def _start_process(job_id: int) -> None:
+    try:
+        child_process.start("annotation.run_job", "background", str(job_id))
+    except OSError as exc:
+        logger.exception("background job %s could not start", job_id)
+        _failed(job_id, f"Could not start: {exc}")
 
 
 def run_background_job(job_id: int) -> BackgroundJob:

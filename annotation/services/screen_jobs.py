@@ -3,8 +3,9 @@
 One web request writes at most ``MAX_SCREENS_PER_REQUEST`` screens (a few seconds); a request for more (up to
 ``MAX_SCREENS_PER_JOB``) is recorded as a queued ScreenJob and returns at once. Jobs go where analyses go
 (``settings.ANALYSIS_EXECUTION``): with ``celery`` they are handed to the workers by ``annotation.tasks.send_waiting``
-(Celery beat), so a request never talks to the task queue; otherwise (the embedded mode, the tests) a job runs in
-the requesting process once its transaction commits.
+(Celery beat), so a request never talks to the task queue; in the embedded mode (``process``) a new process
+(``python -m annotation.run_job screens JOB``) writes them once the request's transaction commits, so the request
+answers at once; with ``inline`` (the tests) the requesting thread writes them then.
 
 ``run_job`` plans the job's screens as one batch (``screens.plan_batch``, seeded with the job's ``first_number``)
 and writes them ``JOB_CHUNK`` at a time, each chunk in one transaction with the job's ``created`` count under the
@@ -31,6 +32,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+
+from gecappraise import child_process
 
 from ..models import Campaign, ScreenJob
 from .screens import (
@@ -80,9 +83,28 @@ def request_screens(campaign: Campaign, count: int | None, requested_by=None) ->
         job = ScreenJob.objects.create(
             campaign=campaign, requested=planned, first_number=next_screen_number(campaign), requested_by=requested_by
         )
-        if settings.ANALYSIS_EXECUTION != "celery":
-            transaction.on_commit(lambda: run_job(job.pk), robust=True)
+        _hand_on(job.pk)
     return ScreensRequest(job=job)
+
+
+def _hand_on(job_id: int) -> None:
+    """Have the job run where ``ANALYSIS_EXECUTION`` says, once the caller's transaction commits (module docstring);
+    with ``celery``, beat sends it."""
+    mode = settings.ANALYSIS_EXECUTION
+    if mode == "process":
+        transaction.on_commit(lambda: _start_process(job_id))
+    elif mode == "inline":
+        transaction.on_commit(lambda: run_job(job_id), robust=True)  # its failure is the job's, not the request's
+
+
+def _start_process(job_id: int) -> None:
+    try:
+        child_process.start("annotation.run_job", "screens", str(job_id))
+    except OSError as exc:
+        logger.exception("screen job %s could not start", job_id)
+        ScreenJob.objects.filter(pk=job_id).update(
+            status=ScreenJob.Status.FAILED, error=f"Could not start: {exc}"[:500], finished_at=timezone.now()
+        )
 
 
 def run_job(job_id: int) -> ScreenJob:
@@ -164,8 +186,7 @@ def resume_job(job: ScreenJob) -> bool:
         status=ScreenJob.Status.QUEUED, error="", finished_at=None, sent_at=None
     ):
         return False
-    if settings.ANALYSIS_EXECUTION != "celery":
-        transaction.on_commit(lambda: run_job(job.pk), robust=True)
+    _hand_on(job.pk)
     return True
 
 

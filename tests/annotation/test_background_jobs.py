@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import threading
+import time
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -21,6 +22,7 @@ from annotation import tasks
 from annotation.models import BackgroundJob, Campaign, Candidate, JobFile, Judgment
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import background_jobs
+from gecappraise import child_process
 
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
 from .test_appraise_xml import ITEM
@@ -73,6 +75,45 @@ def test_a_large_test_set_from_the_form_is_a_job_that_creates_the_campaign(
     assert reverse("campaign-detail", args=[campaign.pk]) in page
     listing = client.get(reverse("campaign-list")).content.decode()
     assert 'id="imports"' in listing and reverse("background-job", args=[job.pk]) in listing
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_the_embedded_mode_a_process_of_its_own_imports_after_the_request_answered(
+    small_limit, organizer, settings
+):
+    settings.ANALYSIS_EXECUTION = "process"
+    client = client_of(organizer)
+    started = time.perf_counter()
+    response = client.post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    answered, seconds = timezone.now(), time.perf_counter() - started
+    job = BackgroundJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("background-job", args=[job.pk])
+    assert seconds < 1.0, seconds
+    deadline = time.monotonic() + 60
+    while not job.finished and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job.refresh_from_db()
+    assert (job.status, job.error) == (BackgroundJob.Status.DONE, "")
+    assert job.finished_at > answered, "imported after the response, elsewhere than in the request"
+    assert job.result == {"campaign": Campaign.objects.get(name="web").pk, "name": "web", "systems": 4, "segments": 4}
+
+
+def test_a_job_whose_process_cannot_start_fails_with_the_reason(
+    small_limit, organizer, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    settings.ANALYSIS_EXECUTION = "process"
+
+    def no_process(*args):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(child_process, "start", no_process)
+    with django_capture_on_commit_callbacks(execute=True):
+        client_of(organizer).post(reverse("campaign-create"), form_data(
+            source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    job = BackgroundJob.objects.get()
+    assert (job.status, job.error) == (BackgroundJob.Status.FAILED, "Could not start: no more processes")
+    assert not JobFile.objects.exists() and not Campaign.objects.filter(name="web").exists()
 
 
 def test_the_job_imports_what_the_request_would_have(small_limit, organizer, settings,

@@ -4,6 +4,7 @@ refused with a message; a job whose process stopped is failed with what it wrote
 (PostgreSQL)."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,12 +14,14 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import tasks
 from annotation.models import Assignment, Campaign, Screen, ScreenCandidate, ScreenJob
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import screen_jobs, screens
 from annotation.services.screens import MAX_SCREENS_PER_JOB, create_screens, screen_count
+from gecappraise import child_process
 
 from .factories import small_campaign
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
@@ -79,6 +82,50 @@ def test_a_request_beyond_the_cap_becomes_a_job_that_writes_what_one_request_wou
         (job.pk, 13, "done")]
     small = client.post(f"/api/campaigns/{by_job.pk}/screens/", {"count": 5})
     assert small.status_code == 201 and small.json() == {"created": 5, "total": 18}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_the_embedded_mode_a_process_of_its_own_writes_the_job_after_the_request_answered(
+    small_caps, organizer, settings
+):
+    """``process`` (``./dev demo``): the request records the job and answers; a new process writes the screens (in
+    chunks of its own size) and they are those one request would have written."""
+    settings.ANALYSIS_EXECUTION = "process"
+    at_once, by_job = owned(organizer, "at once", redundancy=2), owned(organizer, "by job", redundancy=2)
+    create_screens(at_once, 13)
+    started = time.perf_counter()
+    response = client_of(organizer).post(reverse("campaign-screens", args=[by_job.pk]), {"count": 13})
+    answered, seconds = timezone.now(), time.perf_counter() - started
+    assert response.status_code == 302 and seconds < 1.0, seconds
+    job = ScreenJob.objects.get(campaign=by_job)
+    deadline = time.monotonic() + 60
+    while job.status not in {ScreenJob.Status.DONE, ScreenJob.Status.FAILED} and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job.refresh_from_db()
+    assert (job.status, job.created, job.error) == (ScreenJob.Status.DONE, 13, "")
+    assert job.finished_at > answered, "written after the response, elsewhere than in the request"
+    assert contents(by_job) == contents(at_once)
+
+
+def test_a_job_whose_process_cannot_start_fails_and_can_go_on(
+    small_caps, organizer, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    settings.ANALYSIS_EXECUTION = "process"
+
+    def no_process(*args):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(child_process, "start", no_process)
+    campaign = owned(organizer, "cannot start")
+    with django_capture_on_commit_callbacks(execute=True):
+        job = screen_jobs.request_screens(campaign, 9).job
+    job.refresh_from_db()
+    assert (job.status, job.error, job.created) == (ScreenJob.Status.FAILED, "Could not start: no more processes", 0)
+    settings.ANALYSIS_EXECUTION = "inline"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert screen_jobs.resume_job(job)
+    job.refresh_from_db()
+    assert (job.status, job.created) == (ScreenJob.Status.DONE, 9)
 
 
 def test_more_than_a_job_may_write_is_refused_with_the_maximum_and_writes_nothing(organizer):
@@ -195,7 +242,7 @@ def stopped_mid_way(organizer: User, settings) -> ScreenJob:
         with pytest.raises(SystemExit):
             screen_jobs.run_job(job.pk)
     ScreenJob.objects.filter(pk=job.pk).update(status=ScreenJob.Status.RUNNING)  # a killed process records nothing
-    settings.ANALYSIS_EXECUTION = "process"
+    settings.ANALYSIS_EXECUTION = "inline"  # a job that goes on runs in the request's thread, as in the embedded mode
     return job
 
 
@@ -276,7 +323,7 @@ def test_the_api_shows_a_stopped_job_and_goes_on_with_it(
 def test_a_job_that_fails_in_the_request_answers_the_page_and_shows_its_error(
     small_caps, organizer, monkeypatch, settings, django_capture_on_commit_callbacks
 ):
-    settings.ANALYSIS_EXECUTION = "process"
+    settings.ANALYSIS_EXECUTION = "inline"
     campaign = owned(organizer, "fails")
 
     def disk_full(*args):

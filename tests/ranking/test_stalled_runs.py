@@ -21,7 +21,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from ranking.compute_run import DATABASES_VARIABLE
+from gecappraise.child_process import DATABASES_VARIABLE
 from ranking.core.parameters import AnalysisParameters
 from ranking.models import AnalysisRun
 from ranking.runs import PUT_BACK, create_run, mark_running, put_back_stalled, set_progress
