@@ -27,7 +27,7 @@ from django.db.models import Count, F, Max, Q
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
-from .rater_qc import QcRule, cached_verdicts
+from .rater_qc import QcRule, campaign_verdicts
 
 #: The most flags listed (the total is given too).
 FLAG_LIMIT = 100
@@ -255,14 +255,14 @@ def dashboard_data(campaign: Campaign) -> dict:
         "times": asdict(overall),
         "judges": [asdict(row) for row in judge_progress(campaign, per_judge, repeats)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
-        "rater_qc": rater_qc_summary(campaign, version),
+        "rater_qc": rater_qc_summary(campaign),
     }
 
 
-def rater_qc_summary(campaign: Campaign, version: tuple) -> dict:
+def rater_qc_summary(campaign: Campaign) -> dict:
     """Each rater's QC numbers, verdict and why (``rater_qc.RaterVerdict.as_json``), the rule, and how many raters
     the analyses leave out."""
-    verdicts = cached_verdicts(campaign, version)
+    verdicts = campaign_verdicts(campaign)
     return {
         "rule": QcRule.of(campaign).as_json(),
         "raters": [verdict.as_json() for verdict in verdicts],

@@ -22,7 +22,7 @@ left out of every analysis (``analysis_exclusions``).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -30,12 +30,12 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.utils import timezone
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
 
-#: How long the dashboard's verdicts stay cached (``cached_verdicts``), whatever happens.
+#: How long a campaign's QC tallies stay cached (``campaign_verdicts``) without a call.
 CACHE_SECONDS = 3600
 
 #: The reason given when every value of a rater is equal and (b) is undefined.
@@ -132,93 +132,118 @@ class RaterVerdict:
 
 @dataclass
 class _Work:
-    """What one rater did in the current attempt (collected from the rows)."""
+    """What one rater did in the current attempt: the tallies the checks need, added judgment by judgment."""
 
     screens: int = 0
     seconds: list[float] = field(default_factory=list)
-    values: list[float] = field(default_factory=list)
-    is_control: list[bool] = field(default_factory=list)
-    checks: dict[int, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    values: Counter = field(default_factory=Counter)
+    """How many judged candidates had each (value, is Source+error): the checks need the values' multiset only."""
+    control_screens: int = 0
+    control_passed: int = 0
+
+
+@dataclass
+class _Tallies:
+    """Every rater's tallies of the campaign's judgments up to ``last_id`` (``count`` of them, ids summing to
+    ``id_sum``), under the ``standings`` and ``rule`` they were taken with, and the verdicts computed from them."""
+
+    standings: tuple
+    rule: QcRule
+    last_id: int = 0
+    count: int = 0
+    id_sum: int = 0
+    work: dict[int, _Work] = field(default_factory=lambda: defaultdict(_Work))
+    names: dict[int, str] = field(default_factory=dict)
+    verdicts: dict[int, RaterVerdict] = field(default_factory=dict)
 
 
 def verdict_for(campaign: Campaign, user) -> RaterVerdict:
     """The QC verdict of ``user`` in ``campaign`` (a user without judgments passes with zero screens)."""
-    verdicts = _verdicts(campaign, [user.pk])
-    if verdicts:
-        return verdicts[0]
     status = RaterStatus.objects.filter(campaign=campaign, judge=user).first()
-    return _verdict(user.username, user.pk, status, _Work(), QcRule.of(campaign))
+    rule = QcRule.of(campaign)
+    tallies = _Tallies(standings=(), rule=rule)
+    _tally(campaign, tallies, {user.pk: status} if status else {}, judge_ids=[user.pk])
+    return _verdict(user.username, user.pk, status, tallies.work[user.pk], rule)
 
 
 def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
-    """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username."""
-    return _verdicts(campaign, None)
+    """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username.
 
-
-def cached_verdicts(campaign: Campaign, data_version: tuple) -> list[RaterVerdict]:
-    """``campaign_verdicts`` for the live dashboard: computed again only when the judgments (``data_version``, e.g.
-    the last judgment id and the count), the organizer's decisions or the campaign's thresholds change; one cache
-    entry per campaign."""
-    standings = tuple(RaterStatus.objects.filter(campaign=campaign).order_by("judge_id").values_list(
-        "judge_id", "decision", "attempt", "attempt_after"))
-    version = (data_version, standings, QcRule.of(campaign))
+    Kept up to date as judgments arrive (the live dashboard, the leaderboard and active selection ask on every new
+    judgment): the tallies are cached per campaign and extended by the judgments stored since, so a call reads the
+    new judgments only and recomputes the verdicts of their raters; they are taken again from all judgments when
+    a judgment they hold was deleted (an undo) or one with a lower id committed late (their count and id sum up to
+    ``last_id`` tell), or the organizer's decisions or the campaign's thresholds changed. The verdicts are those a
+    computation from all judgments gives (the tallies are the same multisets, added judgment by judgment)."""
+    statuses = {status.judge_id: status for status in RaterStatus.objects.filter(campaign=campaign)}
+    standings = tuple(sorted((s.judge_id, s.decision, s.attempt, s.attempt_after) for s in statuses.values()))
+    rule = QcRule.of(campaign)
     key = f"rater-qc:{campaign.pk}:{campaign.created_at.timestamp()}"
-    cached = cache.get(key)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    verdicts = campaign_verdicts(campaign)
-    cache.set(key, (version, verdicts), CACHE_SECONDS)
-    return verdicts
+    tallies: _Tallies | None = cache.get(key)
+    last_id = tallies.last_id if tallies is not None else 0
+    totals = Judgment.objects.filter(assignment__campaign=campaign).aggregate(
+        last=Max("id"), count=Count("id", filter=Q(id__lte=last_id)), id_sum=Sum("id", filter=Q(id__lte=last_id)),
+    )
+    if tallies is None or (tallies.standings, tallies.rule) != (standings, rule) or (
+        tallies.count, tallies.id_sum) != (totals["count"], totals["id_sum"] or 0):
+        tallies = _Tallies(standings=standings, rule=rule)
+    before = tallies.last_id
+    changed = _tally(campaign, tallies, statuses, up_to=totals["last"] or 0)
+    stale = changed | (set(statuses) - set(tallies.verdicts))
+    for judge in stale:
+        name = tallies.names.get(judge) or statuses[judge].judge.username
+        tallies.verdicts[judge] = _verdict(name, judge, statuses.get(judge), tallies.work[judge], rule)
+    if stale or tallies.last_id != before or last_id == 0:
+        cache.set(key, tallies, CACHE_SECONDS)
+    return sorted(tallies.verdicts.values(), key=lambda verdict: verdict.judge)
 
 
-def _verdicts(campaign: Campaign, judge_ids: list[int] | None) -> list[RaterVerdict]:
-    statuses = RaterStatus.objects.filter(campaign=campaign)
-    judgments = Judgment.objects.filter(assignment__campaign=campaign)
+def _tally(
+    campaign: Campaign,
+    tallies: _Tallies,
+    statuses: dict[int, RaterStatus],
+    up_to: int | None = None,
+    judge_ids: list[int] | None = None,
+) -> set[int]:
+    """Add the campaign's judgments after ``tallies.last_id`` (up to ``up_to``; of ``judge_ids`` only, if given) to
+    ``tallies``, each rater's current attempt only; returns the raters whose tallies changed."""
+    judgments = Judgment.objects.filter(assignment__campaign=campaign, id__gt=tallies.last_id)
+    items = CandidateJudgment.objects.of_campaign(campaign).filter(judgment_id__gt=tallies.last_id)
+    if up_to is not None:
+        judgments, items = judgments.filter(id__lte=up_to), items.filter(judgment_id__lte=up_to)
     if judge_ids is not None:
-        statuses = statuses.filter(judge_id__in=judge_ids)
         judgments = judgments.filter(assignment__judge_id__in=judge_ids)
-    by_judge = {status.judge_id: status for status in statuses}
-    after = {judge: status.attempt_after for judge, status in by_judge.items() if status.attempt_after is not None}
-    work: dict[int, _Work] = defaultdict(_Work)
-    names: dict[int, str] = {}
-    current: set[int] = set()
-    for pk, judge, username, duration, active in judgments.values_list(
+        items = items.filter(judgment__assignment__judge_id__in=judge_ids)
+    after = {judge: status.attempt_after for judge, status in statuses.items() if status.attempt_after is not None}
+    current: dict[int, int] = {}
+    for pk, judge, username, duration, active in judgments.order_by("id").values_list(
         "id", "assignment__judge_id", "assignment__judge__username", "duration", "active_time"
     ):
-        names[judge] = username
+        tallies.names[judge] = username
+        tallies.last_id, tallies.count, tallies.id_sum = pk, tallies.count + 1, tallies.id_sum + pk
         if pk <= after.get(judge, 0):
             continue
-        current.add(pk)
-        work[judge].screens += 1
+        current[pk] = judge
+        tallies.work[judge].screens += 1
         seconds = _seconds(active) if active is not None else _seconds(duration)
         if seconds is not None:
-            work[judge].seconds.append(seconds)
-    _collect_values(campaign, judge_ids, current, work)
-    for judge in set(by_judge) - set(names):
-        names[judge] = by_judge[judge].judge.username
-    rule = QcRule.of(campaign)
-    verdicts = [_verdict(names[judge], judge, by_judge.get(judge), work[judge], rule) for judge in names]
-    return sorted(verdicts, key=lambda verdict: verdict.judge)
-
-
-def _collect_values(campaign: Campaign, judge_ids: list[int] | None, current: set[int], work: dict[int, _Work]) -> None:
-    """Add each judged candidate's value (score, or -rank) and its Source / Source+error role to ``work``."""
-    items = CandidateJudgment.objects.of_campaign(campaign).annotate(
+            tallies.work[judge].seconds.append(seconds)
+    checks: dict[int, dict[str, float]] = defaultdict(dict)
+    for judgment, rank, score, control, source in items.annotate(
         control=_produced_by(System.Kind.CONTROL), source=_produced_by(System.Kind.INPUT)
-    )
-    if judge_ids is not None:
-        items = items.filter(judgment__assignment__judge_id__in=judge_ids)
-    for judgment, judge, rank, score, control, source in items.in_order().values_list(
-        "judgment_id", "judgment__assignment__judge_id", "rank", "score", "control", "source"
-    ):
+    ).in_order().values_list("judgment_id", "rank", "score", "control", "source"):
         if judgment not in current:
             continue
         value = float(score) if score is not None else -float(rank)
-        rater = work[judge]
-        rater.values.append(value)
-        rater.is_control.append(bool(control and not source))
+        tallies.work[current[judgment]].values[(value, bool(control and not source))] += 1
         if control != source:
-            rater.checks[judgment]["control" if control else "source"] = value
+            checks[judgment]["control" if control else "source"] = value
+    for judgment, pair in checks.items():
+        if len(pair) == 2:
+            rater = tallies.work[current[judgment]]
+            rater.control_screens += 1
+            rater.control_passed += pair["control"] < pair["source"]
+    return set(current.values())
 
 
 def _produced_by(kind: str) -> Exists:
@@ -228,13 +253,16 @@ def _produced_by(kind: str) -> Exists:
 
 def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Work, rule: QcRule) -> RaterVerdict:
     failures: list[str] = []
-    checked = [pair for pair in work.checks.values() if len(pair) == 2]
-    passed = sum(pair["control"] < pair["source"] for pair in checked)
-    rate = passed / len(checked) if checked else None
+    checked, passed = work.control_screens, work.control_passed
+    rate = passed / checked if checked else None
     if rate is not None and rate < rule.control_threshold:
-        failures.append(f"(a) Source+error judged worse than Source on {passed} of {len(checked)} control screens "
+        failures.append(f"(a) Source+error judged worse than Source on {passed} of {checked} control screens "
                         f"({rate:.0%} < {rule.control_threshold:.0%})")
-    p_value, p_reason = _mann_whitney(np.array(work.values), np.array(work.is_control, dtype=bool))
+    tallied = sorted(work.values.items())
+    counts = [n for _, n in tallied]
+    values = np.repeat(np.array([value for (value, _), _ in tallied], dtype=np.float64), counts)
+    is_control = np.repeat(np.array([control for (_, control), _ in tallied], dtype=bool), counts)
+    p_value, p_reason = _mann_whitney(values, is_control)
     if p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
         shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {p_value:.3g}"
         failures.append(f"(b) Source+error not scored below the rest ({shown}; pass at p <= {rule.p_value:g})")
@@ -246,8 +274,8 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
         failures.append(f"(c) median {median:.1f} s per screen < {rule.min_median_seconds:g} s")
     return RaterVerdict(
         judge=username, judge_id=judge_id, attempt=status.attempt if status else 1, screens=work.screens,
-        control_screens=len(checked), control_passed=passed, control_rate=rate,
-        controls=int(np.count_nonzero(work.is_control)), p_value=p_value, p_value_reason=p_reason,
+        control_screens=checked, control_passed=passed, control_rate=rate,
+        controls=int(np.count_nonzero(is_control)), p_value=p_value, p_value_reason=p_reason,
         total_seconds=total, median_seconds=median, failures=tuple(failures),
         decision=status.decision if status else RaterStatus.Decision.AUTO,
     )

@@ -14,6 +14,7 @@ import jsonschema
 import numpy as np
 import pytest
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -143,6 +144,53 @@ def test_verdicts_of_simulated_raters(judged):
     assert hasty.control_rate == 1.0 and hasty.excluded and [f[:3] for f in hasty.failures] == ["(c)"]
     assert hasty.median_seconds == 1.0 and "median 1.0 s per screen < 5 s" in hasty.why
     assert rater_qc.verdict_for(campaign, raters["random"]) == random
+
+
+def from_all_judgments(campaign: Campaign) -> list[rater_qc.RaterVerdict]:
+    """The verdicts computed afresh (no kept tallies)."""
+    cache.clear()
+    return rater_qc.campaign_verdicts(campaign)
+
+
+@pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def test_kept_tallies_give_the_verdicts_of_all_judgments_and_read_only_what_is_new(mode, monkeypatch):
+    campaign = small_campaign(f"kept-{mode}", mode=mode, redundancy=3, sampling="uniform", control_share=0.5,
+                              qc_min_median_seconds=5)
+    create_screens(campaign, SCREENS)
+    rng = np.random.default_rng(11)
+    raters = {name: judge(name, campaign) for name in ("careful", "random", "hasty")}
+    computed: list[str] = []
+    verdict = rater_qc._verdict
+
+    def counted(username, *args):
+        computed.append(username)
+        return verdict(username, *args)
+
+    monkeypatch.setattr(rater_qc, "_verdict", counted)
+    cache.clear()
+    judge_all(campaign, raters["careful"], careful_values, 20, rng)
+    assert rater_qc.campaign_verdicts(campaign) == from_all_judgments(campaign)
+    computed.clear()
+    assert [v.judge for v in rater_qc.campaign_verdicts(campaign)] == ["careful"] and computed == [], "nothing new"
+    judge_all(campaign, raters["random"], random_values, 20, rng)
+    kept = rater_qc.campaign_verdicts(campaign)
+    assert computed == ["random"], "only the rater with new judgments"
+    assert kept == from_all_judgments(campaign) and kept[1].excluded
+    judge_all(campaign, raters["hasty"], careful_values, 1, rng)
+    assert rater_qc.campaign_verdicts(campaign) == from_all_judgments(campaign)
+    last = queue.last_submitted(campaign, raters["careful"])
+    queue.undo_last(campaign, raters["careful"], last.token)  # a judgment the tallies hold is deleted
+    undone = rater_qc.campaign_verdicts(campaign)
+    assert undone == from_all_judgments(campaign) and undone[0].screens == kept[0].screens - 1
+    rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
+    decided = rater_qc.campaign_verdicts(campaign)
+    assert decided == from_all_judgments(campaign) and not decided[2].excluded
+    rater_qc.start_fresh_attempt(campaign, raters["hasty"])
+    judge_all(campaign, raters["hasty"], careful_values, 20, rng)
+    assert rater_qc.campaign_verdicts(campaign) == from_all_judgments(campaign)
+    Campaign.objects.filter(pk=campaign.pk).update(qc_control_threshold=0.99)
+    campaign.refresh_from_db()
+    assert rater_qc.campaign_verdicts(campaign) == from_all_judgments(campaign)
 
 
 def test_excluded_raters_drop_out_of_the_analysis_until_included_by_hand(judged, tmp_path):
