@@ -6,6 +6,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from annotation.permissions import ORGANIZERS_GROUP
+from gecappraise import child_process
 
 
 @pytest.fixture
@@ -16,3 +17,14 @@ def organizer_client(db) -> Client:
     client = Client()
     client.force_login(user)
     return client
+
+
+@pytest.fixture
+def no_child_process(settings, monkeypatch) -> None:
+    """The embedded mode (``process``) on a machine where no new process can start."""
+    settings.ANALYSIS_EXECUTION = "process"
+
+    def refused(*args):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(child_process, "start", refused)

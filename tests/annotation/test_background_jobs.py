@@ -22,7 +22,6 @@ from annotation import tasks
 from annotation.models import BackgroundJob, Campaign, Candidate, JobFile, Judgment
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import background_jobs
-from gecappraise import child_process
 
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
 from .test_appraise_xml import ITEM
@@ -100,14 +99,8 @@ def test_in_the_embedded_mode_a_process_of_its_own_imports_after_the_request_ans
 
 
 def test_a_job_whose_process_cannot_start_fails_with_the_reason(
-    small_limit, organizer, settings, monkeypatch, django_capture_on_commit_callbacks
+    small_limit, organizer, no_child_process, django_capture_on_commit_callbacks
 ):
-    settings.ANALYSIS_EXECUTION = "process"
-
-    def no_process(*args):
-        raise OSError("no more processes")
-
-    monkeypatch.setattr(child_process, "start", no_process)
     with django_capture_on_commit_callbacks(execute=True):
         client_of(organizer).post(reverse("campaign-create"), form_data(
             source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))

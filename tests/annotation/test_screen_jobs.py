@@ -21,7 +21,6 @@ from annotation.models import Assignment, Campaign, Screen, ScreenCandidate, Scr
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import screen_jobs, screens
 from annotation.services.screens import MAX_SCREENS_PER_JOB, create_screens, screen_count
-from gecappraise import child_process
 
 from .factories import small_campaign
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
@@ -108,14 +107,8 @@ def test_in_the_embedded_mode_a_process_of_its_own_writes_the_job_after_the_requ
 
 
 def test_a_job_whose_process_cannot_start_fails_and_can_go_on(
-    small_caps, organizer, monkeypatch, settings, django_capture_on_commit_callbacks
+    small_caps, organizer, no_child_process, settings, django_capture_on_commit_callbacks
 ):
-    settings.ANALYSIS_EXECUTION = "process"
-
-    def no_process(*args):
-        raise OSError("no more processes")
-
-    monkeypatch.setattr(child_process, "start", no_process)
     campaign = owned(organizer, "cannot start")
     with django_capture_on_commit_callbacks(execute=True):
         job = screen_jobs.request_screens(campaign, 9).job
