@@ -17,7 +17,7 @@ than or equal to every other and strictly lower than one. Flagged screens do not
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,7 @@ from ..models import (
     System,
 )
 from .corrupter import corrupt
+from .kept_tallies import kept_tally
 
 #: The default name of the control system.
 CONTROL_SYSTEM = "Source+error"
@@ -173,10 +174,20 @@ def add_attention_checks(
 
 def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
     """Per judge (by username), the judged screens showing a control output and how often it was judged worst:
-    ranked last (ranking campaigns) or scored lowest (PRWS: the same rule on ``-score`` as the rank)."""
+    ranked last (ranking campaigns) or scored lowest (PRWS: the same rule on ``-score`` as the rank). Kept between
+    calls and extended by the judgments stored since (``kept_tallies``): the dashboard asks on every poll."""
+    def add(tally: tuple[Counter, Counter], after: int, up_to: int) -> None:
+        _count_checks(campaign, after, up_to, *tally)
+
+    checks, last = kept_tally(campaign, "attention-checks", None, lambda: (Counter(), Counter()), add)
+    return [AttentionRate(judge, checks[judge], last[judge]) for judge in sorted(checks)]
+
+
+def _count_checks(campaign: Campaign, after: int, up_to: int, checks: Counter, last: Counter) -> None:
+    """Add the attention checks of the judgments of ids in ``(after, up_to]`` to ``checks`` and ``last``."""
     is_control = Output.objects.filter(candidate=OuterRef("candidate"), system__kind=System.Kind.CONTROL)
     rows = (
-        CandidateJudgment.objects.of_campaign(campaign)
+        CandidateJudgment.objects.of_campaign(campaign).filter(judgment_id__gt=after, judgment_id__lte=up_to)
         .annotate(control=Exists(is_control))
         .values_list("judgment_id", "judgment__assignment__judge__username", "rank", "score", "control")
     )
@@ -184,11 +195,7 @@ def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
     for judgment, judge, rank, score, control in rows:
         _, controls, others = screens.setdefault(judgment, (judge, [], []))
         (controls if control else others).append(float(rank) if rank is not None else -score)
-    checks: dict[str, int] = defaultdict(int)
-    last: dict[str, int] = defaultdict(int)
     for judge, controls, others in screens.values():
-        if not controls or not others:
-            continue
-        checks[judge] += 1
-        last[judge] += controls[0] >= max(others) and controls[0] > min(others)
-    return [AttentionRate(judge, checks[judge], last[judge]) for judge in sorted(checks)]
+        if controls and others:
+            checks[judge] += 1
+            last[judge] += controls[0] >= max(others) and controls[0] > min(others)

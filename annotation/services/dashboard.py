@@ -27,6 +27,7 @@ from django.db.models import Count, F, Max, Q
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
+from .kept_tallies import kept_tally
 from .rater_qc import QcRule, campaign_verdicts
 
 #: The most flags listed (the total is given too).
@@ -175,17 +176,20 @@ def screen_times(seconds: list[float]) -> ScreenTimes:
 
 def time_summaries(campaign: Campaign, version: tuple) -> tuple[ScreenTimes, dict[str, ScreenTimes]]:
     """Time per screen over all judgments and per judge; computed once per data ``version`` (``_versions``) and
-    kept in the cache, one entry per campaign."""
+    kept in the cache, one entry per campaign, from the judges' times kept between versions (``kept_tallies``)."""
     key = f"dashboard-times:{campaign.pk}:{campaign.created_at.timestamp()}"
     cached = cache.get(key)
     if cached is not None and cached[0] == version:
         return cached[1]
-    durations: dict[str, list[float]] = defaultdict(list)
-    rows = Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False).values_list(
-        "assignment__judge__username", "duration"
-    )
-    for judge, duration in rows:
-        durations[judge].append(duration.total_seconds())
+
+    def add(durations: dict[str, list[float]], after: int, up_to: int) -> None:
+        rows = Judgment.objects.filter(
+            assignment__campaign=campaign, duration__isnull=False, id__gt=after, id__lte=up_to
+        ).values_list("assignment__judge__username", "duration")
+        for judge, duration in rows:
+            durations.setdefault(judge, []).append(duration.total_seconds())
+
+    durations = kept_tally(campaign, "screen-times", None, dict, add)
     summaries = (
         screen_times([s for values in durations.values() for s in values]),
         {judge: screen_times(values) for judge, values in durations.items()},

@@ -28,15 +28,12 @@ from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
-
-#: How long a campaign's QC tallies stay cached (``campaign_verdicts``) without a call.
-CACHE_SECONDS = 3600
+from .kept_tallies import kept_tally
 
 #: The reason given when every value of a rater is equal and (b) is undefined.
 CONSTANT_VALUES = "all of the rater's values are equal"
@@ -144,14 +141,8 @@ class _Work:
 
 @dataclass
 class _Tallies:
-    """Every rater's tallies of the campaign's judgments up to ``last_id`` (``count`` of them, ids summing to
-    ``id_sum``), under the ``standings`` and ``rule`` they were taken with, and the verdicts computed from them."""
+    """Every rater's tallies of the campaign's judgments (``kept_tallies``) and the verdicts computed from them."""
 
-    standings: tuple
-    rule: QcRule
-    last_id: int = 0
-    count: int = 0
-    id_sum: int = 0
     work: dict[int, _Work] = field(default_factory=lambda: defaultdict(_Work))
     names: dict[int, str] = field(default_factory=dict)
     verdicts: dict[int, RaterVerdict] = field(default_factory=dict)
@@ -160,68 +151,61 @@ class _Tallies:
 def verdict_for(campaign: Campaign, user) -> RaterVerdict:
     """The QC verdict of ``user`` in ``campaign`` (a user without judgments passes with zero screens)."""
     status = RaterStatus.objects.filter(campaign=campaign, judge=user).first()
-    rule = QcRule.of(campaign)
-    tallies = _Tallies(standings=(), rule=rule)
+    tallies = _Tallies()
     _tally(campaign, tallies, {user.pk: status} if status else {}, judge_ids=[user.pk])
-    return _verdict(user.username, user.pk, status, tallies.work[user.pk], rule)
+    return _verdict(user.username, user.pk, status, tallies.work[user.pk], QcRule.of(campaign))
 
 
 def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
     """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username.
 
     Kept up to date as judgments arrive (the live dashboard, the leaderboard and active selection ask on every new
-    judgment): the tallies are cached per campaign and extended by the judgments stored since, so a call reads the
-    new judgments only and recomputes the verdicts of their raters; they are taken again from all judgments when
-    a judgment they hold was deleted (an undo) or one with a lower id committed late (their count and id sum up to
-    ``last_id`` tell), or the organizer's decisions or the campaign's thresholds changed. The verdicts are those a
-    computation from all judgments gives (the tallies are the same multisets, added judgment by judgment)."""
+    judgment): the raters' tallies are kept (``kept_tallies``: extended by the judgments stored since, taken again
+    from all judgments after an undo, a decision or new thresholds), and only the raters with new judgments get a
+    new verdict. The verdicts are those a computation from all judgments gives: the tallies are the same multisets,
+    added judgment by judgment."""
     statuses = {status.judge_id: status for status in RaterStatus.objects.filter(campaign=campaign)}
     standings = tuple(sorted((s.judge_id, s.decision, s.attempt, s.attempt_after) for s in statuses.values()))
     rule = QcRule.of(campaign)
-    key = f"rater-qc:{campaign.pk}:{campaign.created_at.timestamp()}"
-    tallies: _Tallies | None = cache.get(key)
-    last_id = tallies.last_id if tallies is not None else 0
-    totals = Judgment.objects.filter(assignment__campaign=campaign).aggregate(
-        last=Max("id"), count=Count("id", filter=Q(id__lte=last_id)), id_sum=Sum("id", filter=Q(id__lte=last_id)),
-    )
-    if tallies is None or (tallies.standings, tallies.rule) != (standings, rule) or (
-        tallies.count, tallies.id_sum) != (totals["count"], totals["id_sum"] or 0):
-        tallies = _Tallies(standings=standings, rule=rule)
-    before = tallies.last_id
-    changed = _tally(campaign, tallies, statuses, up_to=totals["last"] or 0)
-    stale = changed | (set(statuses) - set(tallies.verdicts))
-    for judge in stale:
-        name = tallies.names.get(judge) or statuses[judge].judge.username
-        tallies.verdicts[judge] = _verdict(name, judge, statuses.get(judge), tallies.work[judge], rule)
-    if stale or tallies.last_id != before or last_id == 0:
-        cache.set(key, tallies, CACHE_SECONDS)
-    return sorted(tallies.verdicts.values(), key=lambda verdict: verdict.judge)
+
+    def add(tallies: _Tallies, after: int, up_to: int) -> None:
+        for judge in _tally(campaign, tallies, statuses, after=after, up_to=up_to):
+            tallies.verdicts[judge] = _verdict(tallies.names[judge], judge, statuses.get(judge), tallies.work[judge],
+                                               rule)
+
+    tallies = kept_tally(campaign, "rater-qc", (standings, rule), _Tallies, add)
+    verdicts = dict(tallies.verdicts)
+    for judge in set(statuses) - set(verdicts):  # a standing without judgments in the current attempt
+        verdicts[judge] = _verdict(tallies.names.get(judge) or statuses[judge].judge.username, judge,
+                                   statuses[judge], tallies.work.get(judge, _Work()), rule)
+    return sorted(verdicts.values(), key=lambda verdict: verdict.judge)
 
 
 def _tally(
     campaign: Campaign,
     tallies: _Tallies,
     statuses: dict[int, RaterStatus],
+    after: int = 0,
     up_to: int | None = None,
     judge_ids: list[int] | None = None,
 ) -> set[int]:
-    """Add the campaign's judgments after ``tallies.last_id`` (up to ``up_to``; of ``judge_ids`` only, if given) to
-    ``tallies``, each rater's current attempt only; returns the raters whose tallies changed."""
-    judgments = Judgment.objects.filter(assignment__campaign=campaign, id__gt=tallies.last_id)
-    items = CandidateJudgment.objects.of_campaign(campaign).filter(judgment_id__gt=tallies.last_id)
+    """Add the campaign's judgments of ids in ``(after, up_to]`` (of ``judge_ids`` only, if given) to ``tallies``,
+    each rater's current attempt only; returns the raters whose tallies changed."""
+    judgments = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after)
+    items = CandidateJudgment.objects.of_campaign(campaign).filter(judgment_id__gt=after)
     if up_to is not None:
         judgments, items = judgments.filter(id__lte=up_to), items.filter(judgment_id__lte=up_to)
     if judge_ids is not None:
         judgments = judgments.filter(assignment__judge_id__in=judge_ids)
         items = items.filter(judgment__assignment__judge_id__in=judge_ids)
-    after = {judge: status.attempt_after for judge, status in statuses.items() if status.attempt_after is not None}
+    attempt_after = {judge: status.attempt_after for judge, status in statuses.items()
+                     if status.attempt_after is not None}
     current: dict[int, int] = {}
     for pk, judge, username, duration, active in judgments.order_by("id").values_list(
         "id", "assignment__judge_id", "assignment__judge__username", "duration", "active_time"
     ):
         tallies.names[judge] = username
-        tallies.last_id, tallies.count, tallies.id_sum = pk, tallies.count + 1, tallies.id_sum + pk
-        if pk <= after.get(judge, 0):
+        if pk <= attempt_after.get(judge, 0):
             continue
         current[pk] = judge
         tallies.work[judge].screens += 1

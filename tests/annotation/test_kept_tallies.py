@@ -1,0 +1,82 @@
+"""Tallies kept between requests (``annotation.services.kept_tallies``): extended by the judgments stored since,
+taken again after an undo or a change of their basis, and equal to what all judgments give (rater QC in
+``test_rater_qc``, attention checks and time per screen here)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.core.cache import cache
+
+from annotation.models import Campaign, Judgment
+from annotation.services import queue
+from annotation.services.attention import attention_check_rates
+from annotation.services.dashboard import _versions, time_summaries
+from annotation.services.kept_tallies import kept_tally
+from annotation.services.screens import create_screens
+
+from .factories import judge, small_campaign
+from .test_rater_qc import SCREENS, careful_values, judge_all, random_values
+
+pytestmark = pytest.mark.django_db
+
+
+def judged_ids(campaign: Campaign, basis: object, reads: list[tuple[int, int]]) -> list[int]:
+    """A kept tally of the campaign's judgment ids; ``reads`` records each range read."""
+
+    def add(ids: list[int], after: int, up_to: int) -> None:
+        reads.append((after, up_to))
+        ids.extend(Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to)
+                   .order_by("id").values_list("id", flat=True))
+
+    return kept_tally(campaign, "ids", basis, list, add)
+
+
+def all_ids(campaign: Campaign) -> list[int]:
+    return list(Judgment.objects.filter(assignment__campaign=campaign).order_by("id").values_list("id", flat=True))
+
+
+def test_a_kept_tally_reads_only_what_is_new_and_starts_again_when_what_it_holds_changed():
+    campaign = small_campaign("kept", redundancy=2, sampling="uniform")
+    create_screens(campaign, 12)
+    cache.clear()
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    rng = np.random.default_rng(3)
+    reads: list[tuple[int, int]] = []
+    assert judged_ids(campaign, 1, reads) == [] and reads == [(0, 0)]
+    judge_all(campaign, ann, random_values, 10, rng)
+    first = all_ids(campaign)
+    assert judged_ids(campaign, 1, reads) == first and reads[-1] == (0, first[-1])
+    reads.clear()
+    assert judged_ids(campaign, 1, reads) == first and reads == [], "nothing new: nothing read"
+    judge_all(campaign, ben, random_values, 10, rng)
+    assert judged_ids(campaign, 1, reads) == all_ids(campaign) and reads == [(first[-1], all_ids(campaign)[-1])]
+    queue.undo_last(campaign, ann, queue.last_submitted(campaign, ann).token)
+    assert judged_ids(campaign, 1, reads) == all_ids(campaign) and reads[-1] == (0, all_ids(campaign)[-1]), \
+        "a judgment it held is gone: from all judgments again"
+    assert judged_ids(campaign, 2, reads) == all_ids(campaign) and reads[-1][0] == 0, "a new basis: again"
+    Judgment.objects.filter(assignment__campaign=campaign).order_by("-id").first().delete()
+    assert judged_ids(campaign, 2, reads) == all_ids(campaign), "the newest one deleted"
+
+
+def fresh(function, *args):
+    cache.clear()
+    return function(*args)
+
+
+def test_attention_rates_and_times_kept_are_those_of_all_judgments():
+    campaign = small_campaign("kept checks", redundancy=3, sampling="uniform", control_share=0.5)
+    create_screens(campaign, SCREENS)
+    cache.clear()
+    raters = [judge(name, campaign) for name in ("careful", "random", "hasty")]
+    rng = np.random.default_rng(5)
+    for rater, behave, seconds in zip(raters, (careful_values, random_values, careful_values), (20, 20, 1)):
+        judge_all(campaign, rater, behave, seconds, rng)
+        kept_rates, kept_times = attention_check_rates(campaign), time_summaries(campaign, _versions(campaign))
+        assert kept_rates == fresh(attention_check_rates, campaign)
+        assert kept_times == fresh(time_summaries, campaign, _versions(campaign))
+    queue.undo_last(campaign, raters[0], queue.last_submitted(campaign, raters[0]).token)
+    rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
+    assert attention_check_rates(campaign) == fresh(attention_check_rates, campaign)
+    assert rates["careful"].rate == 1.0 and rates["random"].rate < 1.0 and rates["careful"].checks > 0
+    times = time_summaries(campaign, _versions(campaign))
+    assert times == fresh(time_summaries, campaign, _versions(campaign)) and times[1]["hasty"].median == 1.0
