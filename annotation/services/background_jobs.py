@@ -176,8 +176,8 @@ def fail_abandoned(now=None) -> int:
 
     ``run_background_job`` holds its job's row lock from just after recording the start to the end, so a job
     running for more than ``ABANDONED_AFTER`` whose row can be locked (``SKIP LOCKED`` passes over the others) lost
-    its process, and its transaction rolled back. Only where jobs run in the web processes (not ``celery``, whose
-    workers redeliver a lost job) and on databases with row locks (PostgreSQL)."""
+    its process, and its transaction rolled back. Only where no Celery worker runs jobs (the workers redeliver a
+    lost job) and on databases with row locks (PostgreSQL)."""
     if settings.ANALYSIS_EXECUTION == "celery" or not connection.features.has_select_for_update_skip_locked:
         return 0
     now = now or timezone.now()

@@ -13,7 +13,7 @@ campaign's lock; the organizer's page reads that count as the job's progress. A 
 worker killed, the database gone) goes on from ``created`` when it runs again, so the task is idempotent; every
 screen of a job is one the same request would have written at once.
 
-A job whose process stopped (a restart, or a request killed past gunicorn's timeout in the embedded mode) is not
+A job whose process stopped (a restart, a killed process in the embedded mode) is not
 left "running": ``run_job`` holds a PostgreSQL session-level advisory lock on the job from before it marks it
 running until it has recorded the outcome, and the database releases that lock when the process's connection
 ends. ``fail_abandoned``, run when jobs are shown, fails a running job whose lock it can take, with ``ABANDONED``;
@@ -162,7 +162,8 @@ def _job_lock(job_id: int, wait: bool) -> Iterator[bool]:
 
 def fail_abandoned(campaign: Campaign) -> int:
     """Fail the campaign's running jobs that no process works on any more (their advisory lock is free), with
-    ``ABANDONED``; how many. Only where jobs run in the web processes (not ``celery``) and on PostgreSQL."""
+    ``ABANDONED``; how many. Only where no Celery worker runs jobs (``ANALYSIS_EXECUTION`` not ``celery``) and on
+    PostgreSQL."""
     if settings.ANALYSIS_EXECUTION == "celery" or connection.vendor != "postgresql":
         return 0
     failed = 0
