@@ -99,27 +99,32 @@ def handled(client: Client, method: str, url: str, data: dict | None = None) -> 
     return client.handler(environ)
 
 
-def work(client: Client, campaign: Campaign, screens: int) -> tuple[list[float], list[float]]:
-    """Serve and submit ``screens`` screens of ``campaign``; the seconds of each serve and each submit (after one
-    serve that warms the process up)."""
+def work(clients: dict[str, tuple[Client, Campaign]], screens: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Serve and submit ``screens`` screens of each campaign, the judges taking turns (so that whatever else the
+    machine does weighs on both alike); the seconds of each serve and each submit per campaign (after one serve
+    each that warms the process up)."""
     rng = np.random.default_rng(7)
-    serves, submits = [], []
-    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-    handled(client, "GET", url)  # a running server has its templates and URL patterns loaded: not timed
+    timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in clients}
+    urls = {}
+    for name, (client, campaign) in clients.items():
+        urls[name] = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+        handled(client, "GET", urls[name])  # a running server has its templates and URL patterns loaded: not timed
     for _ in range(screens):
-        start = time.perf_counter()
-        page = handled(client, "GET", url)
-        serves.append(time.perf_counter() - start)
-        assert page.status_code == 200
-        keys = KEY.findall(page.content.decode())
-        data = {f"rank_{position}": str(rng.integers(1, 3)) for position, _ in keys}
-        data.update({f"candidate_{position}": key for position, key in keys})
-        start = time.perf_counter()
-        posted = handled(client, "POST", url, data)
-        submits.append(time.perf_counter() - start)
-        assert posted.status_code == 302 and posted["Location"].startswith("/judge/screens/"), posted
-        url = posted["Location"]
-    return serves, submits
+        for name, (client, _campaign) in clients.items():
+            serves, submits = timings[name]
+            start = time.perf_counter()
+            page = handled(client, "GET", urls[name])
+            serves.append(time.perf_counter() - start)
+            assert page.status_code == 200
+            keys = KEY.findall(page.content.decode())
+            data = {f"rank_{position}": str(rng.integers(1, 3)) for position, _ in keys}
+            data.update({f"candidate_{position}": key for position, key in keys})
+            start = time.perf_counter()
+            posted = handled(client, "POST", urls[name], data)
+            submits.append(time.perf_counter() - start)
+            assert posted.status_code == 302 and posted["Location"].startswith("/judge/screens/"), posted
+            urls[name] = posted["Location"]
+    return timings
 
 
 def p95(seconds: list[float]) -> float:
@@ -136,9 +141,9 @@ def test_a_million_screens_serve_judges_fast_and_the_organizer_page_within_a_sec
     assert screen_count(big) == Screen.objects.filter(campaign=big).count() == SCREENS
     clients = {}
     for name, campaign in (("small", small), ("big", big)):
-        clients[name] = Client()
-        clients[name].force_login(judge(f"judge-{name}", campaign))
-    timings = {name: work(clients[name], campaign, SERVES) for name, campaign in (("small", small), ("big", big))}
+        clients[name] = (Client(), campaign)
+        clients[name][0].force_login(judge(f"judge-{name}", campaign))
+    timings = work(clients, SERVES)
     assert Judgment.objects.filter(assignment__campaign=big).count() == SERVES
     page_client = Client()
     page_client.force_login(organizer)
@@ -157,9 +162,9 @@ def test_a_million_screens_serve_judges_fast_and_the_organizer_page_within_a_sec
                   f"{1000 * p95(submits):.1f} ms")
     progress = queue.progress(big, User.objects.get(username="judge-big"))
     assert progress.more and progress.total == SERVES + 1 + queue.PROGRESS_CAP
-    small_p95, big_p95 = p95(timings["small"][0]), p95(timings["big"][0])
-    assert big_p95 < 1.5 * small_p95, f"serving from 1,000,000 screens: p95 {1000 * big_p95:.1f} ms against " \
-                                      f"{1000 * small_p95:.1f} ms from a small campaign in the same run"
+    small_median, big_median = np.median(timings["small"][0]), np.median(timings["big"][0])
+    assert big_median < 1.5 * small_median, f"serving from 1,000,000 screens: median {1000 * big_median:.1f} ms " \
+                                            f"against {1000 * small_median:.1f} ms from a small campaign, in turns"
     if sys.gettrace() is None:  # absolute times only without a tracer (coverage slows every request by about a third)
         for name, (serves, _) in timings.items():
             assert p95(serves) < SERVE_P95, f"the {name} campaign's judge: serve p95 {1000 * p95(serves):.1f} ms"
