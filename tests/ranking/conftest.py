@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,11 @@ class Worker:
         return [int(pid) for pid in out.split()]
 
     def kill_children(self) -> None:
-        """SIGKILL the pool processes (the worker starts new ones; a task they were running goes back to the queue)."""
+        """SIGKILL the pool processes (the worker starts new ones; a task they were running goes back to the queue).
+        A process that ended between listing and killing is already gone, as wanted."""
         for pid in self.children():
-            os.kill(pid, 9)
+            with suppress(ProcessLookupError):
+                os.kill(pid, 9)
 
     def lost_tasks(self) -> int:
         """How many tasks the worker has reported lost with their process so far."""
