@@ -14,15 +14,14 @@
   its reason's label, then ": " and the judge's details, as ``forms.FlagForm`` stores it), and whether the screen is
   excluded from analysis.
 
-Everything is aggregated in the database except the durations, which are read once per data version (last
-judgment id and count); their summaries stay in Django's cache.
+Everything is aggregated in the database except the durations, the attention checks and rater QC, whose tallies
+are kept in Django's cache and extended by the judgments stored since (``kept_tallies``).
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
-from django.core.cache import cache
 from django.db.models import Count, F, Max, Q
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
@@ -35,7 +34,6 @@ FLAG_LIMIT = 100
 #: Share of the durations cut at each end for the trimmed mean.
 TRIM = 0.05
 NO_TIMES = "no timed judgment yet"
-TIMES_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -174,28 +172,30 @@ def screen_times(seconds: list[float]) -> ScreenTimes:
     return ScreenTimes(len(seconds), float(np.median(values)), float(trim_mean(values, TRIM)))
 
 
-def time_summaries(campaign: Campaign, version: tuple) -> tuple[ScreenTimes, dict[str, ScreenTimes]]:
-    """Time per screen over all judgments and per judge; computed once per data ``version`` (``_versions``) and
-    kept in the cache, one entry per campaign, from the judges' times kept between versions (``kept_tallies``)."""
-    key = f"dashboard-times:{campaign.pk}:{campaign.created_at.timestamp()}"
-    cached = cache.get(key)
-    if cached is not None and cached[0] == version:
-        return cached[1]
+@dataclass
+class _Times:
+    """Each judge's seconds per screen, and the summaries of them (``time_summaries``)."""
 
-    def add(durations: dict[str, list[float]], after: int, up_to: int) -> None:
+    durations: dict[str, list[float]] = field(default_factory=dict)
+    summaries: tuple[ScreenTimes, dict[str, ScreenTimes]] | None = None
+
+
+def time_summaries(campaign: Campaign) -> tuple[ScreenTimes, dict[str, ScreenTimes]]:
+    """Time per screen over all judgments and per judge; the judges' times are kept between calls and extended by
+    the judgments stored since (``kept_tallies``), and summed up again only when some were added."""
+
+    def add(times: _Times, after: int, up_to: int) -> None:
         rows = Judgment.objects.filter(
             assignment__campaign=campaign, duration__isnull=False, id__gt=after, id__lte=up_to
         ).values_list("assignment__judge__username", "duration")
         for judge, duration in rows:
-            durations.setdefault(judge, []).append(duration.total_seconds())
+            times.durations.setdefault(judge, []).append(duration.total_seconds())
+        times.summaries = (
+            screen_times([s for values in times.durations.values() for s in values]),
+            {judge: screen_times(values) for judge, values in times.durations.items()},
+        )
 
-    durations = kept_tally(campaign, "screen-times", None, dict, add)
-    summaries = (
-        screen_times([s for values in durations.values() for s in values]),
-        {judge: screen_times(values) for judge, values in durations.items()},
-    )
-    cache.set(key, (version, summaries), TIMES_SECONDS)
-    return summaries
+    return kept_tally(campaign, "screen-times", None, _Times, add).summaries
 
 
 def judge_progress(
@@ -250,7 +250,7 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 def dashboard_data(campaign: Campaign) -> dict:
     """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``."""
     version = _versions(campaign)
-    overall, per_judge = time_summaries(campaign, version)
+    overall, per_judge = time_summaries(campaign)
     repeats = repeats_by_judge(campaign)
     plan = campaign_plan(campaign, repeats)
     return {

@@ -51,11 +51,12 @@ def kept_tally(
         last=Max("id"), count=Count("id"), id_sum=Sum("id"),
         held_count=Count("id", filter=Q(id__lte=held)), held_sum=Sum("id", filter=Q(id__lte=held)),
     )
-    if kept is None or kept.basis != basis or (kept.count, kept.id_sum) != (totals["held_count"],
-                                                                           totals["held_sum"] or 0):
+    fresh = kept is None or kept.basis != basis or (kept.count, kept.id_sum) != (totals["held_count"],
+                                                                                totals["held_sum"] or 0)
+    if fresh:
         kept = _Kept(basis, 0, 0, 0, start())
     last = totals["last"] or 0
-    if last != kept.last_id or kept.count == 0:
+    if fresh or last != kept.last_id:
         add(kept.tally, kept.last_id, last)
         kept.last_id, kept.count, kept.id_sum = last, totals["count"], totals["id_sum"] or 0
         cache.set(key, kept, KEPT_SECONDS)

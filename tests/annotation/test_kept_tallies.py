@@ -10,7 +10,7 @@ from django.core.cache import cache
 from annotation.models import Campaign, Judgment
 from annotation.services import queue
 from annotation.services.attention import attention_check_rates
-from annotation.services.dashboard import _versions, time_summaries
+from annotation.services.dashboard import time_summaries
 from annotation.services.kept_tallies import kept_tally
 from annotation.services.screens import create_screens
 
@@ -71,12 +71,12 @@ def test_attention_rates_and_times_kept_are_those_of_all_judgments():
     rng = np.random.default_rng(5)
     for rater, behave, seconds in zip(raters, (careful_values, random_values, careful_values), (20, 20, 1)):
         judge_all(campaign, rater, behave, seconds, rng)
-        kept_rates, kept_times = attention_check_rates(campaign), time_summaries(campaign, _versions(campaign))
+        kept_rates, kept_times = attention_check_rates(campaign), time_summaries(campaign)
         assert kept_rates == fresh(attention_check_rates, campaign)
-        assert kept_times == fresh(time_summaries, campaign, _versions(campaign))
+        assert kept_times == fresh(time_summaries, campaign)
     queue.undo_last(campaign, raters[0], queue.last_submitted(campaign, raters[0]).token)
     rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
     assert attention_check_rates(campaign) == fresh(attention_check_rates, campaign)
     assert rates["careful"].rate == 1.0 and rates["random"].rate < 1.0 and rates["careful"].checks > 0
-    times = time_summaries(campaign, _versions(campaign))
-    assert times == fresh(time_summaries, campaign, _versions(campaign)) and times[1]["hasty"].median == 1.0
+    times = time_summaries(campaign)
+    assert times == fresh(time_summaries, campaign) and times[1]["hasty"].median == 1.0
