@@ -10,7 +10,7 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
-from django.core.validators import URLValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 
 from .models import BackgroundJob, Campaign
 from .services import background_jobs
@@ -40,6 +40,18 @@ def checked_instruction(value: str | None) -> str:
         raise ValidationError("The instruction must be one line of text, without line breaks, tabs or control "
                               "characters.")
     return text
+
+def ranged_formfield(db_field, **kwargs) -> forms.Field | None:
+    """The model field's form field, with the bounds of its MinValueValidator and MaxValueValidator as the form
+    field's own (so the page's number input carries them as ``min`` and ``max``, and a value out of range is
+    refused under its field)."""
+    for validator in db_field.validators:
+        if isinstance(validator, MinValueValidator):
+            kwargs.setdefault("min_value", validator.limit_value)
+        elif isinstance(validator, MaxValueValidator):
+            kwargs.setdefault("max_value", validator.limit_value)
+    return db_field.formfield(**kwargs)
+
 
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
@@ -158,6 +170,7 @@ class CampaignImportForm(forms.ModelForm):
                   "qc_p_value", "qc_min_total_seconds",
                   "qc_min_median_seconds", "crowd", "crowd_session_screens", "crowd_campaign_screens",
                   "crowd_completion_url", "crowd_code_encodes_qc"]
+        formfield_callback = ranged_formfield
 
     def clean_selection(self) -> str:
         """Random order unless the request asks for active selection (older clients send no such field)."""

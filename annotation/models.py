@@ -17,6 +17,7 @@ import secrets
 import uuid
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -54,7 +55,8 @@ class Campaign(models.Model):
     name = models.CharField(max_length=200, unique=True)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.RANKING)
     max_candidates = models.PositiveSmallIntegerField(
-        default=5, help_text="M: the most candidates shown on one screen."
+        default=5, validators=[MinValueValidator(2), MaxValueValidator(10)],
+        help_text="M: the most candidates shown on one screen (2 to 10).",
     )
     sampling = models.CharField(max_length=16, choices=Sampling.choices, default=Sampling.DIVERSITY)
     selection = models.CharField(
@@ -63,9 +65,12 @@ class Campaign(models.Model):
         "they teach the most about the system ranking (TrueSkill for ranking, EASL for PRWS; issue 13).",
     )
     seed = models.BigIntegerField(default=1, help_text="Seed of every random choice of this campaign.")
-    redundancy = models.PositiveSmallIntegerField(default=1, help_text="How many judges see each screen.")
+    redundancy = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1)], help_text="How many judges see each screen (at least 1)."
+    )
     repeat_rate = models.FloatField(
-        default=0.0, help_text="Share of a judge's screens shown to that judge again later (intra-annotator)."
+        default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Share of a judge's screens shown to that judge again later (intra-annotator), 0 to 1.",
     )
     guidelines = models.TextField(blank=True, help_text="Guidelines for judges, in Markdown.")
     instruction = models.CharField(
@@ -129,23 +134,35 @@ class Campaign(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # Each check names what it holds, for a form or serializer that validates the model's constraints.
         constraints = [
             models.CheckConstraint(
-                condition=Q(control_share__gte=0.0) & Q(control_share__lte=1.0), name="campaign_control_share_range"
+                condition=Q(control_share__gte=0.0) & Q(control_share__lte=1.0), name="campaign_control_share_range",
+                violation_error_message="The share of control screens must be from 0 to 1.",
             ),
             models.CheckConstraint(
                 condition=Q(qc_control_threshold__gte=0.0) & Q(qc_control_threshold__lte=1.0)
                 & Q(qc_p_value__gt=0.0) & Q(qc_p_value__lte=1.0)
                 & Q(qc_min_total_seconds__gte=0.0) & Q(qc_min_median_seconds__gte=0.0),
                 name="campaign_qc_thresholds_range",
+                violation_error_message="Rater QC: the control threshold must be from 0 to 1, the p-value above 0 "
+                "and at most 1, and the least times 0 or more.",
             ),
             models.CheckConstraint(
-                condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=10), name="campaign_m_range"
+                condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=10), name="campaign_m_range",
+                violation_error_message="M, the most candidates on a screen, must be from 2 to 10.",
             ),
-            models.CheckConstraint(condition=Q(redundancy__gte=1), name="campaign_redundancy_positive"),
-            models.CheckConstraint(condition=Q(crowd_session_screens__gte=1), name="campaign_crowd_session_positive"),
             models.CheckConstraint(
-                condition=Q(repeat_rate__gte=0.0) & Q(repeat_rate__lte=1.0), name="campaign_repeat_rate_range"
+                condition=Q(redundancy__gte=1), name="campaign_redundancy_positive",
+                violation_error_message="Redundancy, the judges per screen, must be at least 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(crowd_session_screens__gte=1), name="campaign_crowd_session_positive",
+                violation_error_message="Crowd: the screens per session must be at least 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0.0) & Q(repeat_rate__lte=1.0), name="campaign_repeat_rate_range",
+                violation_error_message="The repeat rate must be from 0 to 1.",
             ),
         ]
 

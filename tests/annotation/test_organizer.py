@@ -75,6 +75,29 @@ def test_a_bad_upload_shows_the_message_and_writes_nothing(organizer, client_for
     assert not Campaign.objects.exists() and not Candidate.objects.exists()
 
 
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("max_candidates", 0, "greater than or equal to 2"),
+    ("max_candidates", 11, "less than or equal to 10"),
+    ("redundancy", 0, "greater than or equal to 1"),
+    ("repeat_rate", 5, "less than or equal to 1.0"),
+    ("repeat_rate", -0.5, "greater than or equal to 0.0"),
+])
+def test_a_setting_out_of_range_is_refused_under_its_field(organizer, client_for, field, value, message):
+    response = client_for(organizer).post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()], **{field: value}))
+    assert response.status_code == 400
+    form = response.context["form"]
+    assert list(form.errors) == [field] and message in form.errors[field][0]
+    assert "Constraint" not in response.content.decode()
+    assert not Campaign.objects.exists()
+
+
+def test_the_number_inputs_carry_the_models_bounds(organizer, client_for):
+    page = client_for(organizer).get(reverse("campaign-create")).content.decode()
+    assert 'name="max_candidates" value="5" min="2" max="10"' in page
+    assert 'name="repeat_rate" value="0.0" min="0.0" max="1.0"' in page
+
+
 def test_screens_and_appraise_xml_from_the_campaign_page(organizer, client_for):
     client = client_for(organizer)
     client.post(reverse("campaign-create"), form_data(
