@@ -128,9 +128,12 @@ class Progress:
 
     @property
     def plan_text(self) -> str:
-        """The total with repeats shown apart ("30, +2 repeats"), so it does not grow as repeats are scheduled."""
+        """The total with the repeats in it shown apart ("32 (30 + 2 repeats)"): the screen number counts repeats
+        too, so it never passes the total, and the first part stays as repeats are scheduled."""
+        if not self.repeats:
+            return self.total_text
         plan = f"{self.total - self.repeats:,}{'+' * self.more}"
-        return f"{plan}, +{self.repeats} repeat{'s' * (self.repeats != 1)}" if self.repeats else plan
+        return f"{self.total_text} ({plan} + {self.repeats} repeat{'s' * (self.repeats != 1)})"
 
 
 @dataclass(frozen=True)

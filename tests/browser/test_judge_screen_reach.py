@@ -291,19 +291,21 @@ def test_replaced_words_and_the_organizers_instruction(live_server, new_page, ar
     page.screenshot(path=artifacts / f"judge-reach-replaced-words-{'on' if show_replaced else 'off'}.png")
 
 
-def test_the_total_stays_while_repeats_are_scheduled(live_server, new_page, artifacts):
+def test_the_screen_number_never_passes_the_total_as_repeats_come(live_server, new_page, artifacts):
     campaign = small_campaign("repeating", repeat_rate=1.0, guidelines="Judge the corrections.")
     campaign.organizers.add(get_user_model().objects.create_user("orga", password="organizer-pw-1"))
     for line in range(6):
         add_screen(campaign, line)
     page = new_page()
     start_judging(page, live_server, campaign, "remy")
-    counters = ["Screen 1 of 6", "Screen 2 of 6, +1 repeat", "Screen 3 of 6, +2 repeats", "Screen 4 of 6, +3 repeats"]
+    counters = ["Screen 1 of 6", "Screen 2 of 7 (6 + 1 repeat)", "Screen 3 of 8 (6 + 2 repeats)",
+                "Screen 4 of 9 (6 + 3 repeats)", "Screen 5 of 10 (6 + 4 repeats)", "Screen 6 of 11 (6 + 5 repeats)",
+                "Screen 7 of 12 (6 + 6 repeats)", "Screen 8 of 12 (6 + 6 repeats)"]
     for counter in counters:
         expect(page.locator("#screen-counter")).to_have_text(counter)
         page.wait_for_load_state("domcontentloaded")
         for position in range(page.locator(".candidate").count()):
             page.locator(f"#candidate-{position} label.rank").first.click()
         page.get_by_role("button", name="Submit").click()
-    expect(page.locator("#screen-counter")).to_have_text("Screen 5 of 6, +4 repeats")
+    expect(page.locator("#screen-counter")).to_have_text("Screen 9 of 12 (6 + 6 repeats)")
     page.screenshot(path=artifacts / "judge-reach-repeats-apart.png")
