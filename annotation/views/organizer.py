@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
@@ -22,7 +23,7 @@ from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
-from .posted import valid_post
+from .posted import messages_section, to_section, valid_post
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv, "text/csv; charset=utf-8"),
@@ -105,6 +106,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "appraise_form": AppraiseUploadForm(),
         "study_link": request.build_absolute_uri(reverse("crowd-study-link", args=[campaign.crowd_key]))
         if campaign.crowd else None,
+        "messages_section": messages_section(request),
     }
     return render(request, "organizer/campaign_detail.html", context)
 
@@ -115,18 +117,18 @@ def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, ScreensForm, f"{SCREENS_COUNT_ERROR} No screen was added.")
     if form is None:
-        return redirect("campaign-detail", pk=campaign.pk)
+        return to_section(campaign.pk, "screens")
     try:
         done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
     except ValueError as exc:
         messages.error(request, f"{exc}. No screen was added.")
     else:
         if done.job is None:
-            messages.success(request, f"Added {done.created:,} screens.")
+            messages.success(request, f"Added {done.created:,} screen{pluralize(done.created)}.")
         else:
             messages.success(request, f"Adding {done.job.requested:,} screens in the background; see their progress "
                                       "under Add screens.")
-    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
+    return to_section(campaign.pk, "screens")
 
 
 @login_required
@@ -140,7 +142,7 @@ def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> Http
                                   "their progress under Add screens.")
     else:
         messages.error(request, NOT_STOPPED)
-    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#screens-title")
+    return to_section(campaign.pk, "screens")
 
 
 @login_required
@@ -167,7 +169,7 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
                 f"Imported {summary.rankings} rankings ({summary.skipped} skipped) "
                 f"by {summary.judges} judges.{already}",
             )
-    return redirect("campaign-detail", pk=campaign.pk)
+    return to_section(campaign.pk, "appraise")
 
 
 @login_required

@@ -36,14 +36,10 @@ from ..services import attention_requests, background_jobs, guidelines, invites,
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
-from .posted import valid_post
+from .posted import to_section, valid_post
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
-
-
-def _to_section(campaign: Campaign, section: str) -> HttpResponse:
-    return redirect(reverse("campaign-detail", args=[campaign.pk]) + f"#{section}")
 
 
 def _keep_new_link(request: HttpRequest, campaign: Campaign, username: str, link: str) -> None:
@@ -94,13 +90,13 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, InviteForm, "{errors} No invite was created.")
     if form is None:
-        return _to_section(campaign, "invites")
+        return to_section(campaign.pk, "invites")
     try:
         valid_for = timedelta(days=form.cleaned_data["valid_days"])
         invite, secret = invites.create_invite(campaign, form.cleaned_data["username"], request.user, valid_for)
     except invites.InviteError as error:
         messages.error(request, f"{error} No invite was created.")
-        return _to_section(campaign, "invites")
+        return to_section(campaign.pk, "invites")
     link = request.build_absolute_uri(reverse("invite", args=[secret]))
     _keep_new_link(request, campaign, invite.judge.username, link)
     messages.success(request, f"Invited {invite.judge.username}. Copy the link now: it is shown only once.")
@@ -110,7 +106,7 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
             f"{invite.judge.username} is an existing account: the link asks them to log in with their own password "
             "first.",
         )
-    return _to_section(campaign, "invites")
+    return to_section(campaign.pk, "invites")
 
 
 @login_required
@@ -125,7 +121,7 @@ def invite_revoke(request: HttpRequest, pk: int, invite_id: int) -> HttpResponse
         messages.error(request, str(error))
     else:
         messages.success(request, f"Revoked the invite of {invite.judge.username}; its link no longer works.")
-    return _to_section(campaign, "invites")
+    return to_section(campaign.pk, "invites")
 
 
 @login_required
@@ -141,7 +137,7 @@ def guidelines_edit(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, message)
         if not said:
             messages.info(request, "The guidelines and the instruction are unchanged.")
-        return _to_section(campaign, "guidelines")
+        return to_section(campaign.pk, "guidelines")
     draft = form.cleaned_data["guidelines"] if form.is_bound and form.is_valid() else campaign.guidelines
     context = {"campaign": campaign, "form": form, "preview_html": guidelines.render_guidelines(draft),
                "previewing": previewing and form.is_valid()}
@@ -189,7 +185,7 @@ def training_add(request: HttpRequest, pk: int) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             messages.success(request, f"Added training screen {screen.position + 1} (line {segment.line}).")
-            return _to_section(campaign, "training")
+            return to_section(campaign.pk, "training")
     before, after = context_of(segment)
     context.update(
         {
@@ -216,7 +212,7 @@ def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpRespon
     training.remove_training_screen(screen)
     with_answers = f" with its {answers} answer{'s' * (answers != 1)}" if answers else ""
     messages.success(request, f"Deleted training screen {number}{with_answers}.")
-    return _to_section(campaign, "training")
+    return to_section(campaign.pk, "training")
 
 
 @login_required
@@ -227,7 +223,7 @@ def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, AttentionChecksForm, "{errors} No attention check was added.")
     if form is None:
-        return _to_section(campaign, "attention")
+        return to_section(campaign.pk, "attention")
     try:
         if attention_requests.planned_checks(campaign, form.share()) > attention_requests.MAX_CHECKS_PER_REQUEST:
             job = background_jobs.record_job(BackgroundJob.Kind.ATTENTION_CHECKS, [], {"share": form.share()},
@@ -237,14 +233,14 @@ def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
         done = attention_requests.add_checks_in_turn(campaign, form.share())
     except attention_requests.NoOpenScreens as error:
         messages.error(request, str(error))
-        return _to_section(campaign, "attention")
+        return to_section(campaign.pk, "attention")
     except ValueError as error:
         text = str(error).rstrip(".")
         messages.error(request, f"{text[:1].upper()}{text[1:]}. No attention check was added.")
-        return _to_section(campaign, "attention")
+        return to_section(campaign.pk, "attention")
     messages.success(
         request,
         f"Added attention checks to {done.added} of the {done.open} unserved screen{'s' * (done.open != 1)} "
         "without one.",
     )
-    return _to_section(campaign, "attention")
+    return to_section(campaign.pk, "attention")

@@ -1,9 +1,12 @@
-"""The organizer pages' posted forms: valid, or refused with a message that says what was not done."""
+"""The organizer pages' posted forms: valid, or refused with a message that says what was not done; and the way
+back to the section of the campaign page that posted them, where their message is shown."""
 from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 
 from ..judging_forms import error_text
 
@@ -16,3 +19,22 @@ def valid_post(request: HttpRequest, form_class: type[forms.Form], refusal: str)
         return form
     messages.error(request, refusal.replace("{errors}", error_text(form)))
     return None
+
+
+#: The campaign page's sections that post forms, by their element id. A redirect to one of them names it in the
+#: query (``?at=invites``) as well as in the fragment: the page then shows the messages inside that section, where
+#: the browser scrolls to, instead of at the top of a long page (the fragment alone never reaches the server).
+CAMPAIGN_SECTIONS = frozenset({"screens", "appraise", "references", "invites", "guidelines", "training", "attention"})
+
+
+def to_section(campaign_pk: int, section: str) -> HttpResponse:
+    """Redirect to ``section`` of the campaign page, with its messages shown there."""
+    if section not in CAMPAIGN_SECTIONS:
+        raise ValueError(f"no such section of the campaign page: {section}")
+    return redirect(f"{reverse('campaign-detail', args=[campaign_pk])}?at={section}#{section}")
+
+
+def messages_section(request: HttpRequest) -> str | None:
+    """The campaign page's section that shows the messages (``?at=``), or None: at the top of the page."""
+    section = request.GET.get("at")
+    return section if section in CAMPAIGN_SECTIONS else None

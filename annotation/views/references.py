@@ -5,14 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ..campaign_forms import named_file
 from ..permissions import managed_campaign_or_404
 from ..services.references import import_references, reference_summary
 from ..services.textfiles import InputFileError
+from .posted import to_section
 
 
 @login_required
@@ -29,4 +28,4 @@ def campaign_references_import(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         added = "; ".join(f"{reference.name!r}: {reference_summary(reference)}" for reference in created)
         messages.success(request, f"Added {added}.")
-    return redirect(reverse("campaign-detail", args=[campaign.pk]) + "#references-title")
+    return to_section(campaign.pk, "references")

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
@@ -74,8 +75,8 @@ def page_text(response) -> str:
 def test_an_invite_link_is_shown_once_and_logs_the_judge_in(campaign, organizer):
     client = login(organizer)
     response = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "newbie", "valid_days": 3})
-    assert response.status_code == 302 and response["Location"] == detail_url(campaign) + "#invites"
-    page = client.get(detail_url(campaign))
+    assert response.status_code == 302 and response["Location"] == detail_url(campaign) + "?at=invites#invites"
+    page = client.get(response["Location"])
     links = LINK.findall(page.content.decode())
     assert len(links) == 1
     invite = Invite.objects.get()
@@ -94,6 +95,42 @@ def test_an_invite_link_is_shown_once_and_logs_the_judge_in(campaign, organizer)
     assert judge_client.post(path).status_code == 302
     assert campaign.judges.filter(username="newbie").exists()
     assert "Used " in page_text(client.get(detail_url(campaign)))
+
+
+def section_of(page: str, message: str) -> str | None:
+    """The id of the campaign page's section whose messages list holds ``message`` (the page's sections do not
+    nest), or "top" for the list above them all."""
+    before = page[:page.index(f">{html.escape(message)}</li>")]
+    sections = re.findall(r'<section[^>]* id="([\w-]+)"', before)
+    return sections[-1] if sections else "top"
+
+
+@pytest.mark.parametrize(("url_name", "data", "section", "message"), [
+    ("campaign-invite", {"username": "bad name!", "valid_days": 3}, "invites", "No invite was created."),
+    ("campaign-invite", {"username": "newbie", "valid_days": 3}, "invites", "Invited newbie."),
+    ("campaign-screens", {"count": 1}, "screens", "Added 1 screen."),
+    ("campaign-screens", {"count": -1}, "screens", "No screen was added."),
+    ("campaign-appraise-import", {"file": SimpleUploadedFile("bad.xml", b"<oops")}, "appraise",
+     "Nothing was imported."),
+    ("campaign-references-import", {}, "references", "No reference was added."),
+])
+def test_a_form_of_the_campaign_page_answers_in_its_own_section(campaign, organizer, url_name, data, section,
+                                                                 message):
+    """The page goes back to the form's section, so its message must be there, not thousands of pixels above."""
+    client = login(organizer)
+    response = client.post(reverse(url_name, args=[campaign.pk]), data)
+    assert response["Location"] == f"{detail_url(campaign)}?at={section}#{section}"
+    page = client.get(response["Location"]).content.decode()
+    text = next(line for line in re.findall(r'<li class="[^"]*">([^<]*)</li>', page) if message in html.unescape(line))
+    assert section_of(page, html.unescape(text)) == section
+
+
+def test_messages_stay_at_the_top_without_a_known_section(campaign, organizer):
+    client = login(organizer)
+    client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "bad name!", "valid_days": 3})
+    page = client.get(detail_url(campaign) + "?at=nowhere").content.decode()
+    assert section_of(page, html.unescape(next(
+        line for line in re.findall(r'<li class="[^"]*">([^<]*)</li>', page) if "No invite" in line))) == "top"
 
 
 @pytest.mark.parametrize(
