@@ -14,8 +14,10 @@ Environment variables:
                       the workers (default 2)
   ANALYSIS_CLAIM_SECONDS  how long a run claimed by a worker or process may go without a heartbeat (its progress)
                       before the dispatcher puts it back in the queue, e.g. after its worker died (default 600)
-  SECRET_KEY          required when DEBUG is off
-  DEBUG               "1"/"true" to enable (default on in the embedded mode, off otherwise)
+  SECRET_KEY          required with PostgreSQL or a broker unless DEBUG is on; otherwise (the embedded mode, or
+                      DEBUG) a random key of this installation, made once and kept in SECRET_KEY_FILE
+                      (default .secret-key beside manage.py, readable by its owner only)
+  DEBUG               "1"/"true" to enable Django's debug pages (default off, in every mode)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
   MAX_UPLOAD_MB       largest accepted upload, per file and per archive (default 50)
   IMPORT_IN_REQUEST_MB  uploads up to this size in all are imported within the request; larger ones by a
@@ -45,6 +47,7 @@ Logs:
                       off) or "text"
 """
 import os
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
@@ -89,12 +92,32 @@ DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or ""
 EMBEDDED = DATABASE_URL.startswith("sqlite") and not CELERY_BROKER_URL
 
-DEBUG = _env_bool("DEBUG", EMBEDDED)
+
+
+def _install_secret_key(path: Path) -> str:
+    """This installation's own random key, made on first use and kept in ``path`` (readable by its owner only):
+    a key written in the source would let anyone forge sessions and crowd completion codes."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = path.read_text(encoding="ascii").strip()
+        if not key:
+            raise ImproperlyConfigured(f"{path} is empty: delete it to make a new key, or set SECRET_KEY.") from None
+        return key
+    except OSError as error:
+        raise ImproperlyConfigured(f"Set SECRET_KEY: no key file could be made at {path} ({error.strerror}).") from None
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(descriptor, "w", encoding="ascii") as file:
+        file.write(key + "\n")
+    return key
+
+
+DEBUG = _env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG:
+    if not (DEBUG or EMBEDDED):
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "insecure-development-key-only-for-the-embedded-mode"
+    SECRET_KEY = _install_secret_key(Path(os.environ.get("SECRET_KEY_FILE", BASE_DIR / ".secret-key")))
 
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
 if DEBUG:

@@ -51,6 +51,27 @@ def test_production_refuses_to_start_without_secret_key():
         settings_under({**PRODUCTION, "DEBUG": "0"})
 
 
+def test_the_embedded_mode_makes_a_key_of_its_own_and_keeps_debug_off(tmp_path):
+    """No key written in the source: anyone could forge sessions and crowd completion codes with it."""
+    key_file = tmp_path / "key"
+    first = settings_under({"SECRET_KEY_FILE": str(key_file)})
+    assert first["EMBEDDED"] and first["DEBUG"] is False and "*" not in first["ALLOWED_HOSTS"]
+    assert len(first["SECRET_KEY"]) >= 50 and key_file.stat().st_mode & 0o777 == 0o600
+    assert settings_under({"SECRET_KEY_FILE": str(key_file)})["SECRET_KEY"] == first["SECRET_KEY"], "kept"
+    other = settings_under({"SECRET_KEY_FILE": str(tmp_path / "other"), "DEBUG": "1"})
+    assert other["DEBUG"] is True and other["SECRET_KEY"] != first["SECRET_KEY"]
+    assert settings_under({"SECRET_KEY_FILE": str(key_file), "SECRET_KEY": "set"})["SECRET_KEY"] == "set"
+
+
+@pytest.mark.parametrize(("content", "message"), [("", "is empty"), (None, "no key file could be made")])
+def test_an_unusable_key_file_stops_the_start_with_the_reason(tmp_path, content, message):
+    key_file = tmp_path / "key" if content is not None else tmp_path / "missing-folder" / "key"
+    if content is not None:
+        key_file.write_text(content)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        settings_under({"SECRET_KEY_FILE": str(key_file)})
+
+
 def test_production_defaults_debug_off_json_logs_and_no_password_reset():
     values = settings_under({**PRODUCTION, "SECRET_KEY": "s"})
     assert values["DEBUG"] is False and values["LOG_FORMAT"] == "json"
