@@ -222,7 +222,8 @@ def check_database(campaign: Campaign, tally: Tally, workers: list[str]) -> dict
     stored = {str(token) for token in Assignment.objects.filter(
         campaign=campaign, judgment__isnull=False).values_list("token", flat=True)}
     wrong_codes = sum(
-        1 for worker, code in tally.codes.items() if code != completion_code(campaign, "prolific", worker, "completed")
+        1 for worker, code in tally.codes.items()
+        if code != completion_code(campaign, "prolific", worker, f"s-{worker}", "completed")
     )
     return {
         "judges": len(judge_of), "accounts": accounts, "two_judges": per_worker + (len(workers) - accounts),

@@ -438,6 +438,9 @@ def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
     and serve it again, showing the values that were submitted (ranks or scores) to judge it again from."""
     found = judged_campaign_or_404(request, campaign_id)
+    if not crowd_completion.may_undo(found, request.user):
+        return _refused(request, "Your session is complete and its code was given: its screens cannot be changed.",
+                        409, found)
     form = UndoForm(request.POST)
     if not form.is_valid():
         return _refused(

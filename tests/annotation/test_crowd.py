@@ -156,7 +156,7 @@ def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
     response = client.get(done_url)
     worker = CrowdWorker.objects.get()
     assert worker.code and worker.outcome == "completed" and worker.completed_at is not None
-    assert worker.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "completed")
+    assert worker.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
     page = response.content.decode()
     assert worker.code in page
     assert f"https://app.prolific.com/submissions/complete?cc={worker.code}" in page
@@ -176,6 +176,47 @@ def test_done_page_gives_no_code_while_screens_are_left(crowd):
     assert CrowdWorker.objects.get().code == ""
 
 
+def test_each_session_has_a_code_of_its_own(crowd):
+    """A code handed in for one platform submission is worth nothing for the next one."""
+    crowd.crowd_session_screens = 1
+    crowd.save()
+    client = Client()
+    done_url = submit(client, open_screen(client, prolific(crowd, "PID1", session="S1")))
+    client.get(done_url)
+    first = CrowdWorker.objects.get().code
+    submit(client, open_screen(client, prolific(crowd, "PID1", session="S2")))
+    client.get(done_url)
+    second = CrowdWorker.objects.get().code
+    assert first and second and first != second
+
+
+def test_no_code_for_a_session_without_a_submitted_screen(crowd):
+    """Workers who find nothing left (others hold every screen) are told so, and get no code to be paid with."""
+    holders = [Client() for _ in range(6)]
+    for number, client in enumerate(holders):
+        open_screen(client, prolific(crowd, f"HOLDER{number}"))
+    late = Client()
+    response = late.get(prolific(crowd, "LATE"), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("judge-done", args=[crowd.pk])
+    page = response.content.decode()
+    assert 'id="no-work"' in page and 'id="completion-code"' not in page and 'http-equiv="refresh"' not in page
+    worker = CrowdWorker.objects.get(worker_id="LATE")
+    assert (worker.code, worker.outcome, worker.completed_at) == ("", "", None)
+
+
+def test_a_session_whose_code_was_given_cannot_be_undone(crowd):
+    crowd.crowd_session_screens = 1
+    crowd.save()
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1"))
+    token = screen_url.rstrip("/").split("/")[-1]
+    client.get(submit(client, screen_url))
+    assert CrowdWorker.objects.get().code
+    response = client.post(reverse("judge-undo", args=[crowd.pk]), {"token": token})
+    assert response.status_code == 409 and b"its screens cannot be changed" in response.content
+    assert Judgment.objects.filter(assignment__token=token).exists()
+
+
 def test_campaign_limit_counts_every_session(crowd):
     crowd.crowd_session_screens = 5
     crowd.crowd_campaign_screens = 1
@@ -187,12 +228,12 @@ def test_campaign_limit_counts_every_session(crowd):
 
 
 def test_codes_cannot_be_made_without_the_secret_and_differ_by_worker_and_outcome(crowd):
-    codes = {crowd_completion.completion_code(crowd, "prolific", worker, outcome)
-             for worker in ("A", "B") for outcome in ("completed", "passed", "failed")}
-    assert len(codes) == 6 and all(re.fullmatch(r"[A-Z2-7]{12}", code) for code in codes)
+    codes = {crowd_completion.completion_code(crowd, "prolific", worker, session, outcome)
+             for worker in ("A", "B") for session in ("S1", "S2") for outcome in ("completed", "passed", "failed")}
+    assert len(codes) == 12 and all(re.fullmatch(r"[A-Z2-7]{12}", code) for code in codes)
     other = small_campaign("other", crowd=True)
-    assert crowd_completion.completion_code(other, "prolific", "A", "completed") != \
-        crowd_completion.completion_code(crowd, "prolific", "A", "completed")
+    assert crowd_completion.completion_code(other, "prolific", "A", "S1", "completed") != \
+        crowd_completion.completion_code(crowd, "prolific", "A", "S1", "completed")
 
 
 def test_code_encodes_the_rater_qc_verdict(crowd):
@@ -208,7 +249,7 @@ def test_code_encodes_the_rater_qc_verdict(crowd):
     failing.get(reverse("judge-done", args=[crowd.pk]))
     good, bad = CrowdWorker.objects.get(worker_id="GOOD"), CrowdWorker.objects.get(worker_id="BAD")
     assert (good.outcome, bad.outcome) == ("passed", "failed")
-    assert bad.code == crowd_completion.completion_code(crowd, "prolific", "BAD", "failed")
+    assert bad.code == crowd_completion.completion_code(crowd, "prolific", "BAD", "S1", "failed")
 
 
 def test_organizer_downloads_the_workers_csv(crowd):

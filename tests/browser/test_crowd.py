@@ -69,7 +69,7 @@ def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(liv
         route.fulfill(status=200, content_type="text/html", body="<h1>Prolific: submission complete</h1>"),
     ))
     rank_and_submit(page, len(queue.candidate_keys(second)))
-    code = crowd_completion.completion_code(crowd, "prolific", "60a1b2c3d4e5f6a7b8c9d0e1", "completed")
+    code = crowd_completion.completion_code(crowd, "prolific", "60a1b2c3d4e5f6a7b8c9d0e1", "se01", "completed")
     expect(page.locator("#completion-code")).to_have_text(code)
     page.screenshot(path=artifacts / "crowd-completion.png")
     page.wait_for_url(re.compile(r"app\.prolific\.com"), timeout=10_000)
