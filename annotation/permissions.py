@@ -29,6 +29,11 @@ def is_organizer(user: AbstractBaseUser | AnonymousUser) -> bool:
     return bool(user.is_authenticated and (user.is_superuser or user.groups.filter(name=ORGANIZERS_GROUP).exists()))
 
 
+def may_upload(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """May send large request bodies (test sets, judgments, references): organizers and staff."""
+    return bool(user.is_authenticated and (user.is_staff or is_organizer(user)))
+
+
 def managed_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
     """The campaigns ``user`` may manage."""
     if not user.is_authenticated:

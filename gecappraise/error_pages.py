@@ -1,8 +1,12 @@
-"""The site's 403, 404 and 500 answers: pages in the site layout (templates/403.html, 404.html, 500.html) that say
-why and where to go, and ``{"detail": ...}`` JSON, as the REST API answers, for the API and the JSON endpoints."""
+"""The site's 400, 403, 404 and 500 answers: pages in the site layout (templates/400.html, 403.html, 404.html,
+500.html) that say why and where to go, and ``{"detail": ...}`` JSON, as the REST API answers, for the API and the
+JSON endpoints."""
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 
 NOT_FOUND = "Not found."
@@ -14,6 +18,26 @@ def wants_json(request: HttpRequest) -> bool:
     """Under /api/ (but its HTML description, /api/docs/) or a ``.json`` address: answered in JSON."""
     path = request.path
     return (path.startswith("/api/") and not path.startswith("/api/docs/")) or path.endswith(".json")
+
+
+def _bad_request_reason(exception: Exception) -> str:
+    """What was wrong with a request Django refused while reading it (its own messages name no limit)."""
+    if isinstance(exception, TooManyFilesSent):
+        return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files; nothing was read."
+    if isinstance(exception, TooManyFieldsSent):
+        return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields; nothing was read."
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
+        return f"The request's fields other than files are larger than {limit:g} MB in all; nothing was read."
+    return "The server could not read this request."
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """400: the styled page with the reason, or ``{"detail": reason}``."""
+    reason = _bad_request_reason(exception)
+    if wants_json(request):
+        return JsonResponse({"detail": reason}, status=400)
+    return render(request, "400.html", {"reason": reason}, status=400)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -20,6 +20,8 @@ Environment variables:
   DEBUG               "1"/"true" to enable Django's debug pages (default off, in every mode)
   ALLOWED_HOSTS       comma-separated (default: localhost,127.0.0.1,[::1] and, with DEBUG, "*")
   MAX_UPLOAD_MB       largest accepted upload, per file and per archive (default 50)
+  MAX_REQUEST_MB      largest request body an organizer may send, all files together (default 200; anyone
+                      else may send 1 MB)
   IMPORT_IN_REQUEST_MB  uploads up to this size in all are imported within the request; larger ones by a
                       background job (default 8)
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
@@ -155,6 +157,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotation.request_limits.RequestSizeLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "gecappraise.dropped_connections.RetryReadOnlyOnDroppedConnection",
@@ -246,7 +249,9 @@ LOGOUT_REDIRECT_URL = "login"
 MAX_UPLOAD_BYTES = int(float(os.environ.get("MAX_UPLOAD_MB", "50")) * 1024 * 1024)
 IMPORT_IN_REQUEST_BYTES = int(float(os.environ.get("IMPORT_IN_REQUEST_MB", "8")) * 1024 * 1024)
 JUDGE_LEASE_MINUTES = float(os.environ.get("JUDGE_LEASE_MINUTES", "30"))
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
+# The largest request body an organizer may send (annotation/request_limits.py; anyone else: 1 MB), and, as
+# Django's default, at most 2.5 MB of it outside files.
+MAX_REQUEST_BYTES = int(float(os.environ.get("MAX_REQUEST_MB", "200")) * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000
 

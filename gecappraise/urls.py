@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
 ]
 
+handler400 = "gecappraise.error_pages.bad_request"
 handler403 = "gecappraise.error_pages.permission_denied"
 handler404 = "gecappraise.error_pages.page_not_found"
 handler500 = "gecappraise.error_pages.server_error"

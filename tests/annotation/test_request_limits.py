@@ -1,0 +1,77 @@
+"""Request bodies: large ones only from accounts that may upload, none over MAX_REQUEST_BYTES, and what Django
+refuses while reading a request (too many files or fields) answered with the limit named."""
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Campaign
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.request_limits import SMALL_REQUEST_BYTES
+
+from .factories import judge, login
+from .test_organizer import form_data
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer() -> User:
+    user = User.objects.create_user("olga", password="organizer-pw-1")
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return user
+
+
+def large_upload(size: int = 2 * SMALL_REQUEST_BYTES, name: str = "web") -> dict:
+    """A campaign form of one sentence whose one system's output makes the body ``size`` bytes or more."""
+    return form_data(name=name, source=SimpleUploadedFile("source", b"a\n"),
+                     systems=[SimpleUploadedFile("big", b"x" * size)])
+
+
+def basic(username: str, password: str) -> dict:
+    token = base64.b64encode(f"{username}:{password}".encode()).decode()
+    return {"HTTP_AUTHORIZATION": f"Basic {token}"}
+
+
+@pytest.mark.parametrize("who", ["anonymous", "judge"])
+def test_a_large_body_from_an_account_that_may_not_upload_is_refused_unread(who):
+    client = Client() if who == "anonymous" else login(judge("jim"))
+    response = client.post(reverse("campaign-create"), large_upload())
+    assert response.status_code == 413
+    assert "larger than the 1 MB this account may send" in response.content.decode()
+    api = client.post("/api/campaigns/", large_upload())
+    assert api.status_code == 413 and "1 MB" in json.loads(api.content)["detail"]
+    assert not Campaign.objects.exists()
+
+
+def test_an_organizer_may_send_a_large_body_by_session_or_basic_credentials(organizer):
+    page = login(organizer).post(reverse("campaign-create"), large_upload(name="by-page"))
+    assert page.status_code == 302
+    api = Client().post("/api/campaigns/", large_upload(name="by-api"), **basic("olga", "organizer-pw-1"))
+    assert api.status_code == 201, api.content[:300]
+    wrong = Client().post("/api/campaigns/", large_upload(name="wrong"), **basic("olga", "wrong"))
+    assert wrong.status_code == 413
+    assert sorted(Campaign.objects.values_list("name", flat=True)) == ["by-api", "by-page"]
+
+
+def test_nobody_sends_more_than_max_request_bytes(organizer, settings):
+    settings.MAX_REQUEST_BYTES = 3 * SMALL_REQUEST_BYTES
+    response = login(organizer).post(reverse("campaign-create"), large_upload(4 * SMALL_REQUEST_BYTES))
+    assert response.status_code == 413 and "larger than the 3 MB" in response.content.decode()
+
+
+def test_too_many_files_are_refused_with_the_limit_named(organizer, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
+    files = [SimpleUploadedFile(f"s{n}", b"a\n") for n in range(4)]
+    client = login(organizer)
+    page = client.post(reverse("campaign-create"), form_data(source=files[0], systems=files[1:]))
+    assert page.status_code == 400 and "at most 3 files" in page.content.decode()
+    api = client.post("/api/campaigns/", form_data(source=files[0], systems=files[1:]))
+    assert api.status_code == 400 and json.loads(api.content)["detail"].startswith("A request may carry at most 3")
+    assert not Campaign.objects.exists()
