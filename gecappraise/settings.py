@@ -24,6 +24,8 @@ Environment variables:
                       else may send 1 MB)
   IMPORT_IN_REQUEST_MB  uploads up to this size in all are imported within the request; larger ones by a
                       background job (default 8)
+  TRUSTED_PROXY_COUNT how many reverse proxies stand in front of the server (default 0): the login throttling
+                      then counts a client by its address in X-Forwarded-For, not the proxy's (client_address.py)
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
                       (default 30)
 
@@ -202,6 +204,8 @@ AXES_FAILURE_LIMIT = _env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=_env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+TRUSTED_PROXY_COUNT = _env_int("TRUSTED_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "gecappraise.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
@@ -219,7 +223,10 @@ EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
 PASSWORD_RESET_ENABLED = bool(os.environ.get("EMAIL_BACKEND") or EMAIL_HOST)
 
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"

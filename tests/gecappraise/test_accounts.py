@@ -44,6 +44,37 @@ def test_a_username_is_locked_out_from_an_address_after_repeated_failures():
     assert log_in(elsewhere, "judge", "right-password").status_code == 302
 
 
+@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3, TRUSTED_PROXY_COUNT=1)
+def test_behind_a_proxy_the_client_address_counts_not_the_proxys():
+    """Behind one TLS proxy every request comes from the proxy: counting its address, anyone's failures would lock
+    the real user out. Entries a client puts in X-Forwarded-For itself (left of the proxy's) prove nothing."""
+    User.objects.create_user("judge", password="right-password")
+    attacker = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="192.0.2.50")
+    for _ in range(3):
+        log_in(attacker, "judge", "wrong")
+    assert log_in(attacker, "judge", "right-password").status_code == 429
+    spoofing = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.9, 192.0.2.50")
+    assert log_in(spoofing, "judge", "right-password").status_code == 429, "the proxy's entry is the one counted"
+    user = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.4")
+    assert log_in(user, "judge", "right-password").status_code == 302
+
+
+@pytest.mark.parametrize(("password", "message"), [
+    ("password", "This password is too common."),
+    ("judgeb12", "too similar to the username"),
+    ("7349120584", "This password is entirely numeric."),
+    ("short", "This password is too short."),
+])
+def test_weak_passwords_are_refused(password, message):
+    user = User.objects.create_user("judgeb")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/judge/password/", {"new_password1": password, "new_password2": password})
+    assert response.status_code == 400 and message in response.content.decode().replace("&#x27;", "'")
+    user.refresh_from_db()
+    assert not user.has_usable_password()
+
+
 @override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
 def test_a_successful_login_resets_the_count():
     User.objects.create_user("judge", password="right-password")
