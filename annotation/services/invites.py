@@ -10,8 +10,9 @@ The link itself logs the judge in only when ``judge_accounts.link_may_log_in`` a
 is used: a judge-only account without a usable password all of whose campaigns the inviter manages (as an account
 the invite created is). Any other account (one with a password, a member of the organizers group, ...) must be
 logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else.
-Staff, admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of a
-campaign they do not manage; admins can.
+Staff, admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of, or
+anyone invited to, a campaign they do not manage (whose link would then log in an account another organizer made
+for their judge); admins can. Two organizers inviting the same new username at once make one account.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -28,7 +30,7 @@ from django.utils import timezone
 
 from ..models import Campaign, Invite
 from ..permissions import can_manage, managed_campaigns
-from .judge_accounts import link_may_log_in
+from .judge_accounts import foreign_campaigns, link_may_log_in
 
 #: How long an invite link works by default.
 INVITE_VALIDITY = timedelta(days=14)
@@ -69,19 +71,18 @@ def _checked_judge(username: str, created_by: AbstractBaseUser) -> AbstractBaseU
         raise InviteError(
             f"{username!r} is not a valid username (letters, digits and @ . + - _ only)."
         ) from None
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        user = User(username=username)
-        user.set_unusable_password()
-        user.save()
+    # get_or_create: two organizers inviting one new username at once make one account (a plain create raised the
+    # database's unique error for the later one).
+    user, created = User.objects.get_or_create(username=username, defaults={"password": make_password(None)})
+    if created:
         return user
     if user.is_staff or user.is_superuser or managed_campaigns(user).exists():
         raise InviteError(f"{username!r} is a staff or organizer account; invite links are only for judges.")
     if not created_by.is_superuser:
-        foreign = user.judged_campaigns.exclude(pk__in=managed_campaigns(created_by).values("pk"))
-        if foreign.exists():
+        if foreign_campaigns(user, created_by).exists():
             raise InviteError(
-                f"{username!r} judges a campaign you do not manage; choose another username or ask an admin."
+                f"{username!r} judges or is invited to a campaign you do not manage; choose another username or ask "
+                "an admin."
             )
     return user
 

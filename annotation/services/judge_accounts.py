@@ -14,7 +14,7 @@ campaign. Two rules keep one person from acting as another:
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from ..models import Campaign
 from ..permissions import ORGANIZERS_GROUP, managed_campaigns
@@ -32,8 +32,9 @@ def other_role(user: AbstractBaseUser) -> str | None:
 
 
 def foreign_campaigns(user: AbstractBaseUser, by: AbstractBaseUser | None) -> QuerySet[Campaign]:
-    """The campaigns ``user`` judges that ``by`` does not manage (none for an admin ``by``; all for None)."""
-    judged = user.judged_campaigns.all()
+    """The campaigns ``user`` judges or is invited to that ``by`` does not manage (none for an admin ``by``; all
+    for None). An invite counts as a campaign of the judge's already: the account may be one its organizer made."""
+    judged = Campaign.objects.filter(Q(judges=user) | Q(invites__judge=user)).distinct()
     if by is None:
         return judged
     if by.is_superuser:

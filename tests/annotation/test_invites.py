@@ -97,6 +97,18 @@ def test_an_organizer_cannot_invite_another_campaigns_judge(campaign, organizer)
     assert create_invite(campaign, "theirs", admin)[0].judge.username == "theirs"
 
 
+def test_an_organizer_cannot_take_over_the_account_another_organizer_invited(campaign, organizer):
+    """The account an invite made has no password: a second organizer's link would log in as it, and the judge
+    the first organizer invited could then not accept their own invite."""
+    other_organizer = User.objects.create_user("otto", password="otto-password-1")
+    other = small_campaign("other")
+    other.organizers.add(other_organizer)
+    create_invite(other, "fresh", other_organizer)
+    with pytest.raises(InviteError, match="invited to a campaign you do not manage"):
+        create_invite(campaign, "fresh", organizer)
+    assert list(Invite.objects.values_list("campaign__name", flat=True)) == ["other"]
+
+
 @pytest.mark.parametrize("username", ["", " ", "has space", "x" * 151, "semi;colon"])
 def test_bad_usernames_are_refused(campaign, organizer, username):
     with pytest.raises(InviteError):
@@ -175,17 +187,20 @@ def test_the_rule_holds_when_the_account_changes_after_the_invite(campaign, orga
 
 
 def test_a_link_does_not_log_in_a_judge_of_a_campaign_its_inviter_does_not_manage(campaign, organizer):
+    """Our link, made before bob joined another organizer's campaign (by an admin's invite: admins may invite
+    anyone), no longer logs bob in: it asks bob to log in first."""
+    _, ours = create_invite(campaign, "bob", organizer)
     other_organizer = User.objects.create_user("olaf", password="olaf-password-1")
     other = small_campaign("other")
     other.organizers.add(other_organizer)
-    _, theirs = create_invite(other, "bob", other_organizer)
-    _, ours = create_invite(campaign, "bob", organizer)
-    redeem_invite(ours)
+    admin = User.objects.create_superuser("root", password="root-password-1")
+    _, theirs = create_invite(other, "bob", admin)
+    redeem_invite(theirs)
     with pytest.raises(LoginRequired):
-        redeem_invite(theirs)
+        redeem_invite(ours)
     bob = User.objects.get(username="bob")
-    assert not other.judges.filter(pk=bob.pk).exists()
-    assert redeem_invite(theirs, user=bob).campaign == other
+    assert not campaign.judges.filter(pk=bob.pk).exists()
+    assert redeem_invite(ours, user=bob).campaign == campaign
 
 
 def test_someone_else_logged_in_cannot_accept_for_the_judge(campaign, organizer):
