@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from ..models import Campaign, Candidate, Document, Output, Segment, System
 from .bulk_rows import insert_rows, insert_rows_with_ids
@@ -146,12 +146,20 @@ def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
     if not name:
         raise InputFileError("the campaign needs a name")
     check_campaign_name(name)
+    exists = InputFileError(f"a campaign named {name!r} exists already")
     with transaction.atomic():
         if Campaign.objects.filter(name=name).exists():
-            raise InputFileError(f"a campaign named {name!r} exists already")
+            raise exists
         campaign = Campaign(name=name, distinct_histogram=test_set.distinct_histogram(), **options)
         campaign.full_clean(exclude=["owner"])
-        campaign.save()
+        try:
+            with transaction.atomic():
+                campaign.save()
+        except IntegrityError:
+            # Another request made a campaign of this name since the check above (it waited for that one's commit).
+            if Campaign.objects.filter(name=name).exists():
+                raise exists from None
+            raise
         _write_test_set(campaign, test_set)
     return campaign
 

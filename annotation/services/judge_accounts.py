@@ -14,10 +14,23 @@ campaign. Two rules keep one person from acting as another:
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from ..models import Campaign
 from ..permissions import ORGANIZERS_GROUP, managed_campaigns
+
+#: Key of the advisory lock under which imports make judge accounts (screen jobs' locks use 0x5C4E).
+ACCOUNTS_LOCK = (0x4A41, 0)
+
+
+def lock_account_names() -> None:
+    """Until the transaction ends, be the only one making judge accounts by name (PostgreSQL; SQLite serializes
+    writes anyway). Two imports making the same new name at once: the later one waits, then finds the first one's
+    account and checks it as any existing account (it failed with the database's unique error, a 500)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", ACCOUNTS_LOCK)
 
 
 def other_role(user: AbstractBaseUser) -> str | None:

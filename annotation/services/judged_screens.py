@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen, ScreenCandidate, Segment
-from .judge_accounts import import_refusal
+from .judge_accounts import import_refusal, lock_account_names
 from .screens import next_screen_number, next_slot_position
 
 #: How a user map is written: NAME=ACCOUNT pairs separated by spaces, commas or line ends.
@@ -101,12 +101,14 @@ def user_map_problem(users: Mapping[str, str], names: Collection[str]) -> str | 
 def judge_accounts(
     campaign: Campaign, names: Iterable[str], explicit: Collection[str] = (), by: AbstractBaseUser | None = None
 ) -> dict[str, AbstractBaseUser]:
-    """The account of each judge name, made judges of ``campaign``; new names become accounts without a usable
-    password. An existing account is used only when ``import_refusal`` allows it (``explicit``: the names the
-    import gave explicitly; ``by``: the organizer importing on the web, None on the command line); otherwise
-    JudgeAccountError names the first refused name, before anything is written."""
+    """The account of each judge name, made judges of ``campaign`` (within a transaction, which holds the lock of
+    ``lock_account_names`` to its end); new names become accounts without a usable password. An existing account
+    is used only when ``import_refusal`` allows it (``explicit``: the names the import gave explicitly; ``by``:
+    the organizer importing on the web, None on the command line); otherwise JudgeAccountError names the first
+    refused name, before anything is written."""
     User = get_user_model()
     wanted = list(dict.fromkeys(names))
+    lock_account_names()
     existing = {user.username: user for user in User.objects.filter(username__in=wanted)}
     for name in wanted:
         if name in existing:
