@@ -236,7 +236,9 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The next training screen; POST stores the answer and shows the feedback."""
     found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
-        screen = get_object_or_404(TrainingScreen, campaign=found, pk=request.POST.get("training_screen", 0))
+        posted = request.POST.get("training_screen", "")
+        number = int(posted) if posted.isascii() and posted.isdigit() else 0
+        screen = get_object_or_404(TrainingScreen, campaign=found, pk=number)
     else:
         screen = training.next_training_screen(found, request.user)
         if screen is None:
