@@ -12,6 +12,7 @@ Environment variables:
                       way: to the workers, to a new process (annotation/run_job.py) or into the request.
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses and screen jobs that requests recorded to
                       the workers (default 2)
+  ANALYSIS_PROCESSES  with "process": how many analyses are computed at once; later ones wait their turn (default 1)
   ANALYSIS_CLAIM_SECONDS  how long a run claimed by a worker or process may go without a heartbeat (its progress)
                       before the dispatcher puts it back in the queue, e.g. after its worker died (default 600)
   SECRET_KEY          required with PostgreSQL or a broker unless DEBUG is on; otherwise (the embedded mode, or
@@ -289,6 +290,7 @@ if ANALYSIS_EXECUTION not in {"celery", "process", "inline"}:
     raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, process or inline, not {ANALYSIS_EXECUTION!r}.")
 ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
 ANALYSIS_CLAIM_SECONDS = _env_int("ANALYSIS_CLAIM_SECONDS", 600)
+ANALYSIS_PROCESSES = max(1, _env_int("ANALYSIS_PROCESSES", 1))
 
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

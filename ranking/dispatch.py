@@ -5,9 +5,11 @@ the ``ANALYSIS_EXECUTION`` setting.
   it to the workers (Celery beat every ``ANALYSIS_DISPATCH_SECONDS``, or ``manage.py requeue_analyses``). The
   request touches neither the broker nor the result backend, so the pages answer at once during a Redis outage.
 - ``process`` (the default without a broker: the embedded mode, ``./dev demo``): a new Python process
-  (``python -m ranking.compute_run RUN_ID``) computes the run and writes its progress to its row, as the workers
-  do. The web process imports no numeric code and lends the analysis neither its CPU time nor its interpreter lock,
-  so its pages stay quick while an analysis runs; a run costs the new process's start (~2-3 s of imports).
+  (``python -m ranking.compute_run``) computes the waiting runs one after another and writes their progress to
+  their rows, as the workers do; at most ``ANALYSIS_PROCESSES`` runs (default 1) are computed at once, so that
+  analyses started in a row wait their turn instead of sharing the cores (eight at once took a 2-core server).
+  The web process imports no numeric code and lends the analysis neither its CPU time nor its interpreter lock,
+  so its pages stay quick while an analysis runs; a process costs its start (~2-3 s of imports).
 - ``inline``: the run is computed in the requesting thread once its transaction commits (the test settings).
 
 This module imports no NumPy, SciPy or numba (the numeric core is loaded where a run is computed), nor Celery.
@@ -24,7 +26,7 @@ from gecappraise import child_process
 
 from .core.parameters import AnalysisParameters
 from .models import AnalysisRun
-from .runs import create_run, execute_in_process, progress_recorder
+from .runs import claim_for_a_process, create_run, execute_in_process, progress_recorder, put_back_stalled
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ def start_analysis(campaign: Campaign, parameters: AnalysisParameters, *, reques
     run = create_run(campaign, parameters, requested_by=requested_by)
     mode = settings.ANALYSIS_EXECUTION
     if mode == "process":
-        transaction.on_commit(lambda: start_process(run.pk))
+        transaction.on_commit(start_process)
     elif mode == "inline":
         transaction.on_commit(lambda: compute_here(run.pk))
     return run
@@ -56,15 +58,26 @@ def requeue() -> int:
         from .tasks import send_waiting  # Celery is imported by the callers that send, not with the URLs
 
         return send_waiting()
-    waiting = list(
-        AnalysisRun.objects.filter(status=AnalysisRun.Status.QUEUED).order_by("id").values_list("pk", flat=True)
-    )
+    waiting = list(AnalysisRun.objects.waiting().values_list("pk", flat=True))
     for run_id in waiting:
         compute_here(run_id)
     return len(waiting)
 
 
-def start_process(run_id: int) -> None:
-    """Start ``python -m ranking.compute_run RUN_ID`` as a child process (``gecappraise.child_process``) and leave
-    it."""
-    child_process.start("ranking.compute_run", str(run_id))
+def start_process() -> None:
+    """Start ``python -m ranking.compute_run`` as a child process (``gecappraise.child_process``) and leave it,
+    unless ``ANALYSIS_PROCESSES`` runs are computed already (the process computing them takes the new one next).
+    First puts back the runs of a process that died (``put_back_stalled``), so that they are computed again."""
+    put_back_stalled()
+    if AnalysisRun.objects.claimed().count() < settings.ANALYSIS_PROCESSES:
+        child_process.start("ranking.compute_run")
+
+
+def compute_waiting() -> int:
+    """Compute waiting runs here, one after another, while fewer than ``ANALYSIS_PROCESSES`` are claimed
+    (``claim_for_a_process``); returns how many. What ``python -m ranking.compute_run`` does."""
+    computed = 0
+    while (run_id := claim_for_a_process(settings.ANALYSIS_PROCESSES)) is not None:
+        compute_here(run_id)
+        computed += 1
+    return computed

@@ -12,11 +12,19 @@ from annotation.models import Campaign, JobStatus
 
 
 class AnalysisRunQuerySet(models.QuerySet):
+    def claimed(self) -> AnalysisRunQuerySet:
+        """Runs a worker or process has taken: running, or queued and sent to it (``task_id`` set)."""
+        running = Q(status=AnalysisRun.Status.RUNNING)
+        return self.filter(running | (Q(status=AnalysisRun.Status.QUEUED) & ~Q(task_id="")))
+
+    def waiting(self) -> AnalysisRunQuerySet:
+        """Queued runs not sent anywhere yet, oldest first."""
+        return self.filter(status=AnalysisRun.Status.QUEUED, task_id="").order_by("id")
+
     def stalled(self, before: datetime) -> AnalysisRunQuerySet:
-        """Claimed runs whose claim expired: running, or queued and sent to the workers (``task_id`` set), with no
-        heartbeat since ``before`` (runs from before heartbeats: no start or creation since then)."""
-        claimed = Q(status=AnalysisRun.Status.RUNNING) | (Q(status=AnalysisRun.Status.QUEUED) & ~Q(task_id=""))
-        return self.filter(claimed).alias(
+        """Claimed runs whose claim expired: no heartbeat since ``before`` (runs from before heartbeats: no start or
+        creation since then)."""
+        return self.claimed().alias(
             last_sign=Coalesce("heartbeat_at", "started_at", "created_at")
         ).filter(last_sign__lt=before)
 

@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
@@ -125,6 +126,26 @@ def mark_running(run_id: int) -> None:
 
 
 PUT_BACK = "put back in the queue: its worker stopped reporting"
+#: ``task_id`` of a run an embedded-mode process took (``claim_for_a_process``).
+PROCESS_CLAIM = "process"
+#: Key of the advisory lock under which processes take runs.
+_CLAIM_LOCK = (0x414E, 0)
+
+
+def claim_for_a_process(limit: int) -> int | None:
+    """Take the oldest waiting run for this process (sent: ``task_id`` "process", a heartbeat now) if fewer than
+    ``limit`` runs are claimed; None when none waits or the limit is reached. Decided under one lock (PostgreSQL),
+    so processes started at once never compute more than ``limit`` runs together."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", _CLAIM_LOCK)
+        if AnalysisRun.objects.claimed().count() >= limit:
+            return None
+        run_id = AnalysisRun.objects.waiting().values_list("pk", flat=True).first()
+        if run_id is not None:
+            AnalysisRun.objects.filter(pk=run_id).update(task_id=PROCESS_CLAIM, heartbeat_at=timezone.now())
+        return run_id
 
 
 def put_back_stalled(claim_seconds: float | None = None) -> int:

@@ -22,9 +22,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from ranking import dispatch
 from ranking.dispatch import compute_here
 from ranking.models import AnalysisRun
-from ranking.runs import create_run
+from ranking.runs import claim_for_a_process, create_run
 
 from .factories import synthetic_campaign
 from .test_tasks import FAST, wait_for
@@ -145,6 +146,28 @@ def test_the_embedded_mode_computes_in_a_process_of_its_own_after_the_request_re
     assert run.status == AnalysisRun.Status.DONE, run.error
     assert run.finished_at > answered  # computed after the response, elsewhere than in the request
     assert run.result["parameters"]["seed"] == 3
+
+
+@pytest.mark.django_db
+def test_the_embedded_mode_computes_at_most_analysis_processes_runs_at_once(settings, monkeypatch):
+    """Eight analyses started in a row made eight processes on two cores; now the first process takes them in turn."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSIS_PROCESSES = "process", 1
+    started = []
+    monkeypatch.setattr(dispatch.child_process, "start", lambda module: started.append(module))
+    campaign = synthetic_campaign("limited", np.random.default_rng(15))
+    first, second = create_run(campaign, FAST), create_run(campaign, FAST)
+    dispatch.start_process()
+    assert started == ["ranking.compute_run"]
+    assert claim_for_a_process(1) == first.pk
+    dispatch.start_process()
+    assert started == ["ranking.compute_run"], "one run is being computed: no second process"
+    assert claim_for_a_process(1) is None and claim_for_a_process(2) == second.pk
+    AnalysisRun.objects.filter(pk__in=[first.pk, second.pk]).update(status="queued", task_id="")
+    assert dispatch.compute_waiting() == 2
+    assert list(AnalysisRun.objects.order_by("finished_at").values_list("pk", "status")) == [
+        (first.pk, "done"), (second.pk, "done")]
+    dispatch.start_process()
+    assert started == ["ranking.compute_run"] * 2, "nothing claimed: a new run would start a process"
 
 
 @pytest.mark.django_db

@@ -101,7 +101,7 @@ def test_requeue_analyses_recomputes_the_run_of_a_killed_embedded_process(settin
     run = create_run(campaign, AnalysisParameters(bootstrap=1000, chunk_size=100, seed=9))
     env = {**os.environ, DATABASES_VARIABLE: json.dumps(django_settings.DATABASES, default=str),
            "DJANGO_SETTINGS_MODULE": "tests.settings"}
-    process = subprocess.Popen([sys.executable, "-m", "ranking.compute_run", str(run.pk)], cwd=REPO, env=env,
+    process = subprocess.Popen([sys.executable, "-m", "ranking.compute_run"], cwd=REPO, env=env,
                                stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(run, {"running", "done", "failed"}, timeout=120)
