@@ -1,6 +1,8 @@
 """REST API for organizers: campaigns, test-set import, screens, Appraise XML. Thin views over the services."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -47,6 +49,21 @@ from .upload_names import SentNamesParser
 def form_errors(form) -> dict[str, list[str]]:
     """A Django form's errors as the API's 400 body: each field with its messages."""
     return {field: list(messages) for field, messages in form.errors.items()}
+
+
+def checked_fields(request, allowed: Collection[str], repeatable: Collection[str] = ()) -> None:
+    """Refuse (400, naming the field) a multipart request with a field the endpoint does not take (a misspelt
+    ``system`` would be dropped silently) or with one that is not ``repeatable`` given twice (only the last of two
+    ``source`` files would be used)."""
+    errors: dict[str, list[str]] = {}
+    for name in {*request.data.keys(), *request.FILES.keys()} - {"csrfmiddlewaretoken"}:
+        given = max(len(request.FILES.getlist(name)), len(request.data.getlist(name)))
+        if name not in allowed:
+            errors[name] = [f"This endpoint takes no part named {name!r}; it takes: {', '.join(allowed)}."]
+        elif name not in repeatable and given > 1:
+            errors[name] = [f"Give {name!r} once, not {given} times."]
+    if errors:
+        raise ValidationError(errors)
 
 
 def _accepted(job: BackgroundJob) -> Response:
@@ -100,7 +117,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                    request={"multipart/form-data": CampaignCreateSerializer},
                    responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
     def create(self, request):
-        form = CampaignImportForm(request.data, request.FILES)
+        checked_fields(request, CampaignImportForm.base_fields, repeatable={"systems"})
+        form = CampaignImportForm.with_defaults(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         try:
@@ -161,6 +179,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         if request.method == "GET":
             return HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
+        checked_fields(request, AppraiseUploadForm.base_fields)
         if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})
         form = AppraiseUploadForm(request.data, request.FILES)
@@ -192,6 +211,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         if request.method == "GET":
             return Response(ReferenceSetSerializer(campaign.reference_sets.all(), many=True).data)
+        checked_fields(request, ("m2", "references"), repeatable={"references"})
         m2 = request.FILES.get("m2")
         texts = request.FILES.getlist("references")
         try:

@@ -172,6 +172,16 @@ class CampaignImportForm(forms.ModelForm):
                   "crowd_completion_url", "crowd_code_encodes_qc"]
         formfield_callback = ranged_formfield
 
+    @classmethod
+    def with_defaults(cls, data, files) -> CampaignImportForm:
+        """The form bound to a REST request, where a field left out takes its default (as the API's schema says),
+        not what an HTML form's missing field means (an unticked box: false; an empty number: required)."""
+        filled = data.copy()
+        for name, field in cls.base_fields.items():
+            if name not in filled and name not in files and field.initial is not None:
+                filled[name] = field.initial
+        return cls(filled, files)
+
     def clean_selection(self) -> str:
         """Random order unless the request asks for active selection (older clients send no such field)."""
         return self.cleaned_data.get("selection") or Campaign.Selection.RANDOM

@@ -66,7 +66,8 @@ class Campaign(models.Model):
     )
     seed = models.BigIntegerField(default=1, help_text="Seed of every random choice of this campaign.")
     redundancy = models.PositiveSmallIntegerField(
-        default=1, validators=[MinValueValidator(1)], help_text="How many judges see each screen (at least 1)."
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text="How many judges see each screen (1 to 1,000).",
     )
     repeat_rate = models.FloatField(
         default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],

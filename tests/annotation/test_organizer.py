@@ -144,6 +144,34 @@ def test_forms_enforce_csrf(organizer):
     assert not Campaign.objects.exists()
 
 
+def test_rest_api_fields_left_out_take_the_schemas_defaults(organizer, client_for):
+    """The schema gives defaults (the source judged, M = 5, ...): a request with the files alone gets them, as a
+    form's unticked box or empty field would not."""
+    response = client_for(organizer).post("/api/campaigns/", {
+        "name": "minimal", "source": upload("source", SOURCE), "systems": [upload(n, d) for n, d in SYSTEMS.items()]})
+    assert response.status_code == 201, response.content
+    campaign = Campaign.objects.get(name="minimal")
+    assert (campaign.mode, campaign.max_candidates, campaign.sampling, campaign.seed, campaign.redundancy,
+            campaign.repeat_rate, campaign.show_replaced_words) == ("ranking", 5, "diversity", 1, 1, 0.0, True)
+    assert "source" in {system["name"] for system in response.json()["systems"]}
+    unticked = client_for(organizer).post("/api/campaigns/", form_data(
+        name="not-judged", source_is_system="false", source=upload("source", SOURCE),
+        systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    assert "source" not in {system["name"] for system in unticked.json()["systems"]}
+
+
+@pytest.mark.parametrize(("extra", "field", "message"), [
+    ({"system": [upload("delta", b"d\n" * 4)]}, "system", "takes no part named 'system'"),
+    ({"source": [upload("source", SOURCE), upload("other", SOURCE)]}, "source", "Give 'source' once, not 2 times"),
+    ({"seed": ["1", "2"]}, "seed", "Give 'seed' once"),
+])
+def test_rest_api_refuses_unknown_and_repeated_parts(organizer, client_for, extra, field, message):
+    data = form_data(name="parts", source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    response = client_for(organizer).post("/api/campaigns/", {**data, **extra})
+    assert response.status_code == 400 and message in response.json()[field][0]
+    assert not Campaign.objects.exists()
+
+
 def test_rest_api_creates_campaigns_screens_and_imports_judgments(organizer, client_for):
     client = client_for(organizer)
     response = client.post("/api/campaigns/", form_data(

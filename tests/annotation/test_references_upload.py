@@ -86,3 +86,14 @@ def test_only_the_campaigns_organizers_may_upload(campaign):
         anonymous = getattr(Client(), method)(reverse("campaign-references-import", args=[campaign.pk]))
         assert anonymous.status_code == 302 and anonymous["Location"].startswith(reverse("login")), method
     assert not ReferenceSet.objects.exists()
+
+
+def test_the_api_takes_one_m2_file_and_refuses_a_second(campaign, organizer):
+    """A campaign has one M2: of two ``m2`` parts only the last used to be stored, without a word."""
+    response = organizer.post(f"/api/campaigns/{campaign.pk}/references/", {
+        "m2": [SimpleUploadedFile("gold1.m2", GOLD), SimpleUploadedFile("gold2.m2", GOLD)]})
+    assert response.status_code == 400 and response.json() == {"m2": ["Give 'm2' once, not 2 times."]}
+    url = f"/api/campaigns/{campaign.pk}/references/"
+    typo = organizer.post(url, {"reference": SimpleUploadedFile("r", REFERENCE)})
+    assert typo.status_code == 400 and "takes no part named 'reference'" in typo.json()["reference"][0]
+    assert not ReferenceSet.objects.exists()
