@@ -154,6 +154,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "gecappraise.security_headers.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "annotation.upload_names.SentNamesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

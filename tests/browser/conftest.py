@@ -18,8 +18,11 @@ TABLET = {"width": 768, "height": 1024}
 
 @pytest.fixture
 def new_page(chromium):
-    """A factory of pages, each in its own browser context (own cookies) at ``viewport`` (1280x800 default)."""
-    contexts = []
+    """A factory of pages, each in its own browser context (own cookies) at ``viewport`` (1280x800 default).
+
+    Every page's Content-Security-Policy violations are collected: a test whose pages had any fails at its end
+    (the policy must never break a page, gecappraise/security_headers.py)."""
+    contexts, violations = [], []
 
     def make(viewport: dict | None = None):
         context = chromium.new_context(viewport=viewport or DESKTOP)
@@ -28,8 +31,11 @@ def new_page(chromium):
         page = context.new_page()
         page.dialogs = []
         page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+        page.on("console", lambda message: "Content Security Policy" in message.text
+                and violations.append(f"{page.url}: {message.text}"))
         return page
 
     yield make
     for context in contexts:
         context.close()
+    assert violations == [], "\n".join(violations)

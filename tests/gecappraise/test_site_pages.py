@@ -111,3 +111,11 @@ def test_the_favicon_is_served(people):
     page = Client().get("/accounts/login/").content.decode()
     assert '<link rel="icon" href="/static/favicon.svg"' in page
     assert Client().get("/favicon.ico")["Location"] == "/static/favicon.svg"
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/api/docs/", "/no-such-page/"])
+def test_every_answer_carries_the_content_security_policy(client, path):
+    """No inline script may run: scripts come from this site only (the API docs' too, split out of the page)."""
+    policy = client.get(path)["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
