@@ -59,10 +59,17 @@ def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]
     return lookup
 
 
-def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], max_rank: int) -> list[int]:
+def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], m: int) -> list[int]:
+    """The candidate ids the item ranks, in its order; AppraiseXMLError when its line, an output or a rank is not
+    the campaign's, or when it ranks more outputs than a screen of the campaign shows (``m``, its max_candidates)."""
     where = item.where()
     if item.src_id not in lookup:
         raise AppraiseXMLError(f"{where}: the campaign has no segment with line {item.src_id}")
+    if len(item.translations) > m:
+        raise AppraiseXMLError(
+            f"{where}: {len(item.translations)} translations, but a screen of the campaign shows at most "
+            f"M = {m} outputs"
+        )
     candidates = lookup[item.src_id]
     resolved = []
     for systems, rank in item.translations:
@@ -73,8 +80,8 @@ def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], ma
                 f"{where}: no output of line {item.src_id} is produced by exactly {' '.join(systems)!r} "
                 f"(its outputs come from: {known})"
             )
-        if rank > max_rank:
-            raise AppraiseXMLError(f"{where}: rank {rank} is above the campaign's M = {max_rank}")
+        if rank > m:
+            raise AppraiseXMLError(f"{where}: rank {rank} is above the campaign's M = {m}")
         if candidate in resolved:
             raise AppraiseXMLError(f"{where}: the output of {' '.join(systems)!r} is ranked twice")
         resolved.append(candidate)

@@ -104,6 +104,21 @@ def test_mismatches_reject_the_whole_file(campaign, src, group, message):
     assert nothing_judged()
 
 
+def test_an_item_ranking_more_outputs_than_m_is_refused():
+    campaign = import_outputs("m2", named("source", SOURCE), systems(), source_is_system=True, max_candidates=2)
+    three = ITEM.format(src=0, group="alpha beta").replace(
+        '<translation rank="2" system="gamma"/>',
+        '<translation rank="2" system="gamma"/>\n    <translation rank="2" system="source"/>',
+    )
+    with pytest.raises(AppraiseXMLError) as error:
+        import_appraise_xml(campaign, three.encode())
+    assert str(error.value) == (
+        "ranking-item id='0' (line 6, user judge1, src-id 0): 3 translations, but a screen of the campaign shows "
+        "at most M = 2 outputs"
+    )
+    assert nothing_judged()
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
