@@ -25,6 +25,18 @@ SOURCE_NAMES = ("source", "source.txt", "src", "src.txt", "INPUT")
 DOCUMENT_NAMES = ("documents", "documents.txt", "doc_ids", "doc_ids.txt", "docs", "docs.txt")
 
 
+#: What a system file named like the source file must be, as the refusals say.
+SOURCE_AS_SYSTEM_RULE = (
+    "only the source file itself (the same content) is judged as the system of kind 'input'; rename the system "
+    "file to judge it as a system of its own"
+)
+
+
+def is_the_source(source: NamedFile, file: NamedFile) -> bool:
+    """Whether ``file`` is the source file itself: the same bytes (a copy of it is the same file)."""
+    return file.data == source.data
+
+
 @dataclass
 class TestSet:
     """A checked, collapsed test set, ready to be written.
@@ -55,7 +67,9 @@ def read_test_set(
     """Check and collapse a test set; raise InputFileError naming the file at fault.
 
     Systems are named by their file names. ``source_is_system`` judges the source too, as a system of kind
-    ``input`` named after the source file (it is implied when one of ``systems`` is the source file itself).
+    ``input`` named after the source file (it is implied when one of ``systems`` is the source file itself). A
+    system file with the source file's name must be the source file itself (the same bytes): another file of that
+    name is refused, never judged as the source.
     """
     limit = settings.MAX_UPLOAD_BYTES
     for file in (source, *systems, *([documents] if documents else [])):
@@ -72,6 +86,11 @@ def read_test_set(
     n = len(source_lines)
     outputs, kinds = [], []
     for file in systems:
+        if file.name == source.name and not is_the_source(source, file):
+            raise InputFileError(
+                f"{file.name}: this system file has the name of the source file ({source.name}) but not its "
+                f"content; {SOURCE_AS_SYSTEM_RULE}"
+            )
         lines = decode_lines(file)
         if len(lines) != n:
             raise InputFileError(

@@ -73,6 +73,9 @@ BAD_UPLOADS = {
     "bz2 bomb": (lambda: archive("bomb.tar.bz2", tar_bomb(bz2.compress)),
                  "bomb.tar.bz2 (uncompressed): over the upload limit of 50.0 MB (unpacking stopped there)"),
     "not an archive": (lambda: archive("run.zip", b"PK\x03\x04 broken"), "run.zip: not a zip or tar archive"),
+    "a system file named like the source": (
+        lambda: files(source=SYSTEMS["alpha"]),
+        "source: this system file has the name of the source file (source) but not its content"),
 }
 
 

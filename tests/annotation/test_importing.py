@@ -181,6 +181,42 @@ def test_import_outputs_command(tmp_path):
     assert not Campaign.objects.filter(name="cli2").exists()
 
 
+
+def test_a_system_file_named_like_the_source_must_be_the_source_itself(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "a" / "INPUT").write_bytes(SOURCE)
+    (tmp_path / "copy" / "INPUT").write_bytes(SOURCE)
+    (tmp_path / "b" / "INPUT").write_bytes(SYSTEMS["alpha"])
+    (tmp_path / "alpha").write_bytes(SYSTEMS["alpha"])
+    with pytest.raises(CommandError) as error:
+        call_command("import_outputs", "--campaign", "cli", "--source", str(tmp_path / "a" / "INPUT"),
+                     str(tmp_path / "b" / "INPUT"), str(tmp_path / "alpha"))
+    assert str(error.value) == (
+        f"{tmp_path}/b/INPUT: this system file has the name of the source file {tmp_path}/a/INPUT but other "
+        "content; only the source file itself (the same content) is judged as the system of kind 'input'; rename "
+        "the system file to judge it as a system of its own"
+    )
+    assert nothing_written()
+    for same in (tmp_path / "a" / "INPUT", tmp_path / "copy" / "INPUT"):
+        call_command("import_outputs", "--campaign", same.parent.name, "--source", str(tmp_path / "a" / "INPUT"),
+                     str(same), str(tmp_path / "alpha"), stdout=io.StringIO())
+        assert Campaign.objects.get(name=same.parent.name).systems.get(name="INPUT").kind == System.Kind.INPUT
+
+
+@pytest.mark.parametrize("source_is_system", [True, False])
+def test_an_uploaded_system_named_like_the_source_with_other_content_is_refused(source_is_system):
+    with pytest.raises(InputFileError) as error:
+        import_outputs("web", named("source", SOURCE), [named("source", SYSTEMS["alpha"]), *systems()],
+                       source_is_system=source_is_system)
+    assert str(error.value) == (
+        "source: this system file has the name of the source file (source) but not its content; only the source "
+        "file itself (the same content) is judged as the system of kind 'input'; rename the system file to judge "
+        "it as a system of its own"
+    )
+    assert nothing_written()
+
 def test_conll14_outputs(conll14_dir):
     outputs = conll14_dir / "outputs"
     files = [NamedFile(p.name, p.read_bytes()) for p in sorted(outputs.iterdir())]

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
 from annotation.services.field_rules import SYSTEM_NAME_RULE
-from annotation.services.importing import import_outputs
+from annotation.services.importing import SOURCE_AS_SYSTEM_RULE, import_outputs, is_the_source
 from annotation.services.textfiles import InputFileError, NamedFile, check_size
 
 
@@ -24,11 +24,23 @@ def read_named(path: str) -> NamedFile:
         raise CommandError(str(exc)) from None
 
 
+def check_source_as_system(source_path: str, source: NamedFile, paths: list[str], systems: list[NamedFile]) -> None:
+    """Refuse a system file that has the source file's name without being the source file itself (the same path
+    or the same content), naming both paths (their names alone are the same)."""
+    for path, file in zip(paths, systems):
+        if file.name == source.name and not is_the_source(source, file):
+            raise CommandError(
+                f"{path}: this system file has the name of the source file {source_path} but other content; "
+                f"{SOURCE_AS_SYSTEM_RULE}"
+            )
+
+
 class Command(BaseCommand):
     help = (
         "Create a campaign from a source file (one sentence per line) and system output files aligned with it. "
         "Each SYSTEM_FILE is a system named by its file name; the source may also be one of them (then it is "
-        "judged as the system of kind 'input', as INPUT in CoNLL-14). A system name has " + SYSTEM_NAME_RULE + ". "
+        "judged as the system of kind 'input', as INPUT in CoNLL-14; a system file with the source's name must be "
+        "the source file itself, the same content). A system name has " + SYSTEM_NAME_RULE + ". "
         "Nothing is written if any file is wrong."
     )
 
@@ -44,6 +56,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         source = read_named(options["source"])
         systems = [read_named(path) for path in options["system_files"]]
+        check_source_as_system(options["source"], source, options["system_files"], systems)
         documents = read_named(options["documents"]) if options["documents"] else None
         try:
             campaign = import_outputs(options["campaign"], source, systems, documents, mode=options["mode"])
