@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import string
 import unicodedata
+from collections import Counter
 
 from ..models import Campaign, Document, System
 from .textfiles import InputFileError
@@ -35,6 +36,37 @@ def check_system_name(name: str) -> None:
         raise InputFileError(f"system name {name!r}: {len(name)} characters, over the limit of {SYSTEM_NAME_MAX}")
     if not name or name.startswith(".") or not all(_allowed_in_name(char) for char in name):
         raise InputFileError(f"system name {name!r}: a system name has {SYSTEM_NAME_RULE}")
+
+
+def same_name_key(name: str) -> str:
+    """What two system names share when they are the same name to a reader: equal once Unicode-normalised and
+    case-folded (``Zürich`` composed and decomposed, ``AMU`` and ``amu``)."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
+def check_distinct_system_names(names: list[str]) -> None:
+    """Refuse two systems of one name: the same file name twice, or two names equal ignoring letter case and
+    Unicode normalisation (naming both)."""
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    if repeated:
+        raise InputFileError(f"duplicate system names: {', '.join(repeated)} (systems are named by file name)")
+    first: dict[str, str] = {}
+    for name in names:
+        other = first.setdefault(same_name_key(name), name)
+        if other != name:
+            raise InputFileError(
+                f"system names {other!r} and {name!r} are the same name {_how_names_differ(other, name)} "
+                "(systems are named by file name)"
+            )
+
+
+def _how_names_differ(first: str, second: str) -> str:
+    """How two names of one ``same_name_key`` differ, for the message."""
+    if unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second):
+        return "with its accents encoded differently (Unicode composed and decomposed forms)"
+    if first.casefold() == second.casefold():
+        return "in other letter case"
+    return "in other letter case and with its accents encoded differently"
 
 
 def document_id_problem(doc_id: str) -> str | None:

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from ..models import Campaign, Candidate, Document, Output, Segment, System
 from .bulk_rows import insert_rows, insert_rows_with_ids
 from .collapsing import collapse_outputs
-from .field_rules import check_campaign_name, check_system_name, document_id_problem
+from .field_rules import check_campaign_name, check_distinct_system_names, check_system_name, document_id_problem
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
 
 #: Names an archive's source file and document index may have (the first present wins).
@@ -77,11 +77,10 @@ def read_test_set(
     if not systems and not source_is_system:
         raise InputFileError("no system output files were given")
     names = [file.name for file in systems]
-    for name in [*names, *([source.name] if source_is_system else [])]:
+    judged_source = [source.name] if source_is_system and source.name not in names else []
+    for name in [*names, *judged_source]:
         check_system_name(name)
-    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
-    if repeated:
-        raise InputFileError(f"duplicate system names: {', '.join(repeated)} (systems are named by file name)")
+    check_distinct_system_names([*names, *judged_source])
     source_lines = decode_lines(source)
     n = len(source_lines)
     outputs, kinds = [], []

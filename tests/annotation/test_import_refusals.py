@@ -76,6 +76,13 @@ BAD_UPLOADS = {
     "a system file named like the source": (
         lambda: files(source=SYSTEMS["alpha"]),
         "source: this system file has the name of the source file (source) but not its content"),
+    "system names equal but for letter case": (
+        lambda: files(AMU=SYSTEMS["alpha"], amu=SYSTEMS["beta"]),
+        "system names 'AMU' and 'amu' are the same name in other letter case"),
+    "system names composed and decomposed, in an archive": (
+        lambda: archive("run.zip", _zip({"source": SOURCE, "Z\u00fcrich": SYSTEMS["alpha"],
+                                         "Zu\u0308rich": SYSTEMS["beta"]})),
+        "system names 'Z\u00fcrich' and 'Zu\u0308rich' are the same name with its accents encoded differently"),
 }
 
 

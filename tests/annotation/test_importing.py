@@ -80,6 +80,11 @@ def test_documents_file_gives_documents_and_positions():
          "gamma: not UTF-8 text: byte 0xff at byte offset 3 (line 2)"),
         (systems(alpha=b""), None, "alpha: the file is empty"),
         (systems() + [named("alpha", SYSTEMS["alpha"])], None, "duplicate system names: alpha"),
+        (systems() + [named("Alpha", SYSTEMS["alpha"])], None,
+         "system names 'alpha' and 'Alpha' are the same name in other letter case (systems are named by file name)"),
+        ([named("Z\u00fcrich", SYSTEMS["alpha"]), named("zu\u0308rich", SYSTEMS["beta"])], None,
+         "system names 'Z\u00fcrich' and 'zu\u0308rich' are the same name in other letter case and with its accents "
+         "encoded differently"),
         (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),
         (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source file (source) has 4 lines"),
         ([], None, "no system output files were given"),
@@ -89,6 +94,12 @@ def test_bad_input_is_rejected_whole(files, documents, message):
     with pytest.raises(InputFileError) as error:
         import_outputs("bad", named("source", SOURCE), files, documents)
     assert message in str(error.value)
+    assert nothing_written()
+
+
+def test_the_source_judged_as_a_system_may_not_share_a_name_with_a_system_either():
+    with pytest.raises(InputFileError, match="system names 'Source' and 'source' are the same name in other letter"):
+        import_outputs("bad", named("source", SOURCE), [named("Source", SYSTEMS["alpha"])], source_is_system=True)
     assert nothing_written()
 
 
