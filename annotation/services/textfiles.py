@@ -184,10 +184,23 @@ def _check_entries(archive_name: str, count: int) -> None:
         )
 
 
+def _check_zip_name(archive_name: str, info: zipfile.ZipInfo) -> None:
+    """Refuse a zip member whose name the zip reader changed: it cuts a name at its first NUL character
+    (``ab\\x00c`` would be read as ``ab``), and a member's name is the name of a system."""
+    if info.orig_filename != info.filename:
+        raise InputFileError(
+            f"{archive_name}: the member {info.orig_filename!r} would have become {info.filename!r} (a zip reader "
+            "cuts a name at a NUL character); a member is named as stored, with no control characters, as systems "
+            "are named by their files"
+        )
+
+
 def _read_zip(archive_name: str, buffer: io.BytesIO, budget: _Budget) -> list[NamedFile]:
     with zipfile.ZipFile(buffer) as archive:
         infos = archive.infolist()
         _check_entries(archive_name, len(infos))
+        for info in infos:
+            _check_zip_name(archive_name, info)
         wanted = [(info, _member_name(archive_name, info.filename)) for info in infos if not info.is_dir()]
         wanted = [(info, name) for info, name in wanted if name]
         check_size(archive_name + " (uncompressed)", sum(info.file_size for info, _ in wanted), budget.limit)

@@ -18,7 +18,7 @@ from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.textfiles import InputFileError
 
 from .test_archive_limits import tar_bomb
-from .test_importing import SOURCE, SYSTEMS, _tar, _zip, nothing_written
+from .test_importing import SOURCE, SYSTEMS, _tar, _zip, nothing_written, zip_with_a_nul_in_a_name
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +70,8 @@ BAD_UPLOADS = {
         "run.tar.gz: the member '../alpha' leaves the archive's folder"),
     "NUL in an archive member": (lambda: archive("run.zip", _zip({"source": SOURCE, "alpha": b"\x00\n" * 4})),
                                  "alpha: line 1: the control character U+0000 at column 1"),
+    "NUL in an archive member's name": (lambda: archive("run.zip", zip_with_a_nul_in_a_name()),
+                                        "c' would have become 'ab' (a zip reader cuts a name at a NUL character)"),
     "bz2 bomb": (lambda: archive("bomb.tar.bz2", tar_bomb(bz2.compress)),
                  "bomb.tar.bz2 (uncompressed): over the upload limit of 50.0 MB (unpacking stopped there)"),
     "not an archive": (lambda: archive("run.zip", b"PK\x03\x04 broken"), "run.zip: not a zip or tar archive"),

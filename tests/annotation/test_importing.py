@@ -169,6 +169,23 @@ def test_archive_without_a_source_or_not_an_archive():
         split_archive(named("x.zip", b"plain text"))
 
 
+def zip_with_a_nul_in_a_name() -> bytes:
+    """A zip whose member ``ab\\x00c`` holds a NUL in its stored name (Python's writer would cut it, other tools
+    store it): the name ``ab#c`` written, then patched in its local and central headers."""
+    data = _zip({"source": SOURCE, "ab#c": SYSTEMS["alpha"]})
+    assert data.count(b"ab#c") == 2
+    return data.replace(b"ab#c", b"ab\x00c")
+
+
+def test_a_zip_member_whose_name_the_reader_would_cut_at_a_nul_is_refused():
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.zip", zip_with_a_nul_in_a_name()))
+    assert str(error.value) == (
+        "run.zip: the member 'ab\\x00c' would have become 'ab' (a zip reader cuts a name at a NUL character); a "
+        "member is named as stored, with no control characters, as systems are named by their files"
+    )
+
+
 @override_settings(MAX_UPLOAD_BYTES=1000)
 def test_zip_bomb_is_refused_from_its_headers():
     with pytest.raises(InputFileError, match=r"bomb.zip \(uncompressed\): 5000 bytes is over the upload limit"):
