@@ -40,6 +40,8 @@ from defusedxml.sax import make_parser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
+from .textfiles import shown
+
 ROOT_TAG = "appraise-results"
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
@@ -92,11 +94,6 @@ class AppraiseResults:
 
     items: list[RankingItem] = field(default_factory=list)
     groups: dict[str, dict[str, str]] = field(default_factory=dict)
-
-
-def shown(value: str, limit: int = 60) -> str:
-    """``value`` quoted for a message, cut after ``limit`` characters (an attribute may be megabytes long)."""
-    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
 
 
 def parse_duration(text: str) -> timedelta:

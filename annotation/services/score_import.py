@@ -50,7 +50,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .textfiles import InputFileError, check_size
+from .textfiles import InputFileError, check_size, shown
 
 WIDE_RATER = "gmeg-mean"
 """The rater of a wide file's ratings unless another is named: GMEG-Data releases each output's mean rating."""
@@ -117,18 +117,14 @@ def _rows(name: str, data: bytes) -> list[list[str]]:
     return rows
 
 
-def _shown(text: str) -> str:
-    return repr(text) if len(text) <= 60 else repr(text[:60]) + f"... ({len(text)} characters)"
-
-
 def _score(text: str, where: str) -> float:
     if text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
-        raise ScoreImportError(f"{where}: score {text!r} is outside 0-100")
+        raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
     if not _SCORE.fullmatch(text):
-        raise ScoreImportError(f"{where}: score {_shown(text)} is not a number")
+        raise ScoreImportError(f"{where}: score {shown(text)} is not a number")
     value = float(text)
     if not math.isfinite(value) or not 0 <= value <= 100:
-        raise ScoreImportError(f"{where}: score {text!r} is outside 0-100")
+        raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
     return value
 
 
@@ -136,7 +132,7 @@ def _line(text: str, where: str, n_lines: int) -> int:
     if text.startswith("-") and _LINE.fullmatch(text[1:]):
         raise ScoreImportError(f"{where}: line {text} is out of range (the campaign has lines 0 to {n_lines - 1})")
     if not _LINE.fullmatch(text):
-        raise ScoreImportError(f"{where}: segment {_shown(text)} is not a line number (0-based)")
+        raise ScoreImportError(f"{where}: segment {shown(text)} is not a line number (0-based)")
     line = int(text)
     if not 0 <= line < n_lines:
         raise ScoreImportError(f"{where}: line {line} is out of range (the campaign has lines 0 to {n_lines - 1})")
@@ -146,19 +142,19 @@ def _line(text: str, where: str, n_lines: int) -> int:
 def _meaning_changed(text: str, where: str) -> bool:
     word = text.strip().lower()
     if word not in TRUE_WORDS | FALSE_WORDS:
-        raise ScoreImportError(f"{where}: meaning_changed {_shown(text)} is not 1/0, true/false or yes/no")
+        raise ScoreImportError(f"{where}: meaning_changed {shown(text)} is not 1/0, true/false or yes/no")
     return word in TRUE_WORDS
 
 
 def _rater(text: str, where: str) -> str:
     rater = text.strip()
     if not rater or len(rater) > 150:
-        raise ScoreImportError(f"{where}: rater {_shown(text)} must have 1 to 150 characters")
+        raise ScoreImportError(f"{where}: rater {shown(text)} must have 1 to 150 characters")
     try:
         get_user_model().username_validator(rater)
     except ValidationError:
         raise ScoreImportError(
-            f"{where}: rater {_shown(text)} is not a valid user name (letters, digits, @.+-_)"
+            f"{where}: rater {shown(text)} is not a valid user name (letters, digits, @.+-_)"
         ) from None
     return rater
 
@@ -166,7 +162,7 @@ def _rater(text: str, where: str) -> str:
 def _system(text: str, where: str, systems: set[str]) -> str:
     if text.strip() not in systems:
         raise ScoreImportError(
-            f"{where}: unknown system {_shown(text.strip())} (the campaign's systems: {', '.join(sorted(systems))})"
+            f"{where}: unknown system {shown(text.strip())} (the campaign's systems: {', '.join(sorted(systems))})"
         )
     return text.strip()
 

@@ -36,6 +36,11 @@ class NamedFile:
     data: bytes
 
 
+def shown(value: str, limit: int = 60) -> str:
+    """``value`` quoted for a message, cut after ``limit`` characters (a field of a file may be megabytes long)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
 def _human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
 

@@ -202,6 +202,8 @@ def test_command_errors(campaign, tmp_path):
         (GOOD + "ann,0,INPUT,0x10\n", "row 3: score '0x10' is not a number"),
         (GOOD + "ann,0,INPUT,inf\n", "row 3: score 'inf' is outside 0-100"),
         (GOOD + "ann,0,INPUT,1e400\n", "row 3: score '1e400' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,5" + "0" * 100_000 + "\n",
+         "row 3: score '5" + "0" * 59 + "'... (100001 characters) is outside 0-100"),
         (GOOD + "u" * 151 + ",0,INPUT,50\n", "row 3: rater 'uuuu"),
         (GOOD + "ann,0," + "S" * 5000 + ",50\n", "row 3: unknown system 'SSSS"),
     ],

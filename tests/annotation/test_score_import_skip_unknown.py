@@ -38,6 +38,16 @@ def test_unknown_columns_of_a_wide_file_are_skipped_and_counted(campaign, tmp_pa
     assert sorted(CandidateJudgment.objects.values_list("score", flat=True)) == [20.5, 50.0, 60.0, 70.0]
 
 
+def test_a_long_unknown_name_is_shortened_in_the_summary(campaign, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text(WIDE.replace("other", "o" * 100_000), encoding="utf-8")
+    out = io.StringIO()
+    call_command("import_scores", "--campaign", "scored", "--wide", "--skip-unknown", str(path), stdout=out)
+    assert out.getvalue().splitlines()[1] == (
+        f"Skipped 2 cells naming no system of the campaign ({'o' * 60!r}... (100000 characters), 'ref')."
+    )
+
+
 def test_unknown_systems_of_a_long_file_are_skipped_and_counted(campaign):
     summary = import_scores(campaign, b"ann,0,ref,90\nann,0,INPUT,40\nann,1,ref,80\nann,1,nope,2\n", skip_unknown=True)
     assert (summary.ratings, summary.skipped, summary.unknown) == (1, 3, ("nope", "ref"))

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
-from annotation.services.textfiles import InputFileError, check_size
+from annotation.services.textfiles import InputFileError, check_size, shown
 
 
 class Command(CampaignCommand):
@@ -62,5 +62,5 @@ class Command(CampaignCommand):
         if options["skip_unknown"]:
             self.stdout.write(
                 f"Skipped {summary.skipped} cell{'s' if summary.skipped != 1 else ''} naming no system of the "
-                f"campaign ({', '.join(map(repr, summary.unknown)) or 'none'})."
+                f"campaign ({', '.join(map(shown, summary.unknown)) or 'none'})."
             )
