@@ -50,7 +50,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .textfiles import InputFileError, check_size, shown
+from .textfiles import PLAIN_NUMBER, InputFileError, check_size, shown
 
 WIDE_RATER = "gmeg-mean"
 """The rater of a wide file's ratings unless another is named: GMEG-Data releases each output's mean rating."""
@@ -58,8 +58,6 @@ LONG_COLUMNS = ("rater", "segment", "system", "score", "meaning_changed")
 TRUE_WORDS, FALSE_WORDS = frozenset({"1", "true", "yes"}), frozenset({"", "0", "false", "no"})
 #: A line number: ASCII digits only (``int`` also takes "٣", "1_0" and " 7"), at most 9 of them.
 _LINE = re.compile(r"[0-9]{1,9}")
-#: A score: a plain decimal number in ASCII ("55", "65.5", ".5", "1e1"; not "1_0", "٣", "inf" or "nan").
-_SCORE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 
 
 class ScoreImportError(InputFileError):
@@ -120,7 +118,7 @@ def _rows(name: str, data: bytes) -> list[list[str]]:
 def _score(text: str, where: str) -> float:
     if text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
         raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
-    if not _SCORE.fullmatch(text):
+    if not PLAIN_NUMBER.fullmatch(text):
         raise ScoreImportError(f"{where}: score {shown(text)} is not a number")
     value = float(text)
     if not math.isfinite(value) or not 0 <= value <= 100:

@@ -20,6 +20,9 @@ from typing import BinaryIO
 
 #: Control characters (Unicode category Cc) other than tab and line feed.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: The number rule of every score file (PRWS scores, metric scores): a plain decimal number in ASCII ("55",
+#: "65.5", ".5", "1e1"; not "1_0", "٣", "inf" or "nan", which ``float`` also takes).
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 #: How much of a zip member is inflated at a time.
 CHUNK = 1024 * 1024
 

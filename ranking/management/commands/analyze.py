@@ -2,30 +2,25 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, write_output
-from ranking.core.metric_scores import parse_metric_scores
 from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, AnalysisParameters
+from ranking.loading import contestant_names
+from ranking.metric_files import MetricFileError, read_metric_folder
 from ranking.reports.json import render_json
 from ranking.runs import create_run, execute_in_process
 
 
-def read_metrics(folder: str) -> dict[str, dict[str, tuple[float, ...]]]:
-    """Metric scores from a folder of ``scores.<metric>`` files (G15's layout; ``SYSTEM value...`` lines)."""
-    path = Path(folder)
-    files = sorted(p for p in path.glob("scores.*") if p.is_file()) if path.is_dir() else []
-    if not files:
-        raise CommandError(f"{folder}: no scores.<metric> files found")
-    metrics = {}
-    for file in files:
-        try:
-            metrics[file.name.removeprefix("scores.")] = parse_metric_scores(file.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{file}: {exc}") from None
-    return metrics
+def read_metrics(folder: str, campaign) -> dict[str, dict[str, tuple[float, ...]]]:
+    """Metric scores from a folder of ``scores.<metric>`` files (``ranking.metric_files``), each with a line for
+    every system of ``campaign``; CommandError naming the file (and line, or system) otherwise. Called before the
+    run is recorded, so a bad file leaves no run behind."""
+    try:
+        return read_metric_folder(folder, contestant_names(campaign))
+    except MetricFileError as exc:
+        raise CommandError(str(exc)) from None
 
 
 class ProgressBar:
@@ -59,7 +54,11 @@ class Command(CampaignCommand):
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
         parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
-        parser.add_argument("--metrics", metavar="DIR", help="folder of scores.<metric> files to correlate")
+        parser.add_argument(
+            "--metrics", metavar="DIR",
+            help="folder of scores.<metric> files to correlate, each with a line 'SYSTEM value...' for every system "
+                 "of the campaign",
+        )
         parser.add_argument(
             "--accuracy-folds", type=int, default=0, metavar="K",
             help="also cross-validate the prediction accuracy of both methods with K folds (G15 Table 4: 100)",
@@ -88,7 +87,7 @@ class Command(CampaignCommand):
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        metrics = read_metrics(options["metrics"]) if options["metrics"] else None
+        metrics = read_metrics(options["metrics"], campaign) if options["metrics"] else None
         run = create_run(campaign, parameters, judge=options["judge"], metrics=metrics)
         try:
             run = execute_in_process(run, progress=ProgressBar(sys.stderr))

@@ -78,7 +78,7 @@ class Command(CampaignCommand):
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        metrics = read_metrics(options["metrics"]) if options["metrics"] else None
+        metrics = read_metrics(options["metrics"], campaign) if options["metrics"] else None
         run = create_run(campaign, parameters, metrics=metrics)
         try:
             run = execute_in_process(run, progress=ProgressBar(sys.stderr))

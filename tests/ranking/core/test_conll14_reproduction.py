@@ -17,11 +17,12 @@ from ranking.core.agreement import annotator_agreement
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
 from ranking.core.correlation import beta_sweep, correlate, fbeta
 from ranking.core.expected_wins import expected_wins
-from ranking.core.metric_scores import parse_metric_scores, score_column
+from ranking.core.metric_scores import score_column
 from ranking.core.pairs import ExpandedPairs, expanded_pairs, pair_statistics, unexpanded_pairs, win_matrix
 from ranking.core.per_judge import judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
 from ranking.core.rankings import Rankings
 from ranking.core.significance import head_to_head, significance_mark
+from ranking.metric_files import parse_metric_scores
 
 from ..published_ranges import LOWEST, assert_ranges_match_published
 
@@ -264,7 +265,7 @@ def table_3b_as_printed(data: Data) -> np.ndarray:
 
 def test_table_5_metric_correlations(data: Data, conll14_dir: Path):
     human = table_3b_as_printed(data)
-    m2 = parse_metric_scores((conll14_dir / "metrics" / "scores.m2").read_text())
+    m2 = parse_metric_scores("scores.m2", (conll14_dir / "metrics" / "scores.m2").read_bytes())
     precision, recall = score_column(m2, data.names, 1), score_column(m2, data.names, 2)
     # The file's F0.5 was computed from unrounded P and R; from the 4-decimal P and R it agrees to 2e-4.
     assert fbeta(precision, recall, 0.5) == pytest.approx(score_column(m2, data.names, 0), abs=2e-4)
@@ -276,7 +277,7 @@ def test_table_5_metric_correlations(data: Data, conll14_dir: Path):
     assert (best_beta, round(best_rho, 3)) == TABLE_5_M2_BEST[:2]
     assert round(sweep.best_pearson()[1], 3) == TABLE_5_M2_BEST[2]
     for metric, (rho, r) in TABLE_5_OTHER.items():
-        scores = parse_metric_scores((conll14_dir / "metrics" / f"scores.{metric}").read_text())
+        scores = parse_metric_scores(f"scores.{metric}", (conll14_dir / "metrics" / f"scores.{metric}").read_bytes())
         result = correlate(human, score_column(scores, data.names))
         assert (round(result.spearman, 3), round(result.pearson, 3)) == (rho, r), metric
 
@@ -286,7 +287,7 @@ def test_figure_3_combined_gold_standard_correlates_best(data: Data, conll14_dir
     human = table_3b_as_printed(data)
     peaks = {}
     for name in ("scores.m2", "scores.m2.0", "scores.m2.1"):
-        scores = parse_metric_scores((conll14_dir / "metrics" / name).read_text())
+        scores = parse_metric_scores(name, (conll14_dir / "metrics" / name).read_bytes())
         sweep = beta_sweep(human, score_column(scores, data.names, 1), score_column(scores, data.names, 2))
         peaks[name] = sweep.best_spearman()[1]
     assert peaks["scores.m2"] > max(peaks["scores.m2.0"], peaks["scores.m2.1"])

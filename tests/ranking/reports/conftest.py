@@ -15,7 +15,7 @@ from annotation.services.appraise_xml import parse_appraise_xml
 from ranking import contract
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings
-from ranking.management.commands.analyze import read_metrics
+from ranking.metric_files import read_metric_folder
 
 SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
 """System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
@@ -80,5 +80,5 @@ def conll14_analysis(conll14_dir: Path) -> dict:
     """G15's analysis of the CoNLL-14 judgments with the metric files (1,000 bootstrap samples, seed 1)."""
     results = parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes())
     rankings = Rankings.from_items((item.user, item.src_id, item.translations) for item in results.items)
-    return analysis_json(rankings, AnalysisParameters(), metrics=read_metrics(str(conll14_dir / "metrics")),
-                         campaign="conll14")
+    metrics = read_metric_folder(str(conll14_dir / "metrics"), rankings.system_names)
+    return analysis_json(rankings, AnalysisParameters(), metrics=metrics, campaign="conll14")

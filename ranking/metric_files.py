@@ -1,0 +1,99 @@
+"""Metric score files: a folder of ``scores.<metric>`` files in the text form of G15's release (``metrics/``), read
+and checked against a campaign before an analysis is recorded (``manage.py analyze --metrics``, ``export_report
+--run --metrics``).
+
+One line per system: ``SYSTEM value [value ...]``, separated by spaces or tabs; blank lines are skipped.
+``scores.m2`` and ``scores.m2.<k>`` hold F0.5, precision and recall; ``scores.bleu``, ``scores.meteor``,
+``scores.iwacc`` one value. The lines are read as the test-set files are (``textfiles.decode_lines``: UTF-8, split
+at line feeds only, a CRLF's carriage return dropped, no control characters but tab), so a message's line is the
+line an editor shows; a value follows the number rule of every score file (``PLAIN_NUMBER``: not ``1_0``, ``inf``
+or ``nan``). Every system of the campaign needs a line in every file. Each refusal is a ``MetricFileError`` naming
+the file, and the line or the system.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from annotation.services.textfiles import PLAIN_NUMBER, InputFileError, NamedFile, decode_lines, shown
+
+PREFIX = "scores."
+_FIELD_SEPARATOR = re.compile(r"[ \t]+")
+
+MetricScores = dict[str, tuple[float, ...]]
+
+
+class MetricFileError(ValueError):
+    """A metric score file cannot be used; the message names the file and the line or system."""
+
+
+def parse_metric_scores(name: str, data: bytes) -> MetricScores:
+    """``{system: values}`` from the ``SYSTEM value...`` lines of the file ``name`` (its bytes ``data``).
+
+    Raises MetricFileError naming the file and line when the file is not UTF-8 text of lines, a value is not a
+    plain finite number, a line has no value, lines have different numbers of values or a system occurs twice.
+    """
+    try:
+        lines = decode_lines(NamedFile(name, data))
+    except InputFileError as exc:
+        raise MetricFileError(str(exc)) from None
+    scores: MetricScores = {}
+    for number, line in enumerate(lines, start=1):
+        fields = _FIELD_SEPARATOR.split(line.strip(" \t"))
+        if fields != [""]:
+            _add_line(scores, f"{name}: line {number}", fields)
+    if not scores:
+        raise MetricFileError(f"{name}: no metric scores (a line is 'SYSTEM value...')")
+    return scores
+
+
+def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
+    """Add one line's system and values to ``scores``, checked against the lines before it."""
+    system, values = fields[0], fields[1:]
+    if not values:
+        raise MetricFileError(f"{where}: system {shown(system)} has no value")
+    bad = next((value for value in values if not PLAIN_NUMBER.fullmatch(value)), None)
+    if bad is not None:
+        raise MetricFileError(f"{where}: {shown(bad)} is not a number (a plain decimal number, such as 0.35 or 1e-2)")
+    parsed = tuple(float(value) for value in values)
+    if not all(math.isfinite(value) for value in parsed):
+        raise MetricFileError(f"{where}: values must be finite")
+    width = len(next(iter(scores.values()), parsed))
+    if len(parsed) != width:
+        raise MetricFileError(f"{where}: {len(parsed)} values where earlier lines have {width}")
+    if system in scores:
+        raise MetricFileError(f"{where}: system {shown(system)} occurs twice")
+    scores[system] = parsed
+
+
+def metric_name(file: Path) -> str:
+    """The metric a ``scores.<metric>`` file scores; MetricFileError for a file with nothing after the dot."""
+    name = file.name.removeprefix(PREFIX)
+    if not name:
+        raise MetricFileError(f"{file}: a metric file is named {PREFIX}<metric>; this one names no metric")
+    return name
+
+
+def read_metric_folder(folder: str, systems: Sequence[str]) -> dict[str, MetricScores]:
+    """The scores of every ``scores.<metric>`` file of ``folder`` by metric, each checked to have a line for every
+    one of ``systems`` (the campaign's); MetricFileError naming the file (and line, or system) otherwise."""
+    path = Path(folder)
+    files = sorted(p for p in path.glob(PREFIX + "*") if p.is_file()) if path.is_dir() else []
+    if not files:
+        raise MetricFileError(f"{folder}: no {PREFIX}<metric> files found")
+    metrics = {}
+    for file in files:
+        name = metric_name(file)
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise MetricFileError(f"{file}: cannot read ({exc.strerror})") from None
+        scores = parse_metric_scores(str(file), data)
+        missing = [system for system in systems if system not in scores]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            raise MetricFileError(f"{file}: no line for system{plural} {', '.join(missing)}")
+        metrics[name] = scores
+    return metrics
