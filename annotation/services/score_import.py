@@ -106,12 +106,28 @@ def _rows(name: str, data: bytes) -> list[list[str]]:
         raise ScoreImportError(
             f"{name}: row {row}: not UTF-8 text (byte 0x{data[exc.start]:02x} at byte offset {exc.start})"
         ) from None
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise ScoreImportError(f"{name}: not a CSV file ({exc})") from None
+    rows = _csv_rows(name, text)
     if not rows:
         raise ScoreImportError(f"{name}: the file is empty")
+    return rows
+
+
+def _csv_rows(name: str, text: str) -> list[list[str]]:
+    """The rows of CSV text, read strictly: a quote never closed would otherwise take the rest of the file into
+    one cell, so it is refused naming the row that opens it; any other CSV error names its row too."""
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        for row in reader:
+            rows.append(row)
+    except csv.Error as exc:
+        row = len(rows) + 1
+        if "end of data" in str(exc):
+            raise ScoreImportError(
+                f"{name}: row {row} opens a quote (\") that is never closed, so the rest of the file would be one "
+                "cell"
+            ) from None
+        raise ScoreImportError(f"{name}: row {row}: not CSV ({exc})") from None
     return rows
 
 

@@ -129,6 +129,8 @@ GOOD = "zed,2,INPUT,10\nzed,2,ZEPHYRSYS,70\n"
         ("rater,segment,system,score\n", "scores.csv: the file holds no scores"),
         (GOOD.encode() + b"b\xe9a,0,INPUT,50\n", "scores.csv: row 3: not UTF-8 text (byte 0xe9 at byte offset"),
         ("", "scores.csv: the file is empty"),
+        (GOOD + 'ann,0,INPUT,"50\nann,1,INPUT,50\n', "scores.csv: row 3 opens a quote (\") that is never closed"),
+        (GOOD + 'ann,0,INPUT,"50"x\n', "scores.csv: row 3: not CSV (',' expected after '\"')"),
     ],
 )
 def test_bad_long_files_are_refused_whole(campaign, text, message):
@@ -151,6 +153,8 @@ def test_bad_long_files_are_refused_whole(campaign, text, message):
          "row 5, column 'ZEPHYRSYS': score 'x' is not a number"),
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5 + "1,101\n", "row 7, column 'ZEPHYRSYS': score '101' is outside 0-100"),
         ("INPUT,MARMOTFIX\n" + "1,2\n" * 6, "row 2: systems 'INPUT' and 'MARMOTFIX' produced the same sentence"),
+        ('INPUT,ZEPHYRSYS\n"52.5\n' + "1,2\n" * 5,
+         'row 2 opens a quote (") that is never closed, so the rest of the file would be one cell'),
     ],
 )
 def test_bad_wide_files_are_refused_whole(campaign, text, message):
