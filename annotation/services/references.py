@@ -19,7 +19,7 @@ from django.db import transaction
 
 from ..models import Campaign, GoldEdit, ReferenceSet, ReferenceText
 from .field_rules import check_system_name
-from .textfiles import InputFileError, NamedFile, check_size, decode_lines
+from .textfiles import InputFileError, NamedFile, check_size, decode_lines, shown
 
 ERROR_TYPE_MAX = GoldEdit._meta.get_field("error_type").max_length
 #: Longest correction of one gold edit, in characters.
@@ -79,8 +79,13 @@ def _integer(name: str, number: int, text: str, what: str) -> int:
 
 def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
     """One ``A`` line of a sentence of ``tokens`` tokens."""
+    if not line.startswith("A "):
+        raise InputFileError(
+            f"{name}: line {number}: an edit line starts with 'A ' and the span ('A start end|||type|||...'), found "
+            f"{shown(line.split('|||', 1)[0], 20)}"
+        )
     fields = line[2:].split("|||")
-    if not line.startswith("A ") or len(fields) != 6:
+    if len(fields) != 6:
         raise InputFileError(
             f"{name}: line {number}: an edit line is 'A start end|||type|||correction|||REQUIRED|||-NONE-|||"
             f"annotator' (6 fields separated by |||), found {len(fields)} field(s)"
