@@ -73,7 +73,7 @@ def _blocks(name: str, lines: list[str]) -> list[list[tuple[int, str]]]:
 
 def _integer(name: str, number: int, text: str, what: str) -> int:
     if not _ASCII_INT.fullmatch(text):
-        raise InputFileError(f"{name}: line {number}: the {what} {text!r} is not a whole number")
+        raise InputFileError(f"{name}: line {number}: the {what} {shown(text)} is not a whole number")
     return int(text)
 
 
@@ -93,13 +93,14 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
     span, error_type, correction_field, _, _, annotator_field = fields
     offsets = span.split()
     if len(offsets) != 2:
-        raise InputFileError(f"{name}: line {number}: the span {span!r} is not two token offsets 'start end'")
+        raise InputFileError(f"{name}: line {number}: the span {shown(span)} is not two token offsets 'start end'")
     start = _integer(name, number, offsets[0], "start offset")
     end = _integer(name, number, offsets[1], "end offset")
     error_type = error_type.strip()
     if not error_type or len(error_type) > ERROR_TYPE_MAX or not error_type.isprintable():
         raise InputFileError(
-            f"{name}: line {number}: the error type {error_type!r} must be 1 to {ERROR_TYPE_MAX} printable characters"
+            f"{name}: line {number}: the error type {shown(error_type)} must be 1 to {ERROR_TYPE_MAX} printable "
+            "characters"
         )
     annotator = _integer(name, number, annotator_field.strip(), "annotator id")
     if not 0 <= annotator <= ANNOTATOR_MAX:
@@ -130,7 +131,7 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
             )
         if not correction.replace(" ", "").isprintable():
             raise InputFileError(
-                f"{name}: line {number}: the correction {correction!r} holds a non-printable character"
+                f"{name}: line {number}: the correction {shown(correction)} holds a non-printable character"
             )
         checked.append(correction)
     return ParsedEdit(annotator, start, end, error_type, tuple(checked))

@@ -100,6 +100,23 @@ def test_malformed_m2_is_refused_naming_the_line(campaign, data, message):
     assert nothing_written()
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("A 1 2|||" + "V" * 100_000 + "|||goes|||REQUIRED|||-NONE-|||0", "the error type 'VVVV"),
+        ("A 1 " + "2" * 100_000 + "|||V|||goes|||REQUIRED|||-NONE-|||0", "the end offset '2222"),
+        ("A 1 2 " + "3" * 100_000 + "|||V|||goes|||REQUIRED|||-NONE-|||0", "the span '1 2 3333"),
+        ("A 1 2|||V|||go\u200b" + "e" * 990 + "|||REQUIRED|||-NONE-|||0", "the correction 'go\\u200beeee"),
+    ],
+)
+def test_a_long_bad_value_is_shown_shortened(campaign, line, message):
+    with pytest.raises(InputFileError) as refused:
+        import_references(campaign, NamedFile("gold.m2", replace_line(2, line)))
+    assert f"gold.m2: line 2: {message}" in str(refused.value) and "characters)" in str(refused.value)
+    assert len(str(refused.value)) < 300
+    assert nothing_written()
+
+
 def test_a_noop_beside_other_edits_of_one_annotator_is_refused(campaign):
     data = replace_line(7, "A 1 2|||SVA|||likes|||REQUIRED|||-NONE-|||0")
     with pytest.raises(InputFileError, match="line 6: annotator 0 has a noop edit and other edits"):
