@@ -13,6 +13,8 @@ IGNORED_JUDGES = ("admin",)
 CORRELATION_DECIMALS = 3
 """Decimals of the human scores correlated with metrics: G15 correlated Table 3b as printed (METHODS 10)."""
 MAX_DECIMALS = 15
+MAX_SEED = 2**63 - 1
+"""The largest random seed: runs store their seed in a 64-bit column (the analysis form and commands take 0 to it)."""
 
 
 def trimmed_count(n_samples: int, confidence: float) -> int:
@@ -52,6 +54,8 @@ class AnalysisParameters:
         for name in ("confidence", "judge_confidence"):
             if not 0 < getattr(self, name) < 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED} (2**63 - 1), got {self.seed}")
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
         if self.accuracy_folds == 1 or self.accuracy_folds < 0:

@@ -17,6 +17,8 @@ from django.core.management.base import CommandError
 
 from annotation.models import Judgment
 from ranking.core.analysis import AnalysisParameters, chunk_sizes
+from ranking.core.parameters import MAX_SEED
+from ranking.forms import AnalysisForm
 from ranking.models import AnalysisRun
 from ranking.runs import create_run, execute_in_process
 from ranking.tasks import WAITING, send_waiting
@@ -193,6 +195,42 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
         call_command("analyze", "--campaign", "cli", "--judge", "zed", "--out", str(judge_out))
     with pytest.raises(CommandError, match="no scores.<metric> files found"):
         call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "none"), "--out", str(judge_out))
+
+
+SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 1), got "
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("command", "option", "value", "message"),
+    [
+        ("analyze", "--seed", "-1", SEED_RULE + "-1"),
+        ("analyze", "--seed", str(2**63), SEED_RULE + str(2**63)),
+        ("export_report", "--seed", "-1", SEED_RULE + "-1"),
+        ("export_report", "--seed", "99999999999999999999999", SEED_RULE + "99999999999999999999999"),
+        ("analyze", "--correlation-decimals", "-5",
+         "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got -5"),
+        ("analyze", "--correlation-decimals", "16",
+         "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got 16"),
+    ],
+)
+def test_out_of_range_options_are_refused_before_anything_is_written(tmp_path, command, option, value, message):
+    synthetic_campaign("cli", np.random.default_rng(6), n_rankings=20)
+    out = tmp_path / "out.json"
+    report = ["--format", "json", "--run"] if command == "export_report" else []
+    with pytest.raises(CommandError) as error:
+        call_command(command, "--campaign", "cli", *report, "--bootstrap", "10", option, value, "--out", str(out),
+                     stderr=io.StringIO())
+    assert str(error.value) == message
+    assert not AnalysisRun.objects.exists() and not out.exists()
+
+
+def test_the_seed_rule_is_the_analysis_forms():
+    assert AnalysisParameters(seed=MAX_SEED).seed == MAX_SEED == AnalysisForm.base_fields["seed"].max_value
+    assert AnalysisForm.base_fields["seed"].min_value == 0
+    with pytest.raises(ValueError) as error:
+        AnalysisParameters(seed=MAX_SEED + 1)
+    assert str(error.value) == SEED_RULE + str(2**63)
 
 
 @pytest.fixture

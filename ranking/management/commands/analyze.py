@@ -6,11 +6,14 @@ import sys
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, write_output
-from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, AnalysisParameters
+from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, MAX_DECIMALS, MAX_SEED, AnalysisParameters
 from ranking.loading import contestant_names
 from ranking.metric_files import MetricFileError, read_metric_folder
 from ranking.reports.json import render_json
 from ranking.runs import create_run, execute_in_process
+
+NO_ROUNDING = -1
+"""The ``--correlation-decimals`` that leaves the human scores unrounded."""
 
 
 def read_metrics(folder: str, campaign) -> dict[str, dict[str, tuple[float, ...]]]:
@@ -21,6 +24,17 @@ def read_metrics(folder: str, campaign) -> dict[str, dict[str, tuple[float, ...]
         return read_metric_folder(folder, contestant_names(campaign))
     except MetricFileError as exc:
         raise CommandError(str(exc)) from None
+
+
+def correlation_decimals(value: int) -> int | None:
+    """The rounding of ``--correlation-decimals``: 0 to MAX_DECIMALS decimals, or -1 for none (None)."""
+    if value == NO_ROUNDING:
+        return None
+    if not 0 <= value <= MAX_DECIMALS:
+        raise CommandError(
+            f"--correlation-decimals must be from 0 to {MAX_DECIMALS}, or {NO_ROUNDING} for no rounding; got {value}"
+        )
+    return value
 
 
 class ProgressBar:
@@ -52,7 +66,7 @@ class Command(CampaignCommand):
     def add_campaign_arguments(self, parser):
         parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples per method (default 1000)")
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
-        parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+        parser.add_argument("--seed", type=int, default=1, help=f"random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
         parser.add_argument(
             "--metrics", metavar="DIR",
@@ -70,8 +84,8 @@ class Command(CampaignCommand):
         )
         parser.add_argument(
             "--correlation-decimals", type=int, default=CORRELATION_DECIMALS, metavar="N",
-            help="round the human scores to N decimals before correlating them with metrics (default 3, as G15's "
-                 "Table 5 used Table 3b as printed; -1: no rounding)",
+            help=f"round the human scores to N decimals (0 to {MAX_DECIMALS}) before correlating them with metrics "
+                 "(default 3, as G15's Table 5 used Table 3b as printed; -1: no rounding)",
         )
         parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
 
@@ -82,7 +96,7 @@ class Command(CampaignCommand):
             parameters = AnalysisParameters(
                 bootstrap=options["bootstrap"], confidence=options["confidence"], seed=options["seed"],
                 accuracy_folds=options["accuracy_folds"],
-                correlation_decimals=None if options["correlation_decimals"] < 0 else options["correlation_decimals"],
+                correlation_decimals=correlation_decimals(options["correlation_decimals"]),
                 ignored_judges=tuple(name.strip() for name in options["ignored_judges"].split(",") if name.strip()),
             )
         except ValueError as exc:

@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, write_output
 from ranking.core.analysis import AnalysisParameters
+from ranking.core.parameters import MAX_SEED
 from ranking.management.commands.analyze import ProgressBar, read_metrics
 from ranking.models import AnalysisRun
 from ranking.reports.formats import FORMATS, render_report
@@ -32,7 +33,7 @@ class Command(CampaignCommand):
         which.add_argument("--run", action="store_true", help="compute a fresh analysis in this process first")
         parser.add_argument("--bootstrap", type=int, help="with --run: bootstrap samples per method (default 1000)")
         parser.add_argument("--confidence", type=float, help="with --run: rank range confidence (default 0.95)")
-        parser.add_argument("--seed", type=int, help="with --run: random seed (default 1)")
+        parser.add_argument("--seed", type=int, help=f"with --run: random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--metrics", metavar="DIR", help="with --run: folder of scores.<metric> files")
         parser.add_argument("--standalone", action="store_true",
                             help="latex: a complete document instead of tabulars to \\input")
