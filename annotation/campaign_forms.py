@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 
-from .models import BackgroundJob, Campaign
+from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
 from .services.crowd_completion import CODE_PLACEHOLDER
 from .services.importing import import_test_set
@@ -171,6 +171,7 @@ class CampaignImportForm(forms.ModelForm):
                   "qc_min_median_seconds", "crowd", "crowd_session_screens", "crowd_campaign_screens",
                   "crowd_completion_url", "crowd_code_encodes_qc"]
         formfield_callback = ranged_formfield
+        error_messages = {"guidelines": {"max_length": markdown_too_long("guidelines")}}
 
     @classmethod
     def with_defaults(cls, data, files) -> CampaignImportForm:

@@ -11,11 +11,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from .campaign_forms import checked_instruction, instruction_field
-from .models import Candidate
+from .models import MARKDOWN_MAX, Candidate, markdown_too_long
 from .services.invites import INVITE_VALIDITY
 
-#: The longest guidelines and training feedback accepted (characters of Markdown).
-MARKDOWN_MAX = 50_000
 NUMBER_ERRORS = ("required", "invalid", "min_value", "max_value")
 DAYS_ERROR = "The link's validity is a whole number of days (1 to 365)."
 PERCENT_ERROR = "The share of screens is a whole percentage from 1 to 100."
@@ -43,7 +41,7 @@ def markdown_field(label: str, what: str, rows: int) -> forms.CharField:
         max_length=MARKDOWN_MAX,
         label=label,
         widget=forms.Textarea(attrs={"rows": rows}),
-        error_messages={"max_length": f"Keep the {what} under {MARKDOWN_MAX:,} characters."},
+        error_messages={"max_length": markdown_too_long(what)},
     )
 
 

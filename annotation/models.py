@@ -17,7 +17,7 @@ import secrets
 import uuid
 
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -29,6 +29,16 @@ class JobStatus(models.TextChoices):
     RUNNING = "running", "Running"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
+
+
+#: The longest Markdown a campaign's guidelines (and a training screen's feedback) may hold, in characters: on the
+#: New campaign form, the API, the guidelines page and in the model's validation.
+MARKDOWN_MAX = 50_000
+
+
+def markdown_too_long(what: str) -> str:
+    """The refusal of ``what`` (e.g. "guidelines") over MARKDOWN_MAX characters."""
+    return f"Keep the {what} under {MARKDOWN_MAX:,} characters."
 
 
 def new_crowd_key() -> str:
@@ -73,7 +83,11 @@ class Campaign(models.Model):
         default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
         help_text="Share of a judge's screens shown to that judge again later (intra-annotator), 0 to 1.",
     )
-    guidelines = models.TextField(blank=True, help_text="Guidelines for judges, in Markdown.")
+    guidelines = models.TextField(
+        blank=True, max_length=MARKDOWN_MAX,
+        validators=[MaxLengthValidator(MARKDOWN_MAX, message=markdown_too_long("guidelines"))],
+        help_text=f"Guidelines for judges, in Markdown (at most {MARKDOWN_MAX:,} characters).",
+    )
     instruction = models.CharField(
         max_length=200, blank=True,
         help_text="The one-line instruction above the corrections on the judge's screen (blank: the mode's default).",

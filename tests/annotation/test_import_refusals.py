@@ -8,12 +8,13 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 from django.urls import reverse
 
 from annotation.campaign_forms import named_file
-from annotation.models import Campaign
+from annotation.models import MARKDOWN_MAX, Campaign
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.textfiles import InputFileError
 
@@ -120,6 +121,24 @@ def test_a_bad_campaign_name_is_a_form_error(organizer_client, endpoint, name, m
     assert response.status_code == 400
     assert message in shown_message(response)
     assert nothing_written()
+
+
+@pytest.mark.parametrize("endpoint", ["form", "api"])
+def test_guidelines_over_the_limit_are_a_form_error(organizer_client, endpoint):
+    response = post(organizer_client, endpoint, fields(guidelines="x" * (MARKDOWN_MAX + 1), **files()))
+    assert response.status_code == 400
+    assert "Keep the guidelines under 50,000 characters." in shown_message(response)
+    assert nothing_written()
+    response = post(organizer_client, endpoint, fields(name=endpoint, guidelines="x" * MARKDOWN_MAX, **files()))
+    assert response.status_code in (201, 302), response.content[:300]
+    assert len(Campaign.objects.get(name=endpoint).guidelines) == MARKDOWN_MAX
+
+
+def test_the_model_refuses_guidelines_over_the_limit():
+    campaign = Campaign(name="long", guidelines="x" * (MARKDOWN_MAX + 1))
+    with pytest.raises(ValidationError) as error:
+        campaign.full_clean(exclude=["owner"])
+    assert error.value.message_dict == {"guidelines": ["Keep the guidelines under 50,000 characters."]}
 
 
 @override_settings(MAX_UPLOAD_BYTES=100)
