@@ -13,6 +13,10 @@ IGNORED_JUDGES = ("admin",)
 CORRELATION_DECIMALS = 3
 """Decimals of the human scores correlated with metrics: G15 correlated Table 3b as printed (METHODS 10)."""
 MAX_DECIMALS = 15
+MAX_BOOTSTRAP = 100_000
+"""The most bootstrap samples per method: 100 times G15's 1,000 (a run of a billion was accepted and never ended)."""
+MAX_ACCURACY_FOLDS = 1000
+"""The most cross-validation folds (G15 Table 4 used 100)."""
 MAX_SEED = 2**63 - 1
 """The largest random seed: runs store their seed in a 64-bit column (the analysis form and commands take 0 to it)."""
 
@@ -49,8 +53,8 @@ class AnalysisParameters:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ignored_judges", tuple(self.ignored_judges))
-        if self.bootstrap < 2:
-            raise ValueError(f"bootstrap must be at least 2, got {self.bootstrap}")
+        if not 2 <= self.bootstrap <= MAX_BOOTSTRAP:
+            raise ValueError(f"bootstrap must be from 2 to {MAX_BOOTSTRAP:,}, got {self.bootstrap}")
         for name in ("confidence", "judge_confidence"):
             if not 0 < getattr(self, name) < 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
@@ -58,8 +62,10 @@ class AnalysisParameters:
             raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED} (2**63 - 1), got {self.seed}")
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
-        if self.accuracy_folds == 1 or self.accuracy_folds < 0:
-            raise ValueError(f"accuracy_folds must be 0 (skip) or at least 2, got {self.accuracy_folds}")
+        if self.accuracy_folds == 1 or not 0 <= self.accuracy_folds <= MAX_ACCURACY_FOLDS:
+            raise ValueError(
+                f"accuracy_folds must be 0 (skip) or from 2 to {MAX_ACCURACY_FOLDS:,}, got {self.accuracy_folds}"
+            )
         if self.correlation_decimals is not None and not 0 <= self.correlation_decimals <= MAX_DECIMALS:
             raise ValueError(
                 f"correlation_decimals must be from 0 to {MAX_DECIMALS} (or none), got {self.correlation_decimals}"

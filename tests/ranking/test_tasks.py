@@ -212,20 +212,31 @@ SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 
          "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got -5"),
         ("analyze", "--correlation-decimals", "16",
          "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got 16"),
+        ("analyze", "--bootstrap", "1000000000", "bootstrap must be from 2 to 100,000, got 1000000000"),
+        ("export_report", "--bootstrap", "100001", "bootstrap must be from 2 to 100,000, got 100001"),
+        ("analyze", "--accuracy-folds", "1001", "accuracy_folds must be 0 (skip) or from 2 to 1,000, got 1001"),
+        ("analyze", "--ignored-judges", "admin,amdin", "--ignored-judges names no judge of 'cli': amdin"),
+        ("analyze", "--judge", "ann", "'ann' is among --ignored-judges: the analysis would hold no judgment (give "
+         "--ignored-judges '' to analyse them)"),
     ],
 )
 def test_out_of_range_options_are_refused_before_anything_is_written(tmp_path, command, option, value, message):
     synthetic_campaign("cli", np.random.default_rng(6), n_rankings=20)
     out = tmp_path / "out.json"
     report = ["--format", "json", "--run"] if command == "export_report" else []
+    ignored = ["--ignored-judges", "ann"] if option == "--judge" else []
+    bootstrap = [] if option == "--bootstrap" else ["--bootstrap", "10"]
     with pytest.raises(CommandError) as error:
-        call_command(command, "--campaign", "cli", *report, "--bootstrap", "10", option, value, "--out", str(out),
+        call_command(command, "--campaign", "cli", *report, *bootstrap, *ignored, option, value, "--out", str(out),
                      stderr=io.StringIO())
     assert str(error.value) == message
     assert not AnalysisRun.objects.exists() and not out.exists()
 
 
 def test_the_seed_rule_is_the_analysis_forms():
+    fields = AnalysisForm.base_fields
+    assert fields["bootstrap"].max_value == AnalysisParameters(bootstrap=100_000).bootstrap
+    assert fields["accuracy_folds"].max_value == AnalysisParameters(accuracy_folds=1000).accuracy_folds
     assert AnalysisParameters(seed=MAX_SEED).seed == MAX_SEED == AnalysisForm.base_fields["seed"].max_value
     assert AnalysisForm.base_fields["seed"].min_value == 0
     with pytest.raises(ValueError) as error:

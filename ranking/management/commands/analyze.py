@@ -6,7 +6,15 @@ import sys
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, write_output
-from ranking.core.parameters import CORRELATION_DECIMALS, IGNORED_JUDGES, MAX_DECIMALS, MAX_SEED, AnalysisParameters
+from ranking.core.parameters import (
+    CORRELATION_DECIMALS,
+    IGNORED_JUDGES,
+    MAX_ACCURACY_FOLDS,
+    MAX_BOOTSTRAP,
+    MAX_DECIMALS,
+    MAX_SEED,
+    AnalysisParameters,
+)
 from ranking.loading import contestant_names
 from ranking.metric_files import MetricFileError, read_metric_folder
 from ranking.reports.json import render_json
@@ -64,7 +72,8 @@ class Command(CampaignCommand):
     requires_system_checks = []
 
     def add_campaign_arguments(self, parser):
-        parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples per method (default 1000)")
+        parser.add_argument("--bootstrap", type=int, default=1000,
+                            help=f"bootstrap samples per method, 2 to {MAX_BOOTSTRAP:,} (default 1000)")
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
         parser.add_argument("--seed", type=int, default=1, help=f"random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
@@ -75,12 +84,14 @@ class Command(CampaignCommand):
         )
         parser.add_argument(
             "--accuracy-folds", type=int, default=0, metavar="K",
-            help="also cross-validate the prediction accuracy of both methods with K folds (G15 Table 4: 100)",
+            help=f"also cross-validate the prediction accuracy of both methods with K folds, 2 to "
+                 f"{MAX_ACCURACY_FOLDS:,} (G15 Table 4: 100)",
         )
         parser.add_argument(
             "--ignored-judges", default=",".join(IGNORED_JUDGES), metavar="USER,...",
-            help="leave these users' judgments out, comma-separated (default: admin, METHODS 3; '' for none); "
-                 "recorded in the parameters, their judgment counts in the snapshot",
+            help="leave these users' judgments out, comma-separated (default: admin, METHODS 3; '' for none); each "
+                 "must be a judge of the campaign (but admin); recorded in the parameters, their judgment counts in "
+                 "the snapshot",
         )
         parser.add_argument(
             "--correlation-decimals", type=int, default=CORRELATION_DECIMALS, metavar="N",
@@ -90,14 +101,22 @@ class Command(CampaignCommand):
         parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
 
     def handle_campaign(self, campaign, **options):
+        ignored = tuple(name.strip() for name in options["ignored_judges"].split(",") if name.strip())
         if options["judge"] and not campaign.judges.filter(username=options["judge"]).exists():
             raise CommandError(f"{options['judge']!r} is not a judge of {campaign.name!r}")
+        if options["judge"] in ignored:
+            raise CommandError(f"{options['judge']!r} is among --ignored-judges: the analysis would hold no judgment "
+                               f"(give --ignored-judges '' to analyse them)")
+        judges = set(campaign.judges.filter(username__in=ignored).values_list("username", flat=True))
+        unknown = sorted(set(ignored) - judges - set(IGNORED_JUDGES))
+        if unknown:
+            raise CommandError(f"--ignored-judges names no judge of {campaign.name!r}: {', '.join(unknown)}")
         try:
             parameters = AnalysisParameters(
                 bootstrap=options["bootstrap"], confidence=options["confidence"], seed=options["seed"],
                 accuracy_folds=options["accuracy_folds"],
                 correlation_decimals=correlation_decimals(options["correlation_decimals"]),
-                ignored_judges=tuple(name.strip() for name in options["ignored_judges"].split(",") if name.strip()),
+                ignored_judges=ignored,
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
