@@ -847,6 +847,11 @@ class CrowdWorker(models.Model):
     study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
     session_id = models.CharField(max_length=64, blank=True)
     session_base = models.PositiveIntegerField(default=0)
+    created_from = models.CharField(
+        max_length=64, blank=True,
+        help_text="A keyed hash of the address the worker first came from (the address itself is not kept), for the "
+        "limit of new workers per address.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, blank=True)
@@ -859,6 +864,7 @@ class CrowdWorker(models.Model):
                 fields=["campaign", "platform", "worker_id"], name="crowd_worker_once_per_campaign"
             ),
         ]
+        indexes = [models.Index(fields=["campaign", "created_from", "created_at"], name="crowd_worker_origin")]
 
     def __str__(self) -> str:
         return f"{self.platform} worker {self.worker_id} in {self.campaign_id}"

@@ -40,6 +40,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_crowd_load")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+# Every simulated worker comes from 127.0.0.1: the limit of new workers per address would refuse all but 30.
+os.environ.setdefault("CROWD_NEW_WORKERS_PER_HOUR", "0")
 
 import django  # noqa: E402
 

@@ -27,6 +27,8 @@ Environment variables:
                       background job (default 8)
   TRUSTED_PROXY_COUNT how many reverse proxies stand in front of the server (default 0): the login throttling
                       then counts a client by its address in X-Forwarded-For, not the proxy's (client_address.py)
+  CROWD_NEW_WORKERS_PER_HOUR  how many new crowd workers one address may open a study as in an hour (default 30,
+                      0: no limit); each holds a screen for its lease
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
                       (default 30)
 
@@ -207,6 +209,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=_env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 TRUSTED_PROXY_COUNT = _env_int("TRUSTED_PROXY_COUNT", 0)
+CROWD_NEW_WORKERS_PER_HOUR = _env_int("CROWD_NEW_WORKERS_PER_HOUR", 30)
 AXES_CLIENT_IP_CALLABLE = "gecappraise.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.http import QueryDict
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from ..models import Campaign, CrowdWorker
 from .crowd_completion import submitted_screens
@@ -33,6 +37,10 @@ PARAMETERS = {
 
 class CrowdLinkError(ValueError):
     """The study link was opened with parameters it cannot use; the message says which and why."""
+
+
+class TooManyNewWorkers(CrowdLinkError):
+    """The address opened the link as more new workers in the last hour than ``CROWD_NEW_WORKERS_PER_HOUR``."""
 
 
 @dataclass(frozen=True)
@@ -97,15 +105,37 @@ def _username(campaign: Campaign, visit: Visit) -> str:
     return f"crowd-{campaign.pk}-{visit.platform}-{visit.worker_id}"
 
 
-def enter(campaign: Campaign, visit: Visit) -> CrowdWorker:
+def address_key(address: str) -> str:
+    """What is kept of a worker's address: a hash keyed by the server's secret (the address cannot be read back)."""
+    return salted_hmac("gecappraise.crowd-address", address, algorithm="sha256").hexdigest()
+
+
+def _check_new_worker_limit(campaign: Campaign, origin: str) -> None:
+    """Refuse a new worker from ``origin`` when it made ``CROWD_NEW_WORKERS_PER_HOUR`` already in the last hour
+    (0: no limit). Each new worker holds a screen for the lease: ids made up by one sender would otherwise hold
+    every screen of the study, and the real workers would find none."""
+    limit = settings.CROWD_NEW_WORKERS_PER_HOUR
+    recent = CrowdWorker.objects.filter(
+        campaign=campaign, created_from=origin, created_at__gte=timezone.now() - timedelta(hours=1)
+    )
+    if limit and recent.count() >= limit:
+        raise TooManyNewWorkers(
+            "Too many new workers opened this study from your network in the last hour. Please try again later."
+        )
+
+
+def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdWorker:
     """The campaign's CrowdWorker of ``visit`` (made, with its judge, on the first visit; concurrent first visits
-    make one). A visit with a session id other than the worker's current one starts a new session: its screens
-    are counted from the worker's submitted screens so far, and its completion is not given yet."""
+    make one), from the client ``address``; a new worker past the address's hourly limit raises TooManyNewWorkers.
+    A visit with a session id other than the worker's current one starts a new session: its screens are counted
+    from the worker's submitted screens so far, and its completion is not given yet."""
     if visit.preview:
         raise ValueError("A preview makes no worker.")
     found = _find(campaign, visit)
     if found is None:
-        found = _create(campaign, visit)
+        origin = address_key(address)
+        _check_new_worker_limit(campaign, origin)
+        found = _create(campaign, visit, origin)
     if visit.session_id and visit.session_id != found.session_id:
         _start_session(found, visit)
     return found
@@ -119,7 +149,7 @@ def _find(campaign: Campaign, visit: Visit) -> CrowdWorker | None:
     )
 
 
-def _create(campaign: Campaign, visit: Visit) -> CrowdWorker:
+def _create(campaign: Campaign, visit: Visit, origin: str) -> CrowdWorker:
     """Make the worker's judge and CrowdWorker; if a concurrent visit made them first, theirs."""
     try:
         with transaction.atomic():
@@ -129,7 +159,7 @@ def _create(campaign: Campaign, visit: Visit) -> CrowdWorker:
             campaign.judges.add(judge)
             return CrowdWorker.objects.create(
                 campaign=campaign, platform=visit.platform, worker_id=visit.worker_id, judge=judge,
-                study_id=visit.study_id, session_id=visit.session_id,
+                study_id=visit.study_id, session_id=visit.session_id, created_from=origin,
             )
     except IntegrityError:
         found = _find(campaign, visit)

@@ -16,6 +16,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from gecappraise.client_address import client_address
+
 from ..models import Campaign, CrowdWorker
 from ..permissions import is_crowd_worker, managed_campaign_or_404
 from ..services import crowd_completion, crowd_entry, crowd_exports
@@ -49,7 +51,10 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     if request.method != "POST" and _signed_in_elsewhere(request):
         context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
         return render(request, "judge/crowd_switch.html", context)
-    worker = crowd_entry.enter(campaign, visit)
+    try:
+        worker = crowd_entry.enter(campaign, visit, client_address(request))
+    except crowd_entry.TooManyNewWorkers as error:
+        return _refused(request, str(error), 429)
     if request.user != worker.judge:
         login(request, worker.judge, backend=MODEL_BACKEND)
     return redirect("judge-campaign", campaign.pk)

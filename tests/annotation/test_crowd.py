@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -12,6 +13,7 @@ from django.contrib.auth.models import Group
 from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.campaign_forms import CampaignImportForm
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment, RaterStatus
@@ -215,6 +217,24 @@ def test_a_session_whose_code_was_given_cannot_be_undone(crowd):
     response = client.post(reverse("judge-undo", args=[crowd.pk]), {"token": token})
     assert response.status_code == 409 and b"its screens cannot be changed" in response.content
     assert Judgment.objects.filter(assignment__token=token).exists()
+
+
+def test_one_address_opens_the_study_as_a_limited_number_of_new_workers(crowd, settings):
+    """Made-up worker ids from one sender would each hold a screen for its lease until none is left for real
+    workers; known workers come back whatever the count, and other addresses are not held back."""
+    settings.CROWD_NEW_WORKERS_PER_HOUR = 3
+    bot = Client(REMOTE_ADDR="198.51.100.7")
+    for number in range(3):
+        assert "/judge/screens/" in open_screen(bot, prolific(crowd, f"BOT{number}"))
+    refused = bot.get(prolific(crowd, "BOT3"))
+    assert refused.status_code == 429 and b"Too many new workers" in refused.content
+    assert not CrowdWorker.objects.filter(worker_id="BOT3").exists()
+    assert "/judge/screens/" in open_screen(bot, prolific(crowd, "BOT0")), "a known worker resumes"
+    assert "/judge/screens/" in open_screen(Client(REMOTE_ADDR="203.0.113.5"), prolific(crowd, "REAL"))
+    stored = set(CrowdWorker.objects.values_list("created_from", flat=True))
+    assert len(stored) == 2 and not any("198.51.100.7" in origin for origin in stored), "only a keyed hash is kept"
+    CrowdWorker.objects.update(created_at=timezone.now() - timedelta(hours=1, seconds=1))
+    assert "/judge/screens/" in open_screen(bot, prolific(crowd, "BOT3")), "an hour later"
 
 
 def test_campaign_limit_counts_every_session(crowd):
