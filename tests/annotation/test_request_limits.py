@@ -6,26 +6,17 @@ import base64
 import json
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
-from annotation.permissions import ORGANIZERS_GROUP
 from annotation.request_limits import SMALL_REQUEST_BYTES
 
 from .factories import judge, login
 from .test_organizer import form_data
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organizer() -> User:
-    user = User.objects.create_user("olga", password="organizer-pw-1")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    return user
 
 
 def large_upload(size: int = 2 * SMALL_REQUEST_BYTES, name: str = "web") -> dict:
@@ -50,26 +41,26 @@ def test_a_large_body_from_an_account_that_may_not_upload_is_refused_unread(who)
     assert not Campaign.objects.exists()
 
 
-def test_an_organizer_may_send_a_large_body_by_session_or_basic_credentials(organizer):
-    page = login(organizer).post(reverse("campaign-create"), large_upload(name="by-page"))
+def test_an_organizer_may_send_a_large_body_by_session_or_basic_credentials(organizer_client):
+    page = organizer_client.post(reverse("campaign-create"), large_upload(name="by-page"))
     assert page.status_code == 302
-    api = Client().post("/api/campaigns/", large_upload(name="by-api"), **basic("olga", "organizer-pw-1"))
+    api = Client().post("/api/campaigns/", large_upload(name="by-api"), **basic("olga", "pw"))
     assert api.status_code == 201, api.content[:300]
     wrong = Client().post("/api/campaigns/", large_upload(name="wrong"), **basic("olga", "wrong"))
     assert wrong.status_code == 413
     assert sorted(Campaign.objects.values_list("name", flat=True)) == ["by-api", "by-page"]
 
 
-def test_nobody_sends_more_than_max_request_bytes(organizer, settings):
+def test_nobody_sends_more_than_max_request_bytes(organizer_client, settings):
     settings.MAX_REQUEST_BYTES = 3 * SMALL_REQUEST_BYTES
-    response = login(organizer).post(reverse("campaign-create"), large_upload(4 * SMALL_REQUEST_BYTES))
+    response = organizer_client.post(reverse("campaign-create"), large_upload(4 * SMALL_REQUEST_BYTES))
     assert response.status_code == 413 and "larger than the 3 MB" in response.content.decode()
 
 
-def test_too_many_files_are_refused_with_the_limit_named(organizer, settings):
+def test_too_many_files_are_refused_with_the_limit_named(organizer_client, settings):
     settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
     files = [SimpleUploadedFile(f"s{n}", b"a\n") for n in range(4)]
-    client = login(organizer)
+    client = organizer_client
     page = client.post(reverse("campaign-create"), form_data(source=files[0], systems=files[1:]))
     assert page.status_code == 400 and "at most 3 files" in page.content.decode()
     api = client.post("/api/campaigns/", form_data(source=files[0], systems=files[1:]))
