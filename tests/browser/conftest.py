@@ -14,18 +14,23 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 DESKTOP = {"width": 1280, "height": 800}
 TABLET = {"width": 768, "height": 1024}
+PHONE = {"width": 375, "height": 667}
+#: A phone's browser: with ``is_mobile`` Chromium honours the page's viewport meta tag and zooms out to show a page
+#: wider than the window, as a phone does.
+MOBILE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 @pytest.fixture
 def new_page(chromium):
-    """A factory of pages, each in its own browser context (own cookies) at ``viewport`` (1280x800 default).
+    """A factory of pages, each in its own browser context (own cookies) at ``viewport`` (1280x800 default), with
+    further context ``options`` (e.g. ``MOBILE``).
 
     Every page's Content-Security-Policy violations are collected: a test whose pages had any fails at its end
     (the policy must never break a page, gecappraise/security_headers.py)."""
     contexts, violations = [], []
 
-    def make(viewport: dict | None = None):
-        context = chromium.new_context(viewport=viewport or DESKTOP)
+    def make(viewport: dict | None = None, **options):
+        context = chromium.new_context(viewport=viewport or DESKTOP, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()

@@ -1,0 +1,92 @@
+"""Pages on a phone (375x667, a mobile browser that zooms out to show a page wider than the window) and a tablet
+(768x1024) in headless Chromium: the judge's ranking and PRWS screens keep to the window's width, with Submit and
+the status line inside the window and the Guidelines dialog too; the organizer's campaign page never scrolls
+sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card.
+Screenshots: test-artifacts/narrow-*.png."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from annotation.models import Campaign
+from tests.annotation.factories import add_screen
+from tests.browser.session import log_in
+from tests.ranking.factories import synthetic_campaign
+
+from .conftest import MOBILE, PHONE, TABLET
+from .test_judge_screen_reach import long_campaign, start_judging
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "organizer-pw-1"
+
+
+def page_width(page) -> dict:
+    return page.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"
+    )
+
+
+def assert_no_sideways_scrolling(page, width: int, where: str) -> None:
+    measured = page_width(page)
+    assert measured["inner"] == width, f"the browser zoomed out to show a wider page: {measured} at {where}"
+    assert measured["scroll"] <= measured["inner"], f"the page scrolls sideways: {measured} at {where}"
+
+
+def inside_window(page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return (box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size["width"]
+            and box["y"] + box["height"] <= size["height"])
+
+
+@pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def test_the_judge_screen_fits_a_phone(live_server, new_page, artifacts, mode):
+    campaign = long_campaign(mode)
+    add_screen(campaign, 0)
+    page = new_page(PHONE, **MOBILE)
+    start_judging(page, live_server, campaign, "phoebe")
+    assert_no_sideways_scrolling(page, PHONE["width"], mode)
+    for selector in ("#submit", "#ranked-status", "form[action$='logout/'] button"):
+        assert inside_window(page, selector), f"{selector} is not wholly inside the window ({mode})"
+    page.screenshot(path=artifacts / f"narrow-judge-{mode}-375x667.png")
+
+    page.locator("#candidate-4").scroll_into_view_if_needed()
+    assert inside_window(page, "#submit"), f"Submit leaves the window when the last correction is in view ({mode})"
+
+    page.get_by_role("button", name="Guidelines").click()
+    dialog = page.locator("#help-dialog")
+    expect(dialog).to_be_visible()
+    box = dialog.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], f"the dialog is cut off: {box}"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], f"the dialog is cut off: {box}"
+    assert_no_sideways_scrolling(page, PHONE["width"], f"{mode}, guidelines open")
+    page.screenshot(path=artifacts / f"narrow-judge-{mode}-guidelines-375x667.png")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["phone", "tablet"])
+def test_the_campaign_page_scrolls_its_tables_not_itself(live_server, new_page, artifacts, viewport):
+    campaign = synthetic_campaign("a campaign with a rather long name", np.random.default_rng(5), n_rankings=150,
+                                  judges=("annotator-ann", "annotator-bob", "annotator-cyd"))
+    campaign.organizers.add(get_user_model().objects.create_user("orga", password=PASSWORD))
+    page = new_page(viewport, **(MOBILE if viewport is PHONE else {}))
+    log_in(page, live_server, "orga", PASSWORD, reverse("campaign-detail", args=[campaign.pk]))
+    expect(page.locator("#judge-progress tbody tr[data-judge]")).to_have_count(3)
+    expect(page.locator("#rater-qc tbody tr[data-rater]")).to_have_count(3)
+    expect(page.locator("#leaderboard tbody tr")).to_have_count(6)
+    name = f"{viewport['width']}x{viewport['height']}"
+    assert_no_sideways_scrolling(page, viewport["width"], name)
+
+    card = page.locator("#dashboard").bounding_box()
+    for table in ("#leaderboard", "#judge-progress", "#rater-qc"):
+        box = page.locator(f".table-scroll:has({table})").bounding_box()
+        assert box["x"] >= card["x"] and box["x"] + box["width"] <= card["x"] + card["width"] + 0.5, (
+            f"{table} spills out of the dashboard's card at {name}"
+        )
+    wide = page.locator(".table-scroll:has(#judge-progress)")
+    if viewport is PHONE:
+        assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the judges' table scrolls in its own box"
+    page.screenshot(path=artifacts / f"narrow-campaign-{name}.png", full_page=True)
