@@ -1,8 +1,9 @@
 """The judge's screen with long corrections (issue 9, "The judge's screen") in headless Chromium: the sticky action
 bar within the window at 1280x800, 1366x768 and 768x1024 with five 50-token corrections, a focused row kept clear
-of the bar, the instruction line per mode, WCAG AA contrast of every highlight on every row background, unsent
-ranks and scores restored after a reload and the submitted ones after Undo, the PRWS "Perfect" key, one banner
-after a flag and the flag count on the done page. Screenshots: test-artifacts/judge-reach-*.png."""
+of the bar, the instruction line per mode, WCAG AA contrast of every highlight on every row background (and on the
+organizer's page of the screen, highlighted alike), unsent ranks and scores restored after a reload and the
+submitted ones after Undo, the PRWS "Perfect" key, one banner after a flag and the flag count on the done page.
+Screenshots: test-artifacts/judge-reach-*.png."""
 from __future__ import annotations
 
 import pytest
@@ -15,6 +16,7 @@ from annotation.services.collapsing import diff_spans
 from annotation.services.importing import NamedFile, import_outputs
 from annotation.services.invites import create_invite
 from tests.annotation.factories import add_screen, small_campaign
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -181,6 +183,56 @@ def test_every_highlight_has_aa_contrast_on_every_row_background(live_server, ne
         assert result["ratio"] >= 4.5, f"{result['op']} on a {result['state']} row: {result['ratio']:.2f}:1"
     assert all(result["struck"] for result in results if result["op"] == "delete"), "deleted words are struck through"
     page.screenshot(path=artifacts / f"judge-reach-contrast-{mode}.png")
+
+
+PAGE_CONTRAST_SCRIPT = """
+(selector) => {
+  const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const rgba = (text) => {
+    const v = text.match(/[\\d.]+/g).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3]));
+  // The colour behind an element: its own background over its ancestors', down to the white canvas.
+  const behind = (element) => {
+    const layers = [];
+    for (let e = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
+    return layers.reverse().reduce((bottom, top) => over(top, bottom), [255, 255, 255]);
+  };
+  return Array.from(document.querySelectorAll(selector)).map((element) => {
+    const style = getComputedStyle(element);
+    const background = behind(element);
+    const [light, dark] = [luminance(over(rgba(style.color), background)), luminance(background)]
+      .sort((a, b) => b - a);
+    return {op: element.dataset.op, ratio: (light + 0.05) / (dark + 0.05),
+            struck: style.textDecorationLine.includes("line-through"),
+            look: [style.color, style.backgroundColor, style.fontWeight, style.textDecorationLine]};
+  });
+}
+"""
+
+
+def test_the_organizers_screen_page_highlights_edits_as_the_judge_sees_them(live_server, new_page, artifacts):
+    """The organizer's page of a screen (/campaigns/<id>/screens/<n>/) shows the corrections with the judge's
+    highlighting (one stylesheet rule for both), at WCAG AA contrast."""
+    campaign = long_campaign()
+    screen = add_screen(campaign, 0)
+    judge_page = new_page()
+    start_judging(judge_page, live_server, campaign, "cora")
+    judged = {row["op"]: row["look"] for row in judge_page.evaluate(PAGE_CONTRAST_SCRIPT, ".sentence [data-op]")}
+
+    organizer = new_page()
+    log_in(organizer, live_server, "orga", "organizer-pw-1",
+           reverse("campaign-screen", args=[campaign.pk, screen.number]))
+    expect(organizer.locator("#screen-candidates tbody tr")).to_have_count(5)
+    results = organizer.evaluate(PAGE_CONTRAST_SCRIPT, "#screen-candidates [data-op]")
+    assert {"equal", "insert", "replace", "delete"} <= {result["op"] for result in results}
+    for result in results:
+        assert result["ratio"] >= 4.5, f"{result['op']} on the organizer's screen page: {result['ratio']:.2f}:1"
+        assert result["look"] == judged[result["op"]], f"{result['op']} looks as on the judge's screen"
+    assert all(result["struck"] for result in results if result["op"] == "delete"), "deleted words are struck through"
+    organizer.screenshot(path=artifacts / "organizer-screen-page-highlights.png", full_page=True)
 
 
 def test_unsent_ranks_survive_a_reload_and_undo_shows_the_submitted_ones(live_server, new_page, artifacts):
