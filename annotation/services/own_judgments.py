@@ -20,6 +20,11 @@ def flagged_count(campaign: Campaign, judge: AbstractBaseUser) -> int:
     ).count()
 
 
+def was_flag(token: uuid.UUID | str, judge: AbstractBaseUser) -> bool:
+    """Whether ``judge``'s submit of the screen served as ``token`` is a flag."""
+    return Flag.objects.filter(judgment__assignment__token=token, judgment__assignment__judge=judge).exists()
+
+
 def submitted_values(token: uuid.UUID | str, judge: AbstractBaseUser) -> list[dict]:
     """The values ``judge`` submitted for the screen served as ``token``, one dict per shown candidate in display
     order: ``{"rank": r}`` (ranking) or ``{"score": s, "first": f, "meaning": bool}`` (PRWS, ``first`` the slider's

@@ -449,13 +449,17 @@ def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
             request, "Only the last screen you submitted can be undone, before you submit the next one.", 409, found
         )
     submitted = own_judgments.submitted_values(form.cleaned_data["token"], request.user)
+    flagged = own_judgments.was_flag(form.cleaned_data["token"], request.user)
     try:
         assignment = queue.undo_last(found, request.user, form.cleaned_data["token"])
     except queue.QueueError as error:
         return _refused_by_queue(request, error, found)
     if submitted:
         request.session[f"{UNDONE_VALUES}{assignment.token}"] = submitted
-    messages.info(request, "Your last judgment was removed. Judge the screen again.")
+    if flagged:
+        messages.info(request, "Your flag was withdrawn: the screen is back. Judge it, or flag it again.")
+    else:
+        messages.info(request, "Your last judgment was removed. Judge the screen again.")
     return redirect("judge-screen", assignment.token)
 
 

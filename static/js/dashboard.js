@@ -13,6 +13,8 @@ const $ = (id) => document.getElementById(id);
 const seconds = (value) => (value === null ? "–" : `${value.toFixed(1)} s`);
 const score = (value) => (value === null ? "–" : value.toFixed(3));
 const count = (value) => (value === null ? "–" : value.toLocaleString("en"));
+// "1 flagged screen", "2 flagged screens": a count with its noun in the singular or the plural.
+const counted = (value, noun, plural = `${noun}s`) => `${count(value)} ${value === 1 ? noun : plural}`;
 
 function cell(row, text, className = "", title = "") {
   const td = row.insertCell();
@@ -33,8 +35,8 @@ function renderPlan({ plan, times, snapshot }) {
   $("plan-bar").max = Math.max(plan.slots, 1);
   $("plan-bar").value = plan.submitted;
   $("plan-slots").textContent = `${count(plan.submitted)} of ${count(plan.slots)} submitted` +
-    ` (${count(plan.claimed)} claimed); ${count(snapshot.judgments)} judgments in all`;
-  $("plan-screens").textContent = `${count(plan.screens)} screens: ${count(plan.screens_complete)} complete, ` +
+    ` (${count(plan.claimed)} claimed); ${counted(snapshot.judgments, "judgment")} in all`;
+  $("plan-screens").textContent = `${counted(plan.screens, "screen")}: ${count(plan.screens_complete)} complete, ` +
     `${count(plan.screens_started)} started, ${count(plan.excluded_screens)} excluded from analysis`;
   $("plan-redundancy").textContent = `${plan.redundancy} judge${plan.redundancy === 1 ? "" : "s"} per screen`;
   $("plan-repeats").textContent = `${count(plan.repeats_submitted)} done, ${count(plan.repeats_due)} due now, ` +
@@ -61,7 +63,7 @@ function renderJudges(judges) {
 
 function renderFlags(flags) {
   $("flags-summary").textContent = flags.total > flags.shown.length
-    ? `The newest ${flags.shown.length} of ${count(flags.total)} flags.` : `${count(flags.total)} flagged screens.`;
+    ? `The newest ${flags.shown.length} of ${count(flags.total)} flags.` : `${counted(flags.total, "flagged screen")}.`;
   fillTable("flags", flags.shown, (row, flag) => {
     row.dataset.screen = flag.screen;
     const link = document.createElement("a");
@@ -78,7 +80,7 @@ function renderFlags(flags) {
 
 function renderRaterQc(qc) {
   const rule = qc.rule;
-  $("rater-qc-summary").textContent = `${count(qc.raters.length)} raters, ${count(qc.excluded)} left out of the ` +
+  $("rater-qc-summary").textContent = `${counted(qc.raters.length, "rater")}, ${count(qc.excluded)} left out of the ` +
     `analyses. Pass: (a) at least ${Math.round(100 * rule.control_threshold)}%, (b) p ≤ ${rule.p_value}` +
     (rule.min_total_seconds > 0 ? `, (c) at least ${rule.min_total_seconds} s in total` : "") +
     (rule.min_median_seconds > 0 ? `, a median of at least ${rule.min_median_seconds} s per screen` : "") + ".";

@@ -259,6 +259,10 @@ def test_flag_with_a_reason(campaign, ann):
     assert Flag.objects.count() == 1
     offer = client.get(flagged["Location"])
     assert b"The screen was flagged." in offer.content and b"Undo it" in offer.content
+    undone = client.post(reverse("judge-undo", args=[campaign.pk]), {"token": str(token_in_url(url))}, follow=True)
+    said = [str(message) for message in undone.context["messages"]]
+    assert said == ["Your flag was withdrawn: the screen is back. Judge it, or flag it again."], said
+    assert not Flag.objects.exists()
 
 
 def test_the_undo_offer_after_a_submit_says_it_was_saved(campaign, ann):
@@ -283,7 +287,9 @@ def test_undo_is_offered_after_a_submit_and_serves_the_screen_again(campaign, an
     assert undone.status_code == 302 and not Judgment.objects.exists()
     again = undone["Location"]
     assert again not in (first_url, second_url)
-    assert b"Undo it" not in client.get(again).content
+    served_again = client.get(again)
+    assert b"Undo it" not in served_again.content
+    assert b"Your last judgment was removed. Judge the screen again." in served_again.content
     assert client.post(undo_url, {"token": str(token_in_url(first_url))}).status_code == 409
     assert client.post(first_url, ranks_data(4)).status_code == 409, "the undone submit cannot be re-posted"
     assert client.post(again, ranks_data(4, [3, 3, 1, 1], url=again)).status_code == 302

@@ -90,6 +90,7 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     expect(flag.locator("td.reason")).to_have_text("Garbled source sentence", timeout=UPDATE)
     expect(flag.locator("td.details")).to_have_text("half of the sentence is missing")
     expect(organizer.locator("#plan-flags")).to_have_text("1")
+    expect(organizer.locator("#flags-summary")).to_have_text("1 flagged screen.")
     assert organizer.evaluate("() => window.stillTheSamePage") is True, "the page was not reloaded"
     organizer.screenshot(path=artifacts / "dashboard-live-1280x800.png", full_page=True)
 
