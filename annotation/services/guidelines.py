@@ -4,19 +4,22 @@ The Markdown is rendered with Python-Markdown and the HTML is then sanitized wit
 and attributes; no scripts, no event handlers, no ``javascript:`` links), so organizers cannot inject script
 into judges' pages. Images load nothing from elsewhere (no tracking pixel can tell a third party who reads the
 guidelines, and when): an image's ``src`` must be a path on this site (``/static/...``, served by the product) or a
-``data:image/png|jpeg|gif|webp;base64,...`` URI; any other image keeps its alt text and loses its ``src``. Links
-may not use ``data:`` URIs. An acknowledgement stores the SHA-256 of the text acknowledged: when the organizer edits
+``data:image/png|jpeg|gif|webp;base64,...`` URI; any other image is shown as its alt text (as nothing when it has
+none), not as an image without a source, which browsers draw as a broken-image icon. Links may not use ``data:``
+URIs. An acknowledgement stores the SHA-256 of the text acknowledged: when the organizer edits
 the guidelines, judges are asked to read them again.
 """
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from functools import lru_cache
 
 import markdown
 import nh3
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from ..models import Campaign, GuidelinesAcknowledgement
@@ -31,6 +34,10 @@ PRODUCT_IMAGE = re.compile(
 _URL_NOISE = re.compile(r"[\t\n\r]")
 _URL_LEADING = "".join(chr(code) for code in range(0x21))
 URL_ATTRIBUTES = frozenset({"href", "cite"})
+#: An ``<img>`` element as nh3 writes it (every attribute ``name="value"``, a ``"`` in a value as ``&quot;``), and
+#: one of its attributes.
+_IMG = re.compile(r'<img((?:\s+[^\s="]+="[^"]*")*)\s*/?>')
+_ATTRIBUTE = re.compile(r'([^\s="]+)="([^"]*)"')
 
 
 def _allowed_attribute(tag: str, attribute: str, value: str) -> str | None:
@@ -52,7 +59,15 @@ def render_guidelines(text: str) -> SafeString:
     html = markdown.markdown(text, extensions=["sane_lists"], output_format="html")
     cleaned = nh3.clean(html, link_rel="noopener noreferrer nofollow", url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
                         attribute_filter=_allowed_attribute)
-    return mark_safe(cleaned)
+    return mark_safe(_IMG.sub(_image_or_alt_text, cleaned))
+
+
+def _image_or_alt_text(match: re.Match) -> str:
+    """An image that kept its ``src`` as it is; one whose ``src`` the filter removed as its alt text, escaped."""
+    attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+    if "src" in attributes:
+        return match.group(0)
+    return escape(html.unescape(attributes.get("alt", "")))
 
 
 def save_wording(campaign: Campaign, text: str, instruction: str) -> list[str]:

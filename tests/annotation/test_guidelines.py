@@ -1,5 +1,6 @@
 """Guidelines load no image from another site (a tracking pixel would tell a third party who reads them, and when):
-only images on this site or in ``data:`` URIs keep their ``src``."""
+only images on this site or in ``data:`` URIs are kept; any other is shown as its alt text, not as an image without
+a source (a broken-image icon)."""
 from __future__ import annotations
 
 import pytest
@@ -15,15 +16,24 @@ PIXEL = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
     "HTTPS://tracker.example/p.gif", "data:image/svg+xml;base64,PHN2Zz4=", "data:text/html;base64,PGI+",
     "ftp://tracker.example/p.gif",
 ])
-def test_images_from_elsewhere_lose_their_source_and_keep_their_alt_text(src):
-    for text in (f"![logo]({src})", f'<img alt="logo" src="{src}">'):
+def test_images_from_elsewhere_are_shown_as_their_alt_text(src):
+    for text in (f"See the ![logo]({src}) here.", f'See the <img alt="logo" src="{src}"> here.'):
         html = str(render_guidelines(text))
-        assert "src=" not in html and "tracker" not in html and 'alt="logo"' in html
+        assert html == "<p>See the logo here.</p>", html
+
+
+def test_an_image_from_elsewhere_without_alt_text_is_left_out_and_alt_text_stays_text():
+    assert str(render_guidelines("Before ![](https://tracker.example/p.gif) after")) == "<p>Before  after</p>"
+    assert str(render_guidelines('<img src="https://tracker.example/p.gif">')) == "<p></p>"
+    html = str(render_guidelines('<img alt="<b>bold</b> &amp; &quot;q&quot;" src="http://tracker.example/p.gif">'))
+    assert html == "<p>&lt;b&gt;bold&lt;/b&gt; &amp; &quot;q&quot;</p>", html
+    html = str(render_guidelines("[![the paper](https://tracker.example/p.gif)](https://aclanthology.org/D15-1052/)"))
+    assert "<img" not in html and ">the paper</a>" in html
 
 
 @pytest.mark.parametrize("src", [PIXEL, "/static/guidelines/example.png", "/media/ranks.webp"])
 def test_images_of_this_site_and_data_uris_are_kept(src):
-    assert f'src="{src}"' in str(render_guidelines(f"![example]({src})"))
+    assert str(render_guidelines(f"![example]({src})")) == f'<p><img alt="example" src="{src}"></p>'
 
 
 def test_links_keep_working_but_not_as_data_uris():

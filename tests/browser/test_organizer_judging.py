@@ -37,10 +37,14 @@ def test_organizer_invites_a_judge_who_ranks_the_attention_check_last(live_serve
     log_in(organizer, live_server, "orga", PASSWORD, campaign_path)
     expect(organizer.get_by_role("heading", name="small", exact=True)).to_be_visible()
 
-    organizer.get_by_label("Guidelines (Markdown)").fill("Rank the corrections from **best** to worst.")
+    organizer.get_by_label("Guidelines (Markdown)").fill(
+        "Rank the corrections from **best** to worst. ![An example](https://images.example/ranks.png)")
     organizer.get_by_role("button", name="Preview").click()
     expect(organizer.locator("#preview-note")).to_be_visible()
     expect(organizer.locator("#guidelines-preview strong")).to_have_text("best")
+    # An image from another site is not loaded: its alt text stands in for it, with no broken-image icon.
+    expect(organizer.locator("#guidelines-preview")).to_contain_text("to worst. An example")
+    expect(organizer.locator("#guidelines-preview img")).to_have_count(0)
     organizer.screenshot(path=artifacts / "organizer-guidelines-preview-1280x800.png")
     organizer.get_by_role("button", name="Save guidelines").click()
     expect(organizer.locator(".messages")).to_contain_text("Saved the guidelines.")
