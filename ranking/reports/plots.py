@@ -120,11 +120,11 @@ def head_to_head_plot(analysis: Mapping) -> str:
             axes.text(j, i, labels[i, j], ha="center", va="center", fontsize=7.5, color="white" if dark else "#1d2330")
         _matrix_axes(axes, order, order)
         axes.set_xlabel("Column system")
-        axes.set_ylabel("Row system")
         colourbar = figure.colorbar(image, ax=axes, shrink=0.7)
         colourbar.solids.set_rasterized(False)  # vector, not an embedded bitmap, with no seams between its cells:
         colourbar.solids.set_edgecolor("face")
         colourbar.set_label("Share of judgments won by the column system")
+        _row_label(figure, axes, "Row system")
         return _svg(figure, "head-to-head", "Head-to-head heat map")
 
 
@@ -223,6 +223,17 @@ def _heat_map(axes, values: np.ndarray, cmap, norm):
     axes.set_ylim(max(rows, 1) - 0.5, -0.5)
     axes.set_aspect("equal")
     return mesh
+
+
+def _row_label(figure: Figure, axes, label: str) -> None:
+    """``label`` left of ``axes``'s row names, level with the rows' middle, as a figure label: constrained layout
+    keeps a figure label inside the figure (at its pad from the left edge), whereas with an equal-aspect heat map
+    and its colour bar it left an axis label partly outside (the "Row system" of the head-to-head map drawn at
+    x = 5.5 in a 9 pt font: the left of its letters cut off)."""
+    text = figure.supylabel(label, fontsize=matplotlib.rcParams["axes.labelsize"])
+    figure.draw_without_rendering()  # lays the figure out: the axes' place is known from here on
+    box = axes.get_position()
+    text.set_y(box.y0 + box.height / 2)  # the layout reserves the label's width and leaves its height where it is
 
 
 def _matrix_axes(axes, rows: Sequence[str], columns: Sequence[str]) -> None:

@@ -19,23 +19,27 @@ from ranking.metric_files import read_metric_folder
 
 SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
 """System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
+SHORT_SYSTEMS = ("alpha", "bravo", "charlie", "delta", "echo", "source")
+"""Short system names, as in the demo campaign (plots lay out their labels differently for them)."""
 JUDGES = ("ann", "bob", "cyd & co")
 
 
-def synthetic_rankings(rng: np.random.Generator, n_rankings: int = 240, n_segments: int = 60) -> Rankings:
+def synthetic_rankings(
+    rng: np.random.Generator, n_rankings: int = 240, n_segments: int = 60, systems: tuple[str, ...] = SYSTEMS
+) -> Rankings:
     """Screens of up to four outputs, system k better the larger k, ranked with noise and ties (close qualities
     share a rank); systems whose outputs agree on a segment share a candidate, as collapsed outputs do."""
     items = []
     for i in range(n_rankings):
         segment = int(rng.integers(n_segments))
-        outputs = np.random.default_rng([segment, 7]).integers(0, 4, size=len(SYSTEMS))
+        outputs = np.random.default_rng([segment, 7]).integers(0, 4, size=len(systems))
         groups: dict[int, list[str]] = {}
-        for system, output in zip(SYSTEMS, outputs):
+        for system, output in zip(systems, outputs):
             groups.setdefault(int(output), []).append(system)
         shown = list(groups.values())
         if len(shown) < 2:
             continue
-        quality = np.array([max(SYSTEMS.index(s) for s in group) + rng.normal(0, 6) for group in shown])
+        quality = np.array([max(systems.index(s) for s in group) + rng.normal(0, 6) for group in shown])
         ranks = rankdata(-np.round(quality / 3), method="min")
         items.append((JUDGES[i % len(JUDGES)], segment, [(tuple(g), int(r)) for g, r in zip(shown, ranks)]))
     return Rankings.from_items(items)
@@ -73,6 +77,13 @@ def full_analysis() -> dict:
 def plain_analysis() -> dict:
     """An analysis without metrics or accuracy."""
     return analysis_json(synthetic_rankings(np.random.default_rng(12)), AnalysisParameters(bootstrap=200, seed=4))
+
+
+@pytest.fixture(scope="session")
+def short_names_analysis() -> dict:
+    """An analysis of systems with short names (``SHORT_SYSTEMS``)."""
+    rankings = synthetic_rankings(np.random.default_rng(13), systems=SHORT_SYSTEMS)
+    return analysis_json(rankings, AnalysisParameters(bootstrap=100, seed=5))
 
 
 @pytest.fixture(scope="session")

@@ -5,10 +5,12 @@ import html
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from ranking.reports.html import render_html
-from ranking.reports.plots import cluster_colour, rank_ranges_plot
+from ranking.reports.plots import cluster_colour, head_to_head_plot, rank_ranges_plot
 
 SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", flags=re.S)
 
@@ -89,6 +91,72 @@ def test_the_page_renders_in_chromium_without_requests(chromium, artifacts, full
     assert len(widths) == 4 and min(widths) > 300
     page.screenshot(path=str(artifacts / "report-synthetic-1280.png"), full_page=True)
     context.close()
+
+
+TEXT_OUTSIDE_ITS_PLOT = """
+() => Array.from(document.querySelectorAll("svg.plot")).flatMap((svg) => {
+  const plot = svg.getBoundingClientRect();
+  return Array.from(svg.querySelectorAll("text")).map((text) => [text, text.getBoundingClientRect()])
+    .filter(([, box]) => box.left < plot.left || box.right > plot.right || box.top < plot.top
+                         || box.bottom > plot.bottom)
+    .map(([text, box]) => ({plot: svg.getAttribute("aria-label"), text: text.textContent,
+                            box: [box.left - plot.left, box.top - plot.top, box.right - plot.left,
+                                  box.bottom - plot.top], plot_size: [plot.width, plot.height]}));
+})
+"""
+
+
+def head_to_head_of(names: list[str], spread: float) -> dict:
+    """The parts of an analysis the heat map reads: systems ``names`` in Expected Wins order, each winning
+    ``0.5 + spread`` against those two or more places below it."""
+    return {
+        "expected_wins": {"systems": [{"system": name, "full_data_score": float(len(names) - k)}
+                                      for k, name in enumerate(names)]},
+        "head_to_head": {row: {column: {"share": 0.5 + spread * np.sign(i - j) * min(1, abs(i - j) / 2),
+                                        "p_value": 0.01, "wins": 10, "losses": 10}
+                               for j, column in enumerate(names) if i != j}
+                         for i, row in enumerate(names)},
+    }
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("n", [2, 4, 6, 13])
+def test_the_heat_maps_row_label_lies_inside_the_plot(chromium, artifacts, n):
+    """The "Row system" label was drawn at x = 5.5 in a 9 pt font for short system names, the left of its letters
+    outside the SVG's viewBox (cut off); checked as Chromium draws it (its font, not the one matplotlib measures).
+    """
+    names = ["alpha", "bravo", "charlie", "delta", "echo", "source", "foxtrot", "golf", "hotel", "india", "juliet",
+             "kilo", "lima"][:n]
+    svg = head_to_head_plot(head_to_head_of(names, 0.49))
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_content(f"<!doctype html><html><body style='margin: 0'>{svg}</body></html>")
+    label = page.locator("svg.plot text", has_text="Row system")
+    expect(label).to_have_count(1)
+    view_box = [float(v) for v in page.locator("svg.plot").get_attribute("viewBox").split()]
+    # The label's box in the SVG's user units (the viewBox's), from Chromium's layout of the drawn text.
+    box = label.evaluate("""(text) => {
+      const svg = text.ownerSVGElement, plot = svg.getBoundingClientRect(), box = text.getBoundingClientRect();
+      const scale = svg.viewBox.baseVal.width / plot.width;
+      return [(box.left - plot.left) * scale, (box.top - plot.top) * scale, (box.right - plot.left) * scale,
+              (box.bottom - plot.top) * scale];
+    }""")
+    assert view_box[0] <= box[0] and box[2] <= view_box[0] + view_box[2], (box, view_box)
+    assert view_box[1] <= box[1] and box[3] <= view_box[1] + view_box[3], (box, view_box)
+    label_box, cells = label.bounding_box(), page.locator("#head-to-head-QuadMesh_1").bounding_box()
+    assert abs(label_box["y"] + label_box["height"] / 2 - (cells["y"] + cells["height"] / 2)) < 2, (
+        "the label is level with the rows' middle"
+    )
+    page.locator("svg.plot").screenshot(path=str(artifacts / f"report-head-to-head-{n}-systems.png"))
+    context.close()
+
+
+@pytest.mark.browser
+def test_no_plot_text_lies_outside_its_plot(chromium, full_analysis, short_names_analysis, tmp_path):
+    for analysis in (full_analysis, short_names_analysis):
+        context, page = open_report(chromium, analysis, tmp_path)
+        assert page.evaluate(TEXT_OUTSIDE_ITS_PLOT) == []
+        context.close()
 
 
 @pytest.mark.slow
