@@ -1,6 +1,7 @@
 """The judge's PRWS screen in headless Chromium (N19 section 4.2, Figure 2; METHODS 11): sliders set by keyboard and
 by mouse, Submit held back until every slider was moved, "Meaning changed" by click and by key, Reset, a double
-click stored once, and the scores (with each slider's first and last value) in the database. Screenshot:
+click stored once, and the scores (with each slider's first and last value) in the database; scores typed as
+digits, focus moving on to the next correction as on the ranking screen. Screenshot:
 test-artifacts/judge-prws-1280x800.png."""
 from __future__ import annotations
 
@@ -136,6 +137,57 @@ def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page,
     second = Judgment.objects.latest("id").items.values_list("slider_first", "slider_last")
     assert all(first == last for first, last in second), "Reset forgets the first values (the 3 pressed before it)"
     assert not Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).exists()
+
+
+def focused_slider(page) -> str:
+    return page.evaluate("() => document.activeElement.id")
+
+
+def test_typing_a_score_moves_on_to_the_next_correction(live_server, new_page, artifacts, campaign):
+    """As digits rank a correction and move on on the ranking screen: digits typed in quick succession form one
+    score (one digit: tens), and focus moves on once it is complete, at once or after a short pause."""
+    add_screen(campaign, 1)
+    _, secret = create_invite(campaign, "tess", campaign.organizers.get())
+    page = new_page()
+    page.goto(live_server.url + reverse("invite", args=[secret]))
+    page.get_by_role("button", name="Continue as tess").click()
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 1)
+    expect(page.locator("#keys-help")).to_contain_text("7 = 70, 35 = 35, 100 = 100")
+    help_text = page.locator("#help-dialog .key-list").text_content()
+    assert "One digit sets the tens" in help_text and "once the score is complete, or after a short pause" in help_text
+
+    page.locator("#score-0").focus()
+    page.keyboard.type("35")  # two digits: complete, the next correction at once
+    expect(page.locator("#score-1")).to_be_focused()
+    page.keyboard.type("100")
+    expect(page.locator("#score-2")).to_be_focused()
+    page.keyboard.press("7")  # one digit: 70, and the next correction after the pause
+    assert focused_slider(page) == "score-2" and slider_values(page)[2] == 70
+    expect(page.locator("#score-3")).to_be_focused()
+    page.keyboard.press("+")  # the last correction: 100, and focus stays
+    assert slider_values(page) == [35, 100, 70, 100] and all(moved(page))
+    expect(page.locator("#value-1")).to_have_text("100")
+    expect(page.locator("#ranked-status")).to_have_text("Every correction has a score.")
+    page.wait_for_timeout(1000)
+    assert focused_slider(page) == "score-3"
+
+    page.locator("#score-0").focus()
+    page.keyboard.type("107")  # 10 cannot become 107: 10 is complete, 7 is the next correction's
+    assert slider_values(page)[:2] == [10, 70]
+    page.keyboard.press("ArrowRight")  # an arrow right after a digit fine-tunes that score and stays on it
+    page.wait_for_timeout(1000)
+    assert focused_slider(page) == "score-1" and slider_values(page)[:2] == [10, 71]
+    page.keyboard.press("ArrowUp")
+    page.keyboard.type("05")
+    expect(page.locator("#score-1")).to_be_focused()
+    assert slider_values(page) == [5, 71, 70, 100]
+    page.screenshot(path=artifacts / "judge-prws-typed-1280x800.png")
+
+    page.keyboard.press("Enter")
+    expect(page.locator("#all-done")).to_be_visible()
+    stored = list(Judgment.objects.get().items.order_by("position").values_list("slider_first", "slider_last"))
+    assert stored == [(35, 5), (100, 71), (70, 70), (100, 100)], "a typed first score counts with all its digits"
 
 
 def test_the_prws_screen_fits_a_tablet(live_server, new_page, artifacts, campaign):
