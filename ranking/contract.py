@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from .contract_schema import SCHEMA, Schema
+from .contract_schema import DISTRIBUTION_KEYS, SCHEMA, Schema
 from .core.parameters import METHODS, AnalysisParameters
 
 if TYPE_CHECKING:
@@ -304,7 +304,8 @@ def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
             {"system": stats.system_names[s], "mean": defined(stats.mean[s]), "z_mean": defined(report.z_mean[s]),
              "sentences": int(stats.sentences[s]), "ratings": int(stats.ratings[s]),
              "unchanged_pct": defined(stats.unchanged_pct[s]),
-             "meaning_changed_pct": defined(stats.meaning_changed_pct[s]), "control": bool(report.control[s])}
+             "meaning_changed_pct": defined(stats.meaning_changed_pct[s]), "control": bool(report.control[s]),
+             "distribution": dict(zip(DISTRIBUTION_KEYS, map(float, report.distribution[s])))}
             for s in report.ranked_systems()
         ],
         "ratings": int(report.ratings),

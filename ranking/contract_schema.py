@@ -145,6 +145,9 @@ ACCURACY = record({
 })
 
 RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(nullable_value=False)}, optional=())
+SCORE: Schema = {"type": "number", "minimum": 0, "maximum": 100}
+DISTRIBUTION_KEYS = ("min", "q1", "median", "q3", "max")
+"""A PRWS system's score distribution: the lowest, the quartiles and the highest of its sentence scores."""
 PRWS_SYSTEM = record({
     "system": NAME,
     "mean": {"type": "number", "minimum": 0, "maximum": 100},
@@ -154,7 +157,8 @@ PRWS_SYSTEM = record({
     "unchanged_pct": {"type": "number", "minimum": 0, "maximum": 100},
     "meaning_changed_pct": {"type": "number", "minimum": 0, "maximum": 100},
     "control": {"type": "boolean"},
-}, optional=())
+    "distribution": record(dict.fromkeys(DISTRIBUTION_KEYS, SCORE), optional=()),
+}, optional=("distribution",))  # not in analyses stored before it was added
 PRWS = record({
     "systems": array(PRWS_SYSTEM),
     "ratings": COUNT,

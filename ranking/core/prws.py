@@ -20,6 +20,8 @@ Statistics (N19 §4.3):
   candidate's rating counts for every system in it. Percent unchanged = share of those sentences whose candidate
   is the source. Percent meaning-changed = share of those sentences whose candidate has "meaning changed" ticked
   in more than half of its ratings (with one rating per candidate: the sentences where it is ticked).
+  Score distribution = the lowest, the quartiles and the highest of those sentence scores (the values whose mean
+  is the system score; quartiles interpolated linearly, as ``numpy.percentile`` does).
 - Quality control: a rater who scores Source+error below Source on fewer than 70% of the screens showing both is
   excluded from every statistic (raters with no such screen are kept).
 - Split-half reliability (N19 Table 7): each candidate's ratings are split at random into two equal halves (an odd
@@ -266,6 +268,27 @@ def system_scores(scores: Scores) -> SystemScores:
     return SystemScores(scores.system_names, system_mean, sentences, ratings, 100.0 * unchanged, 100.0 * meaning)
 
 
+DISTRIBUTION_PERCENTILES = (0, 25, 50, 75, 100)
+"""The points of a system's score distribution: lowest, quartiles, highest."""
+
+
+def score_distribution(scores: Scores) -> np.ndarray:
+    """Per system (S, 5): the ``DISTRIBUTION_PERCENTILES`` of its sentence scores (each of its rated
+    candidates' mean score, as in ``system_scores``); NaN for a system without a rated sentence."""
+    mean, count = candidate_means(scores)
+    use = (count > 0)[scores.member_candidate]
+    systems = scores.member_system[use]
+    values = mean[scores.member_candidate[use]]
+    order = np.argsort(systems, kind="stable")
+    bounds = np.searchsorted(systems[order], np.arange(scores.n_systems + 1))
+    result = np.full((scores.n_systems, len(DISTRIBUTION_PERCENTILES)), np.nan)
+    for system in range(scores.n_systems):
+        part = values[order[bounds[system]:bounds[system + 1]]]
+        if part.size:
+            result[system] = np.percentile(part, DISTRIBUTION_PERCENTILES)
+    return result
+
+
 @dataclass(frozen=True)
 class RaterQuality:
     """Per rater (J,): screens showing both Source and Source+error, how many scored Source+error lower, the rate
@@ -446,12 +469,14 @@ def qualified_rankings(
 class PrwsReport:
     """The PRWS statistics of a campaign (N19 §4.2-4.3, Tables 6, 7): the raters' quality check (``quality``, of
     every rater), then, over the ratings of the raters who pass it, each system's statistics (``stats``) with the
-    mean of per-rater z-scores (``z_mean``, (S,)), the number of ``ratings`` and ``raters`` kept, and the split-half
+    mean of per-rater z-scores (``z_mean``, (S,)) and the distribution of its sentence scores (``distribution``,
+    (S, 5), ``score_distribution``), the number of ``ratings`` and ``raters`` kept, and the split-half
     ``reliability``. ``control`` (S,) marks the control systems."""
 
     quality: RaterQuality
     stats: SystemScores
     z_mean: np.ndarray
+    distribution: np.ndarray
     control: np.ndarray
     ratings: int
     raters: int
@@ -485,6 +510,7 @@ def prws_report(
         quality=quality,
         stats=system_scores(kept),
         z_mean=system_scores(kept.with_scores(z_normalized(kept))).mean,
+        distribution=score_distribution(kept),
         control=control,
         ratings=kept.n_ratings,
         raters=int(np.unique(kept.screen_judge).size),

@@ -3,9 +3,10 @@
 It states the campaign, the data snapshot, the method parameters and the seed, then the Expected Wins and
 TrueSkill rankings with a rank-range plot, the head-to-head heat map, the pair statistics, the agreement with its
 matrix, the metric correlations with the beta sweep (when the analysis has metrics), the prediction accuracy,
-the per-judge rankings and correlations, and PRWS scores when the analysis has them. The page is rendered by a
-Django template engine of its own, with autoescaping, so every name from the data is escaped. A number the analysis
-left undefined shows as "–" with its reason as a tooltip.
+the per-judge rankings and correlations, and PRWS scores when the analysis has them (means, and a box plot of
+each system's score distribution). The page is rendered by a Django template engine of its own, with autoescaping,
+so every name from the data is escaped. A number the analysis left undefined shows as "–" with its reason as a
+tooltip.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .plots import (
     beta_sweep_plot,
     cluster_colour,
     head_to_head_plot,
+    prws_distribution_plot,
     prws_scores_plot,
     rank_ranges_plot,
 )
@@ -112,6 +114,9 @@ def report_context(analysis: Mapping) -> dict:
             "agreement": mark_safe(agreement_plot(analysis)),
             "beta_sweep": mark_safe(beta_sweep_plot(sweeps)) if sweeps else None,
             "prws": mark_safe(prws_scores_plot(prws_systems)) if prws_systems else None,
+            # Analyses stored before the score distributions were part of the JSON have none to plot.
+            "prws_distribution": mark_safe(prws_distribution_plot(prws_systems))
+            if prws_systems and all("distribution" in row for row in prws_systems) else None,
         },
     }
 

@@ -7,6 +7,7 @@
 - :func:`beta_sweep_plot`: Spearman's rho and Pearson's r of M2 F-beta against beta, one curve per M2 file, a
   dashed line at the CoNLL-2014 choice 0.5 (G15 Figure 3).
 - :func:`prws_scores_plot`: the PRWS mean score of each system (N19 Table 6 as a picture).
+- :func:`prws_distribution_plot`: the distribution of each system's PRWS sentence scores as a box plot.
 
 The SVG is made to sit inside an HTML page: no XML prologue, metadata or namespace declarations (so the report
 names no URL at all), ids prefixed with the plot's name so that several plots on a page never share one, text kept
@@ -26,6 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ranking.contract import head_to_head_order
+from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 
 from .formatting import is_missing, short
@@ -206,6 +208,35 @@ def prws_scores_plot(systems: Sequence[Mapping]) -> str:
         axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
         axes.set_axisbelow(True)
         return _svg(figure, "prws-scores", "Mean PRWS score of each system")
+
+
+def prws_distribution_plot(systems: Sequence[Mapping]) -> str:
+    """The distribution of each system's sentence scores (0-100; ``distribution`` of the analysis JSON) as a
+    horizontal box from the lower to the upper quartile with a white line at the median, whiskers to the lowest and
+    the highest score and a dot at the mean; best first, as in :func:`prws_scores_plot`, control systems in
+    grey."""
+    with _style("prws-distribution"):
+        figure = Figure(figsize=(6.4, 0.34 * len(systems) + 1.0), layout="constrained")
+        axes = figure.subplots()
+        y = np.arange(len(systems))
+        points = np.array([[row["distribution"][key] for key in DISTRIBUTION_KEYS] for row in systems],
+                          dtype=float).reshape(len(systems), len(DISTRIBUTION_KEYS))
+        lowest, lower, median, upper, highest = points.T
+        means = np.array([np.nan if row["mean"] is None else row["mean"] for row in systems], dtype=float)
+        colours = ["#bab0ac" if row.get("control") else CLUSTER_COLOURS[0] for row in systems]
+        axes.hlines(y, lowest, highest, color="#5b6474", linewidth=0.9)
+        for end in (lowest, highest):
+            axes.vlines(end, y - 0.16, y + 0.16, color="#5b6474", linewidth=0.9)
+        axes.barh(y, upper - lower, left=lower, height=0.56, color=colours, edgecolor="#1d2330", linewidth=0.6)
+        axes.vlines(median, y - 0.28, y + 0.28, color="white", linewidth=1.8)
+        axes.plot(means, y, "o", color="#1d2330", markersize=3.5)
+        axes.set_yticks(y, [row["system"] for row in systems])
+        axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
+        axes.set_xlim(0, 100)
+        axes.set_xlabel("Sentence score (0-100)")
+        axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
+        axes.set_axisbelow(True)
+        return _svg(figure, "prws-distribution", "Distribution of the PRWS sentence scores of each system")
 
 
 def _values(points: Sequence[Mapping], key: str) -> np.ndarray:

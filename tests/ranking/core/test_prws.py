@@ -17,6 +17,7 @@ from ranking.core.prws import (
     rater_quality,
     relative_rankings,
     scalar_ranks,
+    score_distribution,
     split_half_reliability,
     split_halves,
     system_scores,
@@ -230,3 +231,21 @@ def test_report_order_and_quality():
     assert [quality.judge_names[j] for j in report.checked_raters()] == ["r1", "r2"]
     assert [(quality.rate[j], quality.excluded[j]) for j in report.checked_raters()] == [(1.0, False), (0.0, True)]
     assert report.raters == 2 and report.ratings == 10 and report.reliability.splits == 100
+
+
+def test_score_distribution_of_each_systems_sentence_scores():
+    """Lowest, quartiles and highest of each system's sentence scores (its candidates' mean ratings), over the
+    raters who pass the check (r1, r3): A 55 (60 and 50) and 90; B 85 and 70; C 80 and 70 (B+C's 70 counts for
+    both)."""
+    report = prws_report(example(), np.random.default_rng(0))
+    names = report.stats.system_names
+    by_name = {names[s]: report.distribution[s].tolist() for s in range(len(names))}
+    assert by_name["A"] == [55.0, 63.75, 72.5, 81.25, 90.0]
+    assert by_name["B"] == [70.0, 73.75, 77.5, 81.25, 85.0]
+    assert by_name["C"] == [70.0, 72.5, 75.0, 77.5, 80.0]
+    assert by_name["ERR"] == [20.0, 22.5, 25.0, 27.5, 30.0]
+    only_r3 = example().for_judges(np.array([False, False, True]))
+    distribution = score_distribution(only_r3)
+    rated = only_r3.system_names.index("B"), only_r3.system_names.index("C")
+    assert distribution[rated[0]].tolist() == [90.0] * 5
+    assert np.isnan(distribution[rated[1]]).all(), "a system without a rated sentence"

@@ -14,6 +14,7 @@ from scipy.stats import rankdata
 from annotation.services.appraise_xml import parse_appraise_xml
 from ranking import contract
 from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.prws import ScoredCandidate, Scores, relative_rankings
 from ranking.core.rankings import Rankings
 from ranking.metric_files import read_metric_folder
 
@@ -84,6 +85,33 @@ def short_names_analysis() -> dict:
     """An analysis of systems with short names (``SHORT_SYSTEMS``)."""
     rankings = synthetic_rankings(np.random.default_rng(13), systems=SHORT_SYSTEMS)
     return analysis_json(rankings, AnalysisParameters(bootstrap=100, seed=5))
+
+
+def synthetic_scores(rng: np.random.Generator, n_segments: int = 40, raters: tuple[str, ...] = JUDGES) -> Scores:
+    """PRWS scores: every rater scores every system's output of every segment, system k better the larger k (the
+    last, a Source+error control, worst), with noise, clipped to 0-100; unchanged outputs are the source."""
+    systems = SYSTEMS[:4] + ("Source+error",)
+    quality = {name: 30.0 + 15.0 * k for k, name in enumerate(SYSTEMS[:4])} | {"Source+error": 15.0}
+    items = []
+    for segment in range(n_segments):
+        for rater in raters:
+            items.append((rater, segment, [
+                ScoredCandidate((name,), float(np.clip(round(quality[name] + rng.normal(0, 18)), 0, 100)),
+                                meaning_changed=bool(rng.random() < 0.1), unchanged=name == SYSTEMS[0])
+                for name in systems
+            ]))
+    return Scores.from_items(items, source_systems=[SYSTEMS[0]], control_systems=["Source+error"])
+
+
+@pytest.fixture(scope="session")
+def prws_analysis() -> dict:
+    """The analysis of a PRWS campaign: its relative judgments and its score statistics."""
+    scores = synthetic_scores(np.random.default_rng(14))
+    parameters = AnalysisParameters(bootstrap=100, seed=6)
+    snapshot = {"judgments": 120, "last_judgment_at": "2025-03-04T05:06:07+00:00", "last_judgment_id": 120,
+                "ignored_judgments": {}}
+    return contract.analysis_json(analyze(relative_rankings(scores), parameters, prws=scores), campaign="prws",
+                                  snapshot=snapshot)
 
 
 @pytest.fixture(scope="session")

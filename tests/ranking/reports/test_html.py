@@ -151,9 +151,55 @@ def test_the_heat_maps_row_label_lies_inside_the_plot(chromium, artifacts, n):
     context.close()
 
 
+def test_a_prws_report_plots_each_systems_score_distribution(prws_analysis):
+    systems = prws_analysis["prws"]["systems"]
+    for row in systems:
+        points = [row["distribution"][key] for key in ("min", "q1", "median", "q3", "max")]
+        assert points == sorted(points) and 0 <= points[0] and points[-1] <= 100
+    page = render_html(prws_analysis)
+    assert plot_labels(page)[-2:] == ["Mean PRWS score of each system",
+                                      "Distribution of the PRWS sentence scores of each system"]
+    svg = next(svg for svg in SVG.findall(page) if "Distribution of the PRWS" in svg[:200])
+    texts = [html.unescape(text) for text in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    assert [text for text in texts if text in {row["system"] for row in systems}] == [row["system"] for row in systems]
+    assert "Sentence score (0-100)" in texts
+    assert "fill: #bab0ac" in svg, "the control system's box is grey"
+
+    stored_before = {**prws_analysis, "prws": {**prws_analysis["prws"], "systems": [
+        {key: value for key, value in row.items() if key != "distribution"} for row in systems]}}
+    assert plot_labels(render_html(stored_before))[-1] == "Mean PRWS score of each system", (
+        "an analysis stored before the distributions has no distribution plot"
+    )
+
+
 @pytest.mark.browser
-def test_no_plot_text_lies_outside_its_plot(chromium, full_analysis, short_names_analysis, tmp_path):
-    for analysis in (full_analysis, short_names_analysis):
+def test_the_prws_distribution_plot_in_chromium(chromium, artifacts, prws_analysis, tmp_path):
+    """Each system's box spans its quartiles and its whiskers its lowest and highest score, on the plot's 0-100
+    axis as Chromium draws it."""
+    context, page = open_report(chromium, prws_analysis, tmp_path)
+    plot = page.locator("svg.plot[aria-label='Distribution of the PRWS sentence scores of each system']")
+    expect(plot).to_be_visible()
+    # Patches in drawing order: the figure, the axes, one box per system, then the axes' two spines.
+    systems = prws_analysis["prws"]["systems"]
+    expect(plot.locator("[id^='prws-distribution-patch_']")).to_have_count(2 + len(systems) + 2)
+    # Left and right of a patch's shape (without its stroke) in the page.
+    extent = """(patch) => {
+      const box = patch.getBBox(), m = patch.getScreenCTM();
+      return [box.x * m.a + m.e, (box.x + box.width) * m.a + m.e];
+    }"""
+    left, right = plot.locator("#prws-distribution-patch_2").evaluate(extent)
+    x = lambda score: left + (right - left) * score / 100  # noqa: E731
+    for k, row in enumerate(systems):
+        box = plot.locator(f"#prws-distribution-patch_{3 + k}").evaluate(extent)
+        quartiles = [x(row["distribution"]["q1"]), x(row["distribution"]["q3"])]
+        assert box == pytest.approx(quartiles, abs=0.5), row["system"]
+    plot.screenshot(path=str(artifacts / "report-prws-distribution.png"))
+    context.close()
+
+
+@pytest.mark.browser
+def test_no_plot_text_lies_outside_its_plot(chromium, full_analysis, short_names_analysis, prws_analysis, tmp_path):
+    for analysis in (full_analysis, short_names_analysis, prws_analysis):
         context, page = open_report(chromium, analysis, tmp_path)
         assert page.evaluate(TEXT_OUTSIDE_ITS_PLOT) == []
         context.close()
