@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,8 @@ ONE_JUDGE = "fewer than two judges"
 NO_INTER = "no two judges share enough comparisons"
 NO_INTRA = "no judge repeated enough comparisons"
 CONSTANT = "one of the score vectors is constant"
+FEW_SHARED_JUDGES = "fewer than {n} systems judged by both judges ({shared})"
+FEW_SHARED_REST = "fewer than {n} systems judged by both this judge and the others ({shared})"
 UNDEFINED_IN_MEAN = "a judge's correlation with the rest is undefined"
 FEW_SYSTEMS = "fewer than {n} systems have human scores"
 NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
@@ -93,13 +95,14 @@ def fields(values: Mapping[str, Any], reasons: Mapping[str, str]) -> dict:
     return result
 
 
-def bare_matrix(values, names: Sequence[str], reason: str) -> tuple[dict, dict]:
+def bare_matrix(values, names: Sequence[str], reason: str | Callable[[int, int], str]) -> tuple[dict, dict]:
     """A (K, K) matrix over ``names`` as ``{row: {column: value}}`` without the diagonal, and the ``reasons`` of its
-    undefined cells (all ``reason``)."""
+    undefined cells: ``reason``, or ``reason(i, j)`` for the cell (i, j) when it is a function."""
     matrix, reasons = {}, {}
+    why = reason if callable(reason) else (lambda i, j: reason)
     for i, row in enumerate(names):
         matrix[row] = {column: number(values[i][j]) for j, column in enumerate(names) if j != i}
-        undefined = {column: reason for column, value in matrix[row].items() if value is None}
+        undefined = {column: why(i, j) for j, column in enumerate(names) if j != i and matrix[row][column] is None}
         if undefined:
             reasons[row] = undefined
     return matrix, reasons
@@ -205,14 +208,25 @@ def _per_judge(per_judge: PerJudge) -> dict:
     table = per_judge.correlations
     if table is None:
         return {**result, "correlations": None, "reason": per_judge.skipped}
-    spearman, reasons = bare_matrix(table.spearman, table.judges, CONSTANT)
-    pearson, _ = bare_matrix(table.pearson, table.judges, CONSTANT)
+    from .core.correlation import MIN_SYSTEMS
+
+    def shared_reason(shared: int, few: str) -> str:
+        return few.format(n=MIN_SYSTEMS, shared=shared) if shared < MIN_SYSTEMS else CONSTANT
+
+    def cell_reason(i: int, j: int) -> str:
+        return shared_reason(int(table.shared[i][j]), FEW_SHARED_JUDGES)
+
+    spearman, reasons = bare_matrix(table.spearman, table.judges, cell_reason)
+    pearson, pearson_reasons = bare_matrix(table.pearson, table.judges, cell_reason)
+    for row, cells in pearson_reasons.items():
+        reasons.setdefault(row, {}).update(cells)
     correlations = {
         "spearman": spearman,
         "pearson": pearson,
         "rest": {
-            judge: fields({"spearman": float(s), "pearson": float(p)}, dict.fromkeys(("spearman", "pearson"), CONSTANT))
-            for judge, s, p in zip(table.judges, table.rest_spearman, table.rest_pearson)
+            judge: fields({"spearman": float(s), "pearson": float(p)},
+                          dict.fromkeys(("spearman", "pearson"), shared_reason(int(n), FEW_SHARED_REST)))
+            for judge, s, p, n in zip(table.judges, table.rest_spearman, table.rest_pearson, table.rest_shared)
         },
         "weighted_mean_rest": fields(
             {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson},

@@ -41,7 +41,14 @@ from .pairs import (
     win_matrix,
 )
 from .parameters import METHODS, AnalysisParameters, chunk_sizes
-from .per_judge import JudgeCorrelations, judge_correlations, judge_rankings, judge_scores, leave_one_out_scores
+from .per_judge import (
+    JudgeCorrelations,
+    judge_correlations,
+    judge_rankings,
+    judge_scores,
+    judged_by_judge,
+    leave_one_out_scores,
+)
 from .prws import QUALITY_THRESHOLD, PrwsReport, Scores, prws_report
 from .rankings import Rankings
 from .significance import HeadToHead, head_to_head
@@ -280,7 +287,8 @@ def prws_metric_significance(report: PrwsReport, metrics: MetricScores) -> Metri
 
 
 def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisParameters) -> PerJudge:
-    """Per-judge EW rankings at the judge confidence (Table 7) and the judges' correlations (Table 6)."""
+    """Per-judge EW rankings at the judge confidence (Table 7) and the judges' correlations (Table 6), each over the
+    systems both of its score vectors judged (a system a judge never judged has no score, not 0)."""
     systems, judges = rankings.system_names, rankings.judge_names
     if len(pairs) == 0:
         return PerJudge({}, None, NEED_TWO_JUDGES)
@@ -291,7 +299,8 @@ def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisPar
         return PerJudge(tables, None, NEED_TWO_JUDGES)
     if len(systems) < MIN_SYSTEMS:
         return PerJudge(tables, None, f"judge correlations need at least {MIN_SYSTEMS} systems")
-    scores = judge_scores(pairs, len(systems), len(judges))[present]
-    rest = leave_one_out_scores(pairs, len(systems), len(judges))[present]
+    own, others = judged_by_judge(pairs, len(systems), len(judges))
+    scores = np.where(own, judge_scores(pairs, len(systems), len(judges)), np.nan)[present]
+    rest = np.where(others, leave_one_out_scores(pairs, len(systems), len(judges)), np.nan)[present]
     weights = np.bincount(pairs.judge, minlength=len(judges))[present]
     return PerJudge(tables, judge_correlations(scores, rest, weights, [judges[j] for j in present]))

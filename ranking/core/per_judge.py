@@ -6,6 +6,14 @@ METHODS 10).
 - Leave one out: EW scores from all judges but one.
 - Table 6: Spearman (above the diagonal) and Pearson (below) between judges' score vectors; each judge against the
   rest; and the means of those last correlations weighted by the judge's number of expanded pairs ("judgments").
+  A score vector covers the systems its pairs judged (:func:`judged_by_judge`): two vectors are correlated over the
+  systems both score (METHODS 10 correlates score vectors "over the same systems"), and not at all when fewer than
+  ``MIN_SYSTEMS`` systems are shared. A system a judge never judged has no score in that judge's ranking (Table 7);
+  counting it as 0 would correlate a judge's silence.
+
+G15's scripts (``latex_correl_judges.pl`` calling ``spearman.pl`` and ``pearson.pl`` on the ``EW.pl`` rankings)
+correlate over the systems of the first file and read a system missing from the second as Perl's undef, i.e. 0;
+every G15 judge judged every system, so Table 6 does not depend on it and reproduces either way.
 
 G15 computed these with a script (``EW.pl``) whose EW averages over the opponents a system beat at least once, so
 ``opponents="beaten"`` is the default here: with it every score of Table 7 and every cell of Table 6 reproduces
@@ -20,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ranking.core.bootstrap import RankingResult, bootstrap_expected_wins, bootstrap_ranking
-from ranking.core.correlation import correlate
+from ranking.core.correlation import MIN_SYSTEMS, correlate
 from ranking.core.expected_wins import Opponents, expected_wins
 from ranking.core.pairs import ExpandedPairs, judged_systems, win_matrix
 
@@ -35,6 +43,16 @@ def win_matrices_by_judge(pairs: ExpandedPairs, n_systems: int, n_judges: int) -
     for j in range(n_judges):
         result[j] = win_matrix(pairs.take(pairs.judge == j), n_systems)
     return result
+
+
+def judged_by_judge(pairs: ExpandedPairs, n_systems: int, n_judges: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two boolean (J, S) arrays: the systems that occur in judge j's expanded pairs (ties included), and those that
+    occur in the pairs of the other judges (the systems each of :func:`judge_scores` and
+    :func:`leave_one_out_scores` has a score for)."""
+    counts = np.zeros((n_judges, n_systems), dtype=np.int64)
+    np.add.at(counts, (pairs.judge, pairs.first), 1)
+    np.add.at(counts, (pairs.judge, pairs.second), 1)
+    return counts > 0, (counts.sum(axis=0)[None] - counts) > 0
 
 
 def judge_scores(pairs: ExpandedPairs, n_systems: int, n_judges: int, opponents: Opponents = "beaten") -> np.ndarray:
@@ -82,8 +100,9 @@ def judge_rankings(
 class JudgeCorrelations:
     """G15 Table 6 over ``judges``: (J, J) matrices (NaN diagonal), each judge against the rest, weighted means.
 
-    A correlation is NaN where one of its score vectors is constant; a weighted mean is NaN when one of the
-    correlations it averages is."""
+    ``shared`` (J, J) and ``rest_shared`` (J,) count the systems each correlation is computed over (those both score
+    vectors score). A correlation is NaN where fewer than ``MIN_SYSTEMS`` systems are shared or one of its score
+    vectors is constant over them; a weighted mean is NaN when one of the correlations it averages is."""
 
     judges: tuple[str, ...]
     spearman: np.ndarray
@@ -92,6 +111,20 @@ class JudgeCorrelations:
     rest_pearson: np.ndarray
     mean_rest_spearman: float
     mean_rest_pearson: float
+    shared: np.ndarray
+    rest_shared: np.ndarray
+
+
+def shared_correlation(scores_a: np.ndarray, scores_b: np.ndarray) -> tuple[float, float, int]:
+    """Spearman's rho and Pearson's r (``correlation.correlate``, ``scipy.stats``) of two score vectors over the
+    systems both score (NaN marks a system a vector has no score for), and the number n of those systems; NaN
+    correlations when n < ``MIN_SYSTEMS``."""
+    both = np.isfinite(scores_a) & np.isfinite(scores_b)
+    n = int(both.sum())
+    if n < MIN_SYSTEMS:
+        return np.nan, np.nan, n
+    pair = correlate(scores_a[both], scores_b[both])
+    return pair.spearman, pair.pearson, n
 
 
 def judge_correlations(
@@ -99,7 +132,9 @@ def judge_correlations(
 ) -> JudgeCorrelations:
     """Table 6 from per-judge scores (J, S), leave-one-out scores (J, S) and per-judge weights (J,).
 
-    G15 weights by each judge's number of expanded pairs.
+    NaN in a score vector marks a system it has no score for (a system the judge, or the rest, never judged); each
+    correlation is taken over the systems both of its vectors score (:func:`shared_correlation`). G15 weights by
+    each judge's number of expanded pairs: mean = sum_j w_j rho_j / sum_j w_j.
     """
     scores = np.asarray(scores, dtype=np.float64)
     rest_scores = np.asarray(rest_scores, dtype=np.float64)
@@ -111,13 +146,16 @@ def judge_correlations(
         raise ValueError("judge correlations need at least two judges and positive total weight")
     spearman = np.full((n, n), np.nan)
     pearson = np.full((n, n), np.nan)
+    shared = np.zeros((n, n), dtype=np.int64)
+    np.fill_diagonal(shared, np.isfinite(scores).sum(axis=1))
     for a, b in zip(*np.triu_indices(n, k=1)):
-        pair = correlate(scores[a], scores[b])
-        spearman[a, b] = spearman[b, a] = pair.spearman
-        pearson[a, b] = pearson[b, a] = pair.pearson
-    rest = [correlate(rest_scores[j], scores[j]) for j in range(n)]
-    rest_spearman = np.array([c.spearman for c in rest])
-    rest_pearson = np.array([c.pearson for c in rest])
+        rho, r, count = shared_correlation(scores[a], scores[b])
+        spearman[a, b] = spearman[b, a] = rho
+        pearson[a, b] = pearson[b, a] = r
+        shared[a, b] = shared[b, a] = count
+    rest = [shared_correlation(rest_scores[j], scores[j]) for j in range(n)]
+    rest_spearman = np.array([c[0] for c in rest])
+    rest_pearson = np.array([c[1] for c in rest])
     return JudgeCorrelations(
         judges=tuple(judges),
         spearman=spearman,
@@ -126,4 +164,6 @@ def judge_correlations(
         rest_pearson=rest_pearson,
         mean_rest_spearman=float(np.average(rest_spearman, weights=weights)),
         mean_rest_pearson=float(np.average(rest_pearson, weights=weights)),
+        shared=shared,
+        rest_shared=np.array([c[2] for c in rest], dtype=np.int64),
     )

@@ -91,3 +91,18 @@ def test_any_rankings_give_contract_json_in_schema_order(data, decimals):
     assert dumps(contract_order(jsonb_order(json.loads(text))), indent=2) == text, "the builder writes schema order"
     assert all(value["spearman"] is None and value["reason"] for value in analysis["metrics"].values()
                if value["pearson"] is None)
+
+
+def test_judges_sharing_fewer_than_three_systems_have_no_correlation():
+    """D3: j2 only ever judged A and B: with j1 (and with the rest, j1 again) it shares two systems, too few to
+    correlate; j1 and j3 share all four."""
+    full = [(("A",), 1), (("B",), 2), (("C",), 3), (("D",), 4)]
+    items = [("j1", 0, full), ("j3", 0, full[::-1]), ("j2", 0, [(("B",), 1), (("A",), 2)])] * 2
+    analysis = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    table = analysis["per_judge"]["correlations"]
+    assert table["spearman"]["j1"]["j2"] is None and table["pearson"]["j2"]["j1"] is None
+    assert table["reasons"]["j1"]["j2"] == "fewer than 3 systems judged by both judges (2)"
+    assert table["spearman"]["j1"]["j3"] is not None and "j3" not in table["reasons"].get("j1", {})
+    assert table["rest"]["j2"] == {"spearman": None, "pearson": None,
+                                   "reason": "fewer than 3 systems judged by both this judge and the others (2)"}

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
+from annotation.services.appraise_xml import parse_appraise_xml
+from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.correlation import correlate
 from ranking.core.expected_wins import expected_wins
 from ranking.core.pairs import expanded_pairs, win_matrix
@@ -11,6 +14,7 @@ from ranking.core.per_judge import (
     judge_correlations,
     judge_rankings,
     judge_scores,
+    judged_by_judge,
     leave_one_out_scores,
     win_matrices_by_judge,
 )
@@ -83,3 +87,73 @@ def test_judge_correlations_table():
     assert table.mean_rest_spearman == pytest.approx(np.sum(weights * table.rest_spearman) / 100)
     with pytest.raises(ValueError, match="weights"):
         judge_correlations(scores, rest, weights[:2], ["a", "b", "c"])
+
+
+def test_judged_by_judge_marks_each_judges_systems_and_the_others(data):
+    rankings, pairs = data
+    own, others = judged_by_judge(pairs, 4, rankings.n_judges)
+    # j0 ranked A, B, C, D (segment 0) and D, A; j1 all four; j2 all four; j3 only skipped a screen.
+    assert own.tolist() == [[True] * 4, [True] * 4, [True] * 4, [False] * 4]
+    assert others.tolist() == [[True] * 4] * 4
+    two = Rankings.from_items([("x", 0, [(("A",), 1), (("B",), 2)]), ("y", 0, [(("C",), 1), (("B",), 2)])])
+    own, others = judged_by_judge(expanded_pairs(two), 3, 2)
+    assert own.tolist() == [[True, True, False], [False, True, True]]
+    assert others.tolist() == [[False, True, True], [True, True, False]]
+
+
+def test_correlations_leave_out_systems_a_vector_has_no_score_for():
+    """D3: a system one judge never judged (NaN) is not a score of 0; correlations are over the shared systems."""
+    nan = np.nan
+    scores = np.array([
+        [0.9, 0.1, 0.5, 0.3, 0.7],
+        [0.2, 0.4, nan, 0.8, 0.6],
+        [nan, 0.3, nan, nan, 0.9],
+    ])
+    rest = np.array([
+        [0.8, 0.3, 0.4, 0.1, 0.9],
+        [0.5, 0.6, 0.2, 0.7, 0.1],
+        [0.4, nan, 0.3, 0.2, 0.1],
+    ])
+    table = judge_correlations(scores, rest, np.array([1.0, 1.0, 1.0]), ["a", "b", "c"])
+    shared = [0, 1, 3, 4]  # the systems both a and b scored
+    assert table.spearman[0, 1] == pytest.approx(stats.spearmanr(scores[0, shared], scores[1, shared]).statistic)
+    assert table.pearson[1, 0] == pytest.approx(stats.pearsonr(scores[0, shared], scores[1, shared]).statistic)
+    assert table.shared[0, 1] == table.shared[1, 0] == 4
+    assert np.isnan(table.spearman[0, 2]) and np.isnan(table.pearson[2, 1]), "c shares only 2 systems with a or b"
+    assert table.shared[0, 2] == table.shared[1, 2] == 2
+    assert table.rest_spearman[1] == pytest.approx(stats.spearmanr(rest[1, shared], scores[1, shared]).statistic)
+    assert table.rest_pearson[0] == pytest.approx(stats.pearsonr(rest[0], scores[0]).statistic)
+    assert table.rest_shared.tolist() == [5, 4, 1] and np.isnan(table.rest_spearman[2])
+
+
+def test_a_judge_who_never_saw_two_systems_is_correlated_over_the_others(conll14_dir):
+    """D3 on G15's data: annotator09 ranked one screen, where PKU and POST were not shown. Against annotator01 the
+    correlation is over the 11 systems both judged (Spearman -0.300), not over 13 with PKU and POST at 0 (-0.439)."""
+    items = [(item.user, item.src_id, item.translations)
+             for item in parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes()).items]
+    screen = [(("CAMB",), 3), (("IITB", "INPUT", "IPN", "NTHU", "RAC", "SJTU", "UFC"), 1), (("AMU",), 4),
+              (("CUUI",), 5), (("UMC",), 3)]
+    rankings = Rankings.from_items([*items, ("annotator09", 135, screen)])
+    analysis = analyze(rankings, AnalysisParameters(bootstrap=10, seed=1))
+    table = analysis.per_judge.correlations
+    first, ninth = table.judges.index("annotator01"), table.judges.index("annotator09")
+
+    def full_scores(judge: str) -> dict[str, float]:
+        return {row.system: row.full_data_score for row in analysis.per_judge.rankings[judge].systems if row.judged}
+
+    one, nine = full_scores("annotator01"), full_scores("annotator09")
+    both = sorted(set(one) & set(nine))
+    assert len(both) == 11 and not {"PKU", "POST"} & set(both)
+    expected = stats.spearmanr([one[s] for s in both], [nine[s] for s in both]).statistic
+    assert round(expected, 3) == -0.300
+    assert table.spearman[first, ninth] == pytest.approx(expected)
+    assert table.pearson[ninth, first] == pytest.approx(
+        stats.pearsonr([one[s] for s in both], [nine[s] for s in both]).statistic
+    )
+    others = rankings.for_judges([j for j, name in enumerate(rankings.judge_names) if name != "annotator09"])
+    rest = expected_wins(win_matrix(expanded_pairs(others), rankings.n_systems), "beaten")
+    index = [rankings.system_names.index(s) for s in both]
+    assert table.rest_shared[ninth] == 11
+    assert table.rest_spearman[ninth] == pytest.approx(
+        stats.spearmanr(rest[index], [nine[s] for s in both]).statistic
+    )
