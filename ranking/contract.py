@@ -42,7 +42,7 @@ NO_INTRA = "no judge repeated enough comparisons"
 CONSTANT = "one of the score vectors is constant"
 FEW_SHARED_JUDGES = "fewer than {n} systems judged by both judges ({shared})"
 FEW_SHARED_REST = "fewer than {n} systems judged by both this judge and the others ({shared})"
-UNDEFINED_IN_MEAN = "a judge's correlation with the rest is undefined"
+NO_JUDGE_IN_MEAN = "every judge's correlation with the rest is undefined"
 FEW_SYSTEMS = "fewer than {n} systems have human scores"
 NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
 NO_HELD_OUT = "no held-out pair"
@@ -229,8 +229,9 @@ def _per_judge(per_judge: PerJudge) -> dict:
             for judge, s, p, n in zip(table.judges, table.rest_spearman, table.rest_pearson, table.rest_shared)
         },
         "weighted_mean_rest": fields(
-            {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson},
-            dict.fromkeys(("spearman", "pearson"), UNDEFINED_IN_MEAN),
+            {"spearman": table.mean_rest_spearman, "pearson": table.mean_rest_pearson,
+             "left_out": list(table.mean_left_out)},
+            dict.fromkeys(("spearman", "pearson"), NO_JUDGE_IN_MEAN),
         ),
     }
     if reasons:

@@ -114,11 +114,14 @@ HEAD_TO_HEAD = by_name(by_name(HEAD_TO_HEAD_CELL, "head_to_head"), "head_to_head
 CORRELATION_PAIR = record({"spearman": correlation(), "pearson": correlation(), "reason": REASON})
 BARE_MATRIX = by_name(by_name(correlation()))
 REASONS = by_name(by_name(REASON))
+JUDGE_MEAN = record({"spearman": correlation(), "pearson": correlation(), "left_out": array(NAME), "reason": REASON})
+"""The weighted means of the judges' correlations with the rest; ``left_out``: the judges whose correlation with the
+rest is undefined (their ``rest`` entry says why), not in the means."""
 JUDGE_CORRELATIONS = record({
     "spearman": BARE_MATRIX,
     "pearson": BARE_MATRIX,
     "rest": by_name(CORRELATION_PAIR),
-    "weighted_mean_rest": CORRELATION_PAIR,
+    "weighted_mean_rest": JUDGE_MEAN,
     "reasons": REASONS,
 }, optional=("reasons",))
 PER_JUDGE = record({"rankings": by_name(JUDGE_RANKING), "correlations": nullable(JUDGE_CORRELATIONS),

@@ -102,7 +102,9 @@ class JudgeCorrelations:
 
     ``shared`` (J, J) and ``rest_shared`` (J,) count the systems each correlation is computed over (those both score
     vectors score). A correlation is NaN where fewer than ``MIN_SYSTEMS`` systems are shared or one of its score
-    vectors is constant over them; a weighted mean is NaN when one of the correlations it averages is."""
+    vectors is constant over them. The weighted means leave out the judges whose correlation with the rest is
+    undefined (``mean_left_out``), as Table 2's totals leave out cells with too few comparisons; they are NaN when
+    every judge is left out."""
 
     judges: tuple[str, ...]
     spearman: np.ndarray
@@ -113,6 +115,7 @@ class JudgeCorrelations:
     mean_rest_pearson: float
     shared: np.ndarray
     rest_shared: np.ndarray
+    mean_left_out: tuple[str, ...] = ()
 
 
 def shared_correlation(scores_a: np.ndarray, scores_b: np.ndarray) -> tuple[float, float, int]:
@@ -134,7 +137,8 @@ def judge_correlations(
 
     NaN in a score vector marks a system it has no score for (a system the judge, or the rest, never judged); each
     correlation is taken over the systems both of its vectors score (:func:`shared_correlation`). G15 weights by
-    each judge's number of expanded pairs: mean = sum_j w_j rho_j / sum_j w_j.
+    each judge's number of expanded pairs: mean = sum_j w_j rho_j / sum_j w_j over the judges j whose Spearman and
+    Pearson with the rest are both defined (the others are named in ``mean_left_out``).
     """
     scores = np.asarray(scores, dtype=np.float64)
     rest_scores = np.asarray(rest_scores, dtype=np.float64)
@@ -156,14 +160,21 @@ def judge_correlations(
     rest = [shared_correlation(rest_scores[j], scores[j]) for j in range(n)]
     rest_spearman = np.array([c[0] for c in rest])
     rest_pearson = np.array([c[1] for c in rest])
+    kept = np.isfinite(rest_spearman) & np.isfinite(rest_pearson)
+
+    def mean(values: np.ndarray) -> float:
+        total = weights[kept].sum()
+        return float(np.sum(weights[kept] * values[kept]) / total) if total > 0 else np.nan
+
     return JudgeCorrelations(
         judges=tuple(judges),
         spearman=spearman,
         pearson=pearson,
         rest_spearman=rest_spearman,
         rest_pearson=rest_pearson,
-        mean_rest_spearman=float(np.average(rest_spearman, weights=weights)),
-        mean_rest_pearson=float(np.average(rest_pearson, weights=weights)),
+        mean_rest_spearman=mean(rest_spearman),
+        mean_rest_pearson=mean(rest_pearson),
         shared=shared,
         rest_shared=np.array([c[2] for c in rest], dtype=np.int64),
+        mean_left_out=tuple(judge for judge, keep in zip(judges, kept) if not keep),
     )

@@ -11,7 +11,8 @@ Sections, in file order, and the columns each fills (the others stay empty):
 - ``head_to_head``: system (row), opponent (column), share (of the decided judgments the opponent won), p_value,
   wins (of the opponent), losses (of the opponent) (Table 3d)
 - ``judge_correlation``: judge, other_judge, spearman, pearson; ``judge_correlation_rest``: judge against the other
-  judges; ``judge_correlation_mean``: the weighted means (Table 6)
+  judges; ``judge_correlation_mean``: the weighted means (Table 6); ``judge_correlation_mean_left_out``: judge,
+  reason (a judge the means leave out: its correlation with the rest is undefined)
 - ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
 - ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
 - ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control (PRWS campaigns,
@@ -158,7 +159,12 @@ def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
                    "spearman": spearman, "pearson": pearson, **reason}
     for judge in names:
         yield {"section": "judge_correlation_rest", "judge": judge, **correlations["rest"][judge]}
-    yield {"section": "judge_correlation_mean", **correlations["weighted_mean_rest"]}
+    mean = correlations["weighted_mean_rest"]
+    yield {"section": "judge_correlation_mean", "spearman": mean["spearman"], "pearson": mean["pearson"],
+           **_reason(mean)}
+    for judge in mean.get("left_out") or []:
+        yield {"section": "judge_correlation_mean_left_out", "judge": judge,
+               "reason": correlations["rest"][judge].get("reason")}
 
 
 def _metrics(analysis: Mapping) -> Iterator[Row]:

@@ -187,6 +187,7 @@ def _judge_correlations(correlations: Mapping | None) -> dict | None:
         "rest_pearson": [shown(rest[judge], "pearson", short) for judge in names],
         "mean_spearman": shown(mean, "spearman", short),
         "mean_pearson": shown(mean, "pearson", short),
+        "left_out": mean.get("left_out") or [],
     }
 
 

@@ -310,12 +310,15 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
                     *([""] * (len(names) + 1))]) + " \\\\",
     ]
     header = " & ".join(["", *(_rotated(name) for name in names), "$\\rho$", "$\\bar{\\rho}$"]) + " \\\\"
+    left_out = mean.get("left_out") or []
     return LatexTable(
         "6", "Inter-annotator correlation",
         notes.note(
             "Spearman's $\\rho$ above the diagonal, Pearson's $r$ below; $\\rho$ and $r$: each judge against the "
             "ranking of all other judges; $\\bar{\\rho}$, $\\bar{r}$: their means weighted by the judges' expanded "
-            "pairs."
+            "pairs"
+            + (f", leaving out {escape_latex(', '.join(left_out))} (correlation with the others undefined)."
+               if left_out else ".")
         ),
         _tabular("l" + "r" * (len(names) + 2), [header], rows, footer),
     )

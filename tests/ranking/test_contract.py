@@ -1,6 +1,8 @@
 """The analysis JSON's one writer (ranking.contract): the rule for undefined values, the schema's order, strictness."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import numpy as np
@@ -20,7 +22,7 @@ from ranking.contract import (
 from ranking.core.analysis import AnalysisParameters, analyze
 from ranking.core.rankings import Rankings
 
-from .contract_checks import assert_contract
+from .contract_checks import assert_contract, assert_reports_render
 from .reports.test_json import jsonb_order
 
 SNAPSHOT = {"judgments": 3, "last_judgment_at": "2025-01-01T00:00:00+00:00", "last_judgment_id": 3,
@@ -106,3 +108,24 @@ def test_judges_sharing_fewer_than_three_systems_have_no_correlation():
     assert table["spearman"]["j1"]["j3"] is not None and "j3" not in table["reasons"].get("j1", {})
     assert table["rest"]["j2"] == {"spearman": None, "pearson": None,
                                    "reason": "fewer than 3 systems judged by both this judge and the others (2)"}
+
+
+def test_a_judge_who_tied_everything_is_left_out_of_the_weighted_means():
+    """D4: j3's only ranking ties all four systems, so its correlation with the rest is undefined; the weighted means
+    are those of j1 and j2 (weighted by their expanded pairs, 6 each), naming j3, and every report says so."""
+    ranks = {"j1": (1, 2, 3, 4), "j2": (1, 3, 2, 4), "j3": (1, 1, 1, 1)}
+    items = [(judge, 0, [((s,), rank) for s, rank in zip("ABCD", r)]) for judge, r in ranks.items()]
+    analysis = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    table = analysis["per_judge"]["correlations"]
+    assert table["rest"]["j3"]["spearman"] is None
+    mean = table["weighted_mean_rest"]
+    assert mean["left_out"] == ["j3"] and "reason" not in mean
+    rest = {judge: table["rest"][judge]["spearman"] for judge in ("j1", "j2")}
+    assert mean["spearman"] == pytest.approx((rest["j1"] + rest["j2"]) / 2)
+    reports = assert_reports_render(analysis)
+    assert "The means leave out j3" in reports["html"]
+    assert "leaving out j3" in reports["latex"]
+    rows = list(csv.DictReader(io.StringIO(reports["csv"])))
+    (left_out,) = [row for row in rows if row["section"] == "judge_correlation_mean_left_out"]
+    assert (left_out["judge"], left_out["reason"]) == ("j3", table["rest"]["j3"]["reason"])

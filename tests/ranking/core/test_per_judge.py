@@ -157,3 +157,18 @@ def test_a_judge_who_never_saw_two_systems_is_correlated_over_the_others(conll14
     assert table.rest_spearman[ninth] == pytest.approx(
         stats.spearmanr(rest[index], [nine[s] for s in both]).statistic
     )
+
+
+def test_weighted_means_leave_out_judges_whose_correlation_with_the_rest_is_undefined():
+    """D4: judge c tied everything (constant scores): the means average a and b only, and name c."""
+    scores = np.array([[0.1, 0.5, 0.3, 0.9], [0.2, 0.4, 0.6, 0.8], [0.5, 0.5, 0.5, 0.5]])
+    rest = np.array([[0.3, 0.2, 0.5, 0.7], [0.1, 0.6, 0.4, 0.9], [0.2, 0.3, 0.6, 0.5]])
+    weights = np.array([10.0, 30.0, 60.0])
+    table = judge_correlations(scores, rest, weights, ["a", "b", "c"])
+    rho = [stats.spearmanr(rest[j], scores[j]).statistic for j in (0, 1)]
+    r = [stats.pearsonr(rest[j], scores[j]).statistic for j in (0, 1)]
+    assert table.mean_rest_spearman == pytest.approx((10 * rho[0] + 30 * rho[1]) / 40)
+    assert table.mean_rest_pearson == pytest.approx((10 * r[0] + 30 * r[1]) / 40)
+    assert table.mean_left_out == ("c",)
+    everyone_tied = judge_correlations(np.full((2, 4), 0.5), rest[:2], weights[:2], ["a", "b"])
+    assert np.isnan(everyone_tied.mean_rest_spearman) and everyone_tied.mean_left_out == ("a", "b")
