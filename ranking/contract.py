@@ -8,7 +8,8 @@ fails loudly instead of writing ``NaN``, which is no JSON.
 One rule for undefined values: a number that the data leave undefined (NaN in the core) is ``null``, and the
 object holding it gets a ``reason``: one short string, or ``"field: reason; ..."`` when its fields are undefined for
 different reasons. In a matrix of bare numbers (judge correlations, Williams p-values) the reasons go into the
-sibling object ``reasons``, keyed like the matrix, and the diagonal, which does not apply, is left out. A statistic
+sibling object ``reasons``, keyed like the matrix, and the diagonal, which does not apply, is left out; the reasons
+of the Williams test's bare correlations (``correlations``, by metric) go into ``correlation_reasons``. A statistic
 that could not be computed at all keeps its key with ``null`` (or, as before, ``skipped`` with its reason).
 
 This module imports no NumPy: it reads the core's arrays element by element.
@@ -48,7 +49,10 @@ NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
 NO_HELD_OUT = "no held-out pair"
 FEW_UNITS = "fewer than {n} {units} with two ratings or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
-WILLIAMS_UNDEFINED = "the two metrics correlate perfectly with each other and equally with the human scores"
+WILLIAMS_PERFECT = ("the two metrics correlate perfectly with each other (|r| = 1: one is an affine function of the "
+                    "other), where the Williams test is undefined")
+CONSTANT_METRIC = "the scores of {names} are constant, so {whose} correlation with the human scores is undefined"
+WILLIAMS_UNDEFINED = "the Williams statistic is 0/0 for these correlations"
 
 
 def dumps(value: Any, indent: int | None = None) -> str:
@@ -269,12 +273,23 @@ def _significance(significance: MetricSignificance) -> dict:
     williams = significance.williams
     if williams is None:
         return {**result, "skipped": significance.skipped}
-    p_values, reasons = bare_matrix(williams.p_value, williams.names, WILLIAMS_UNDEFINED)
-    result.update(
-        correlations={name: defined(r) for name, r in zip(williams.names, williams.correlation)},
-        p_values=p_values,
-        df=int(williams.df),
-    )
+    names = williams.names
+
+    def constant_reason(*indices: int) -> str:
+        constant = [names[i] for i in dict.fromkeys(indices) if williams.constant[i]]
+        return CONSTANT_METRIC.format(names=" and ".join(constant), whose="its" if len(constant) == 1 else "their")
+
+    def cell_reason(i: int, j: int) -> str:
+        if williams.constant[i] or williams.constant[j]:
+            return constant_reason(i, j)
+        return WILLIAMS_PERFECT if williams.perfectly[i][j] else WILLIAMS_UNDEFINED
+
+    p_values, reasons = bare_matrix(williams.p_value, names, cell_reason)
+    correlations = {name: number(r) for name, r in zip(names, williams.correlation)}
+    result.update(correlations=correlations, p_values=p_values, df=int(williams.df))
+    correlation_reasons = {name: constant_reason(i) for i, name in enumerate(names) if correlations[name] is None}
+    if correlation_reasons:
+        result["correlation_reasons"] = correlation_reasons
     if reasons:
         result["reasons"] = reasons
     return result

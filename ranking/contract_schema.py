@@ -8,7 +8,8 @@ the order of a result that PostgreSQL's jsonb stored with its keys re-sorted.
 
 Undefined values: a number the data leave undefined is ``null`` and its object has a ``reason``; in a matrix of
 bare numbers (judge correlations, Williams p-values) the reasons sit in the sibling ``reasons``, keyed like the
-matrix. Parameters may be ``null`` as settings (no judge filter, no rounding).
+matrix, and those of the Williams test's correlations by metric in ``correlation_reasons``. Parameters may be
+``null`` as settings (no judge filter, no rounding).
 """
 from __future__ import annotations
 
@@ -130,12 +131,16 @@ PER_JUDGE = record({"rankings": by_name(JUDGE_RANKING), "correlations": nullable
 SWEEP_POINT = record({"beta": NUMBER, "spearman": correlation(), "pearson": correlation(), "reason": REASON})
 SIGNIFICANCE = record({
     "systems": array(NAME),
-    "correlations": by_name({"type": "number", "minimum": -1, "maximum": 1}),
+    "correlations": by_name(correlation()),
     "p_values": by_name(by_name(fraction())),
     "df": COUNT,
+    "correlation_reasons": by_name(REASON),
     "reasons": REASONS,
     "skipped": REASON,
-}, optional=("correlations", "p_values", "df", "reasons", "skipped"))
+}, optional=("correlations", "p_values", "df", "correlation_reasons", "reasons", "skipped"))
+"""The Williams test between every two metrics: each metric's Pearson r with the human scores (null, with its
+reason in ``correlation_reasons``, for a constant metric) and the p-value matrix (null cells' reasons in
+``reasons``), or only why it was ``skipped``."""
 
 ACCURACY = record({
     "total_order": fraction(),

@@ -191,7 +191,9 @@ def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals:
 
 def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: MetricScores) -> MetricSignificance:
     """The Williams test between every two metrics' Pearson correlations with the human scores (METHODS 12, N19 §6),
-    over ``systems``; skipped, with the reason, when there are too few systems or a score vector is constant."""
+    over ``systems``; skipped, with the reason, when there are too few systems or the human scores are constant. A
+    constant metric, or two metrics that correlate perfectly with each other, leave only their own pairs undefined
+    (``williams.williams_matrix``)."""
     names = sorted(metrics)
     if len(systems) <= 3:
         return MetricSignificance(

@@ -43,8 +43,10 @@ def csv_rows(computed: Mapping) -> Iterator[Row]:
         for metric, values in (computed.get(method) or {}).get("metrics", {}).items():
             yield {"section": "computed_correlation", "metric": metric, "method": method,
                    "spearman": values["spearman"], "pearson": values["pearson"], **_reason(values, "pearson")}
-    for metric, r in ((computed.get("prws") or {}).get("correlations") or {}).items():
-        yield {"section": "computed_prws", "metric": metric, "pearson": r}
+    prws = computed.get("prws") or {}
+    for metric, r in (prws.get("correlations") or {}).items():
+        reason = {"reason": (prws.get("correlation_reasons") or {}).get(metric)} if r is None else {}
+        yield {"section": "computed_prws", "metric": metric, "pearson": r, **reason}
     for metric, tau in computed["sentence_tau"].items():
         for key in ("tau", "concordant", "discordant", "metric_ties"):
             yield {"section": "computed_sentence_tau", "metric": metric, "key": key, "value": tau[key],
@@ -72,6 +74,7 @@ def table_context(computed: Mapping | None) -> dict | None:
     systems = sorted({system for scores in computed["scores"].values() for system in scores})
     synthetic = computed.get("synthetic") or {}
     prws = (computed.get("prws") or {}).get("correlations") or {}
+    prws_reasons = (computed.get("prws") or {}).get("correlation_reasons") or {}
     meta = []
     for metric in metrics:
         ew = (computed.get("expected_wins") or {}).get("metrics", {}).get(metric)
@@ -81,7 +84,10 @@ def table_context(computed: Mapping | None) -> dict | None:
             "name": NAMES.get(metric, metric),
             "ew": [_number(ew, "spearman"), _number(ew, "pearson")] if ew else None,
             "trueskill": [_number(trueskill, "spearman"), _number(trueskill, "pearson")] if trueskill else None,
-            "prws": fixed(prws[metric]) if prws.get(metric) is not None else None,
+            "prws": None if metric not in prws else (
+                {"text": None, "reason": prws_reasons.get(metric, "undefined")} if prws[metric] is None
+                else {"text": fixed(prws[metric])}
+            ),
             "tau": _number(computed["sentence_tau"][metric], "tau"),
             "synthetic": [_number(row["real"], "pearson"), _number(row["with_synthetic"], "pearson")] if row else None,
         })

@@ -192,7 +192,8 @@ def _prws(prws: Mapping) -> Iterator[Row]:
                    "spearman": values.get("spearman"), "pearson": values.get("pearson"), **_reason(values)}
     metrics = prws.get("metrics") or {}
     for name, r in sorted((metrics.get("correlations") or {}).items()):
-        yield {"section": "prws_metric", "metric": name, "pearson": r}
+        reason = {"reason": (metrics.get("correlation_reasons") or {}).get(name)} if r is None else {}
+        yield {"section": "prws_metric", "metric": name, "pearson": r, **reason}
     for name, row in sorted((metrics.get("p_values") or {}).items()):
         for other, p_value in sorted(row.items()):
             if other != name:

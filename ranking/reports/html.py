@@ -247,7 +247,11 @@ def _prws(prws: Mapping | None) -> dict | None:
         ],
         "splits": reliability.get("splits"),
         "metric_skipped": metrics.get("skipped"),
-        "metric_correlations": [(name, fixed(r)) for name, r in sorted((metrics.get("correlations") or {}).items())],
+        "metric_correlations": [
+            (name, undefined((metrics.get("correlation_reasons") or {}).get(name, "undefined")) if r is None
+             else fixed(r))
+            for name, r in sorted((metrics.get("correlations") or {}).items())
+        ],
         "williams": {
             "names": names,
             "rows": [(a, [_p_value(metrics, a, b) for b in names]) for a in names],

@@ -2,8 +2,8 @@
 
 - :func:`strict_loads`: JSON parsed strictly (``NaN``, ``Infinity`` and ``-Infinity`` refused).
 - :func:`assert_contract`: valid under the JSON Schema of the contract (``ranking.contract_schema``), and every
-  ``null`` outside the parameters has a reason beside it (the object's ``reason``, or for a matrix of bare numbers
-  the sibling ``reasons``).
+  ``null`` outside the parameters has a reason beside it (the object's ``reason``, for a matrix of bare numbers
+  the sibling ``reasons``, for the Williams tests' correlations ``correlation_reasons``).
 - :func:`assert_reports_render`: the HTML, LaTeX, CSV and JSON reports render, and show every undefined number of
   the head-to-head table as "–" with its reason.
 """
@@ -26,6 +26,8 @@ BARE_MATRICES = {("per_judge", "correlations", "spearman"), ("per_judge", "corre
                  ("metrics_computed", "trueskill", "metric_significance", "p_values"),
                  ("metrics_computed", "prws", "p_values")}
 """Matrices of bare numbers (name -> name -> number): their reasons sit in the sibling object ``reasons``."""
+BARE_VECTORS = {(*matrix[:-1], "correlations") for matrix in BARE_MATRICES if matrix[-1] == "p_values"}
+"""The Williams tests' correlations by metric (name -> number): their reasons sit in ``correlation_reasons``."""
 
 
 def strict_loads(text: str) -> Any:
@@ -41,7 +43,7 @@ def nulls_without_reason(value: Any, path: tuple = ()) -> Iterator[tuple]:
     """Paths of the nulls that have no ``reason`` beside them. Parameters are settings (null there means none);
     the rows of a bare matrix are checked against its ``reasons`` by :func:`assert_contract`."""
     if isinstance(value, dict):
-        in_matrix = path[:-1] in BARE_MATRICES
+        in_matrix = path[:-1] in BARE_MATRICES or path in BARE_VECTORS
         for key, item in value.items():
             here = (*path, key)
             if item is None:
@@ -70,6 +72,13 @@ def assert_contract(analysis: dict) -> None:
         for row, cells in holder[matrix[-1]].items():
             for column, cell in cells.items():
                 assert (cell is None) == (column in reasons.get(row, {})), (matrix, row, column)
+    for vector in BARE_VECTORS:
+        holder = _get(analysis, vector[:-1])
+        if holder is None or vector[-1] not in holder:
+            continue
+        reasons = holder.get("correlation_reasons", {})
+        for name, value in holder[vector[-1]].items():
+            assert (value is None) == (name in reasons), (vector, name)
 
 
 def _get(value: Any, path: tuple) -> Any:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ranking.contract import (
     NEVER_JUDGED,
     NO_DECISIVE_COMPARISON,
+    WILLIAMS_PERFECT,
     analysis_json,
     bare_matrix,
     contract_order,
@@ -129,3 +130,50 @@ def test_a_judge_who_tied_everything_is_left_out_of_the_weighted_means():
     rows = list(csv.DictReader(io.StringIO(reports["csv"])))
     (left_out,) = [row for row in rows if row["section"] == "judge_correlation_mean_left_out"]
     assert (left_out["judge"], left_out["reason"]) == ("j3", table["rest"]["j3"]["reason"])
+
+
+def williams_rankings() -> Rankings:
+    """Five systems s0 > s1 > ... > s4 with a few upsets, by one judge."""
+    order = [f"s{k}" for k in range(5)]
+    items = [("j1", line, [((s,), rank) for rank, s in enumerate(order, start=1)]) for line in range(4)]
+    items += [("j1", 9, [(("s3",), 1), (("s1",), 2)]), ("j1", 10, [(("s4",), 1), (("s2",), 2)])]
+    return Rankings.from_items(items)
+
+
+def test_a_constant_metric_leaves_the_other_williams_tests_in_place():
+    """D5: the flat metric's pairs are null with its reason; the other pair keeps its p-value and correlations."""
+    metrics = {"good": {f"s{k}": (1.0 - 0.2 * k,) for k in range(5)},
+               "poor": {f"s{k}": (v,) for k, v in enumerate((0.3, 0.5, 0.1, 0.4, 0.2))},
+               "flat": {f"s{k}": (0.5,) for k in range(5)}}
+    analysis = analysis_json(analyze(williams_rankings(), FAST, metrics=metrics), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    williams = analysis["metric_significance"]
+    assert "skipped" not in williams
+    assert williams["correlations"]["flat"] is None
+    flat = "the scores of flat are constant, so its correlation with the human scores is undefined"
+    assert williams["correlation_reasons"] == {"flat": flat}
+    assert williams["p_values"]["flat"]["good"] is None and williams["reasons"]["good"]["flat"] == flat
+    assert williams["p_values"]["good"]["poor"] is not None and "poor" not in williams["reasons"].get("good", {})
+    assert williams["p_values"]["good"]["poor"] + williams["p_values"]["poor"]["good"] == pytest.approx(1)
+    assert_reports_render(analysis)
+
+
+def test_perfectly_correlated_metrics_have_no_williams_test_and_say_why():
+    """D6: an identical, an affine and a negated copy of a metric: every pair among them is null with one accurate
+    reason (the old one claimed the metrics correlate equally with the humans, false for the negated copy)."""
+    base = (0.3, 0.5, 0.1, 0.4, 0.2)
+    metrics = {"m": {f"s{k}": (v,) for k, v in enumerate(base)},
+               "same": {f"s{k}": (v,) for k, v in enumerate(base)},
+               "affine": {f"s{k}": (2 * v + 1,) for k, v in enumerate(base)},
+               "negated": {f"s{k}": (-v,) for k, v in enumerate(base)},
+               "other": {f"s{k}": (v,) for k, v in enumerate((0.9, 0.1, 0.5, 0.3, 0.2))}}
+    analysis = analysis_json(analyze(williams_rankings(), FAST, metrics=metrics), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    williams = analysis["metric_significance"]
+    copies = ("m", "same", "affine", "negated")
+    for a in copies:
+        for b in copies:
+            if a != b:
+                assert williams["p_values"][a][b] is None, (a, b)
+                assert williams["reasons"][a][b] == WILLIAMS_PERFECT
+        assert williams["p_values"][a]["other"] is not None

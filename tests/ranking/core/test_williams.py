@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import pearsonr
 from scipy.stats import t as student_t
 
-from ranking.core.williams import williams_matrix, williams_t, williams_test
+from ranking.core.williams import PERFECT_TOLERANCE, williams_matrix, williams_t, williams_test
 
 
 def test_t_equals_the_formula_worked_by_hand():
@@ -94,7 +95,7 @@ def test_matrix_cells_are_the_pairwise_tests():
     [
         (np.arange(5.0), np.ones((2, 4)), ["a", "b"], "need human scores"),
         (np.arange(5.0), np.arange(10.0).reshape(2, 5), ["a"], "1 names for 2"),
-        (np.arange(5.0), np.vstack([np.arange(5.0), np.ones(5)]), ["a", "b"], "constant"),
+        (np.ones(5), np.arange(10.0).reshape(2, 5), ["a", "b"], "human scores are constant"),
         (np.arange(3.0), np.arange(6.0).reshape(2, 3) ** 2, ["a", "b"], "more than 3"),
         (np.r_[np.arange(4.0), np.nan], np.arange(10.0).reshape(2, 5), ["a", "b"], "finite"),
     ],
@@ -107,3 +108,53 @@ def test_matrix_refuses_bad_input(human, metrics, names, message):
 def test_williams_t_broadcasts():
     values = williams_t(np.array([0.8, 0.7]), 0.6, 0.5, 20)
     assert values.shape == (2,) and values[0] > values[1] > 0
+
+
+def williams_by_hand(human: np.ndarray, first: np.ndarray, second: np.ndarray) -> float:
+    """The one-sided p-value that ``first`` correlates better with ``human`` (Graham and Baldwin 2014, eq. 1),
+    from scipy's Pearson correlations and Student's t with n - 3 degrees of freedom."""
+    n = human.size
+    r12, r13 = pearsonr(human, first).statistic, pearsonr(human, second).statistic
+    r23 = pearsonr(first, second).statistic
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(
+        2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3
+    )
+    return float(student_t.sf(t, n - 3))
+
+
+def test_a_constant_metric_leaves_only_its_own_pairs_undefined():
+    """D5: one constant metric used to cancel the whole matrix; now only its row and column are NaN."""
+    rng = np.random.default_rng(8)
+    human = rng.normal(size=12)
+    good, poor = human + rng.normal(scale=0.3, size=12), human + rng.normal(scale=1.5, size=12)
+    matrix = williams_matrix(human, np.vstack([good, np.full(12, 0.5), poor]), ["good", "flat", "poor"])
+    assert matrix.constant.tolist() == [False, True, False]
+    assert np.isnan(matrix.correlation[1]) and not np.isnan(matrix.correlation[[0, 2]]).any()
+    assert np.isnan(matrix.p_value[1]).all() and np.isnan(matrix.p_value[:, 1]).all()
+    assert matrix.p_value[0, 2] == pytest.approx(williams_by_hand(human, good, poor))
+    assert matrix.p_value[2, 0] == pytest.approx(williams_by_hand(human, poor, good))
+    assert not matrix.perfectly.any()
+
+
+@pytest.mark.parametrize("copy", [lambda m: m.copy(), lambda m: 3 * m + 2, lambda m: -m, lambda m: 7 - 0.5 * m],
+                         ids=["identical", "affine", "negated", "negated affine"])
+def test_a_metric_and_an_affine_copy_of_it_have_no_williams_test(copy):
+    """D6: identical metrics gave p = 0.5 (rounding made 0/0 into 0), an affine copy NaN; any |r23| = 1 is now
+    undefined, and the other pairs keep their p-values."""
+    rng = np.random.default_rng(4)
+    human = rng.normal(size=10)
+    metric, other = human + rng.normal(scale=0.5, size=10), rng.normal(size=10)
+    matrix = williams_matrix(human, np.vstack([metric, copy(metric), other]), ["m", "copy", "other"])
+    assert np.isnan(matrix.p_value[0, 1]) and np.isnan(matrix.p_value[1, 0])
+    assert matrix.perfectly[0, 1] and matrix.perfectly[1, 0] and not matrix.perfectly[0, 2]
+    assert matrix.p_value[0, 2] == pytest.approx(williams_by_hand(human, metric, other))
+    assert matrix.p_value[1, 2] == pytest.approx(williams_by_hand(human, copy(metric), other))
+
+
+def test_perfect_correlation_between_the_metrics_is_detected_within_a_tolerance():
+    for r23 in (1.0, 1 - PERFECT_TOLERANCE / 10, -1.0, -1 + PERFECT_TOLERANCE / 10):
+        result = williams_test(0.6, 0.6 if r23 > 0 else -0.6, r23, 10)
+        assert math.isnan(result.t) and math.isnan(result.p_value), r23
+    nearly = williams_test(0.6, 0.59, 0.999, 10)
+    assert 0 < nearly.p_value < 0.5, "a strong but imperfect correlation is tested as usual"
