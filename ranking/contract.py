@@ -38,8 +38,14 @@ NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
 ONE_RELATION = "every relation was the same, so chance agreement is 1"
 ONE_JUDGE = "fewer than two judges"
-NO_INTER = "no two judges share enough comparisons"
-NO_INTRA = "no judge repeated enough comparisons"
+NO_INTER_SHARED = "no two judges judged a pair in common"
+NO_INTER = "no two judges share {n} comparisons or more"
+NO_INTER_KAPPA = ("every pair of judges with {n} comparisons or more gave one relation throughout, so chance "
+                  "agreement is 1 and kappa is undefined")
+NO_INTRA_REPEATED = "no judge judged a pair twice"
+NO_INTRA = "no judge repeated {n} comparisons or more"
+NO_INTRA_KAPPA = ("every judge with {n} repeated comparisons or more gave one relation throughout, so chance "
+                  "agreement is 1 and kappa is undefined")
 CONSTANT = "one of the score vectors is constant"
 FEW_SHARED_JUDGES = "fewer than {n} systems judged by both judges ({shared})"
 FEW_SHARED_REST = "fewer than {n} systems judged by both this judge and the others ({shared})"
@@ -172,10 +178,28 @@ def _agreement(analysis: Analysis) -> dict:
             empty = NO_REPEATED_PAIR if i == j else NO_SHARED_PAIR
             matrix[a][b] = fields({"kappa": float(table.kappa[i][j]), "comparisons": comparisons},
                                   {"kappa": empty if comparisons == 0 else ONE_RELATION})
-    overall = fields({"inter": float(table.inter), "intra": float(table.intra)},
-                     {"inter": NO_INTER if len(judges) > 1 else ONE_JUDGE, "intra": NO_INTRA})
+    inter = [(int(table.comparisons[i][j]), float(table.kappa[i][j]))
+             for i in range(len(judges)) for j in range(i + 1, len(judges))]
+    intra = [(int(table.comparisons[i][i]), float(table.kappa[i][i])) for i in range(len(judges))]
+    overall = fields(
+        {"inter": float(table.inter), "intra": float(table.intra)},
+        {"inter": _overall_reason(inter, table.min_comparisons, NO_INTER_SHARED, NO_INTER, NO_INTER_KAPPA)
+         if len(judges) > 1 else ONE_JUDGE,
+         "intra": _overall_reason(intra, table.min_comparisons, NO_INTRA_REPEATED, NO_INTRA, NO_INTRA_KAPPA)},
+    )
     reason = overall.pop("reason", None)
     return {**overall, "matrix": matrix, **({"reason": reason} if reason else {})}
+
+
+def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few: str, one_relation: str) -> str:
+    """Why an overall kappa (the L-weighted mean of the cells with L >= ``minimum`` and a kappa, METHODS 4) is
+    undefined, from its cells' (L, kappa): no comparison at all, none with enough, or every cell with enough has
+    chance agreement 1 (the only way a cell with comparisons has no kappa)."""
+    if not any(comparisons for comparisons, _ in cells):
+        return none
+    if not any(comparisons >= minimum for comparisons, _ in cells):
+        return few.format(n=minimum)
+    return one_relation.format(n=minimum)
 
 
 def _ranking(ranking: RankingResult) -> dict:

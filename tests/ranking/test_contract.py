@@ -177,3 +177,27 @@ def test_perfectly_correlated_metrics_have_no_williams_test_and_say_why():
                 assert williams["p_values"][a][b] is None, (a, b)
                 assert williams["reasons"][a][b] == WILLIAMS_PERFECT
         assert williams["p_values"][a]["other"] is not None
+
+
+@pytest.mark.parametrize("lines, reason", [
+    (60, "every pair of judges with 50 comparisons or more gave one relation throughout, so chance agreement is 1 "
+         "and kappa is undefined"),
+    (20, "no two judges share 50 comparisons or more"),
+])
+def test_the_overall_agreement_says_why_it_is_undefined(lines, reason):
+    """D9a: two judges tie A and B on the same lines. With 60 shared comparisons the pair has enough, but P(E) = 1;
+    the reason used to be 'no two judges share enough comparisons' either way."""
+    items = [(judge, line, [(("A",), 1), (("B",), 1)]) for judge in ("j1", "j2") for line in range(lines)]
+    agreement = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)["agreement"]
+    assert agreement["matrix"]["j1"]["j2"]["comparisons"] == lines and agreement["inter"] is None
+    assert agreement["reason"] == f"inter: {reason}; intra: no judge judged a pair twice"
+
+
+def test_the_overall_intra_agreement_says_why_it_is_undefined():
+    items = [("j1", line % 30, [(("A",), 1), (("B",), 1)]) for line in range(120)]
+    agreement = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)["agreement"]
+    assert agreement["matrix"]["j1"]["j1"]["comparisons"] == 30 * 6
+    assert agreement["reason"] == (
+        "inter: fewer than two judges; intra: every judge with 50 repeated comparisons or more gave one relation "
+        "throughout, so chance agreement is 1 and kappa is undefined"
+    )
