@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 NO_JUDGMENTS = "no judgments yet"
 NEVER_JUDGED = "no judgment of this system"
+NO_PAIRWISE = "no pairwise comparison of this system (it was judged, but never beside another system)"
 NO_DECISIVE_COMPARISON = "no decisive comparison"
 NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
@@ -145,7 +146,7 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
     }
     for method in METHODS:
         ranking = analysis.rankings[method]
-        result[method] = {**_ranking(ranking), "bootstrap": ranking.n_samples}
+        result[method] = {**_ranking(ranking, analysis.shown), "bootstrap": ranking.n_samples}
     result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
     result["per_judge"] = _per_judge(analysis.per_judge)
     if analysis.metrics is not None:
@@ -202,12 +203,14 @@ def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few
     return one_relation.format(n=minimum)
 
 
-def _ranking(ranking: RankingResult) -> dict:
+def _ranking(ranking: RankingResult, shown: Collection[str] = ()) -> dict:
+    """A ranking's systems; one without a score was never judged, or (in ``shown``) never in a pair."""
     return {"systems": [
         fields(
             {"system": row.system, "score": row.score, "full_data_score": row.full_data_score,
              "range": list(row.range) if row.judged else None, "cluster": row.cluster},
-            dict.fromkeys(("score", "full_data_score", "range", "cluster"), NEVER_JUDGED),
+            dict.fromkeys(("score", "full_data_score", "range", "cluster"),
+                          NO_PAIRWISE if row.system in shown else NEVER_JUDGED),
         )
         for row in ranking.systems
     ]}
@@ -232,7 +235,8 @@ def _head_to_head(analysis: Analysis, order: list[str]) -> dict:
 
 
 def _per_judge(per_judge: PerJudge) -> dict:
-    result: dict = {"rankings": {judge: _ranking(table) for judge, table in per_judge.rankings.items()}}
+    result: dict = {"rankings": {judge: _ranking(table, per_judge.shown.get(judge, ()))
+                                 for judge, table in per_judge.rankings.items()}}
     table = per_judge.correlations
     if table is None:
         return {**result, "correlations": None, "reason": per_judge.skipped}

@@ -21,7 +21,7 @@ judge, a correlation with constant scores) is NaN, or a table is left out with i
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -134,18 +134,21 @@ class MetricCorrelations:
 
 @dataclass(frozen=True)
 class PerJudge:
-    """Per-judge rankings (G15 Table 7) and the judges' correlations (Table 6), or why those were ``skipped``."""
+    """Per-judge rankings (G15 Table 7) and the judges' correlations (Table 6), or why those were ``skipped``;
+    ``shown`` names, per judge, the systems the judge was shown (some perhaps never beside another system)."""
 
     rankings: dict[str, RankingResult]
     correlations: JudgeCorrelations | None
     skipped: str | None = None
+    shown: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Analysis:
     """Everything ``analyze`` computes. ``rankings`` holds each method's ranking (Expected Wins, TrueSkill; keyed as
     ``METHODS``). ``accuracy`` (Table 4) is None unless asked for, or when it had to be ``accuracy_skipped``;
-    ``prws`` and ``prws_metrics`` are those of a PRWS campaign."""
+    ``prws`` and ``prws_metrics`` are those of a PRWS campaign. ``shown`` names the systems shown in some ranking:
+    a system without a score that is in it was judged, but never beside another system (no pair)."""
 
     parameters: AnalysisParameters
     pairs: PairStatistics
@@ -158,6 +161,7 @@ class Analysis:
     accuracy_skipped: str | None = None
     prws: PrwsReport | None = None
     prws_metrics: MetricSignificance | None = None
+    shown: frozenset[str] = frozenset()
 
 
 def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals: int | None) -> MetricCorrelations:
@@ -247,6 +251,7 @@ def analyze(
         "rankings": ranked,
         "head_to_head": head_to_head(win_matrix(pairs, n_systems), systems),
         "per_judge": _per_judge(rankings, pairs, parameters),
+        "shown": _names(rankings.shown_systems().any(axis=0), systems),
     }
     if metrics:
         analysis["metrics"] = metric_correlations(ranked["expected_wins"], metrics, parameters.correlation_decimals)
@@ -296,13 +301,20 @@ def _per_judge(rankings: Rankings, pairs: ExpandedPairs, parameters: AnalysisPar
         return PerJudge({}, None, NEED_TWO_JUDGES)
     rng = np.random.default_rng([parameters.seed, len(METHODS)])
     tables = judge_rankings(pairs, systems, judges, parameters.bootstrap, rng, parameters.judge_confidence)
+    shown_by = rankings.shown_systems()
+    shown = {judge: _names(shown_by[j], systems) for j, judge in enumerate(judges) if judge in tables}
     present = [j for j, judge in enumerate(judges) if judge in tables]
     if len(present) < 2:
-        return PerJudge(tables, None, NEED_TWO_JUDGES)
+        return PerJudge(tables, None, NEED_TWO_JUDGES, shown)
     if len(systems) < MIN_SYSTEMS:
-        return PerJudge(tables, None, f"judge correlations need at least {MIN_SYSTEMS} systems")
+        return PerJudge(tables, None, f"judge correlations need at least {MIN_SYSTEMS} systems", shown)
     own, others = judged_by_judge(pairs, len(systems), len(judges))
     scores = np.where(own, judge_scores(pairs, len(systems), len(judges)), np.nan)[present]
     rest = np.where(others, leave_one_out_scores(pairs, len(systems), len(judges)), np.nan)[present]
     weights = np.bincount(pairs.judge, minlength=len(judges))[present]
-    return PerJudge(tables, judge_correlations(scores, rest, weights, [judges[j] for j in present]))
+    return PerJudge(tables, judge_correlations(scores, rest, weights, [judges[j] for j in present]), shown=shown)
+
+
+def _names(marked: np.ndarray, systems: Sequence[str]) -> frozenset[str]:
+    """The names of the systems marked in the boolean (S,) ``marked``."""
+    return frozenset(systems[s] for s in np.flatnonzero(marked))

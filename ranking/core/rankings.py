@@ -136,6 +136,13 @@ class Rankings(SystemsAndJudges):
         """Number of rankings (skipped included) of each judge, shape (J,)."""
         return np.bincount(self.ranking_judge, minlength=self.n_judges)
 
+    def shown_systems(self) -> np.ndarray:
+        """Boolean (J, S): the systems shown in at least one of judge j's rankings, whether or not beside another
+        system (a system only ever shown alone is judged but in no pair)."""
+        shown = np.zeros((self.n_judges, self.n_systems), dtype=bool)
+        shown[self.ranking_judge[self.candidate_ranking[self.member_candidate]], self.member_system] = True
+        return shown
+
     def for_judges(self, keep: Sequence[int] | np.ndarray) -> Rankings:
         """The rankings of the judges whose indices are in ``keep``; names, systems and indices stay the same."""
         keep_ranking = np.isin(self.ranking_judge, np.asarray(keep, dtype=np.int64))

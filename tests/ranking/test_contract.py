@@ -201,3 +201,20 @@ def test_the_overall_intra_agreement_says_why_it_is_undefined():
         "inter: fewer than two judges; intra: every judge with 50 repeated comparisons or more gave one relation "
         "throughout, so chance agreement is 1 and kappa is undefined"
     )
+
+
+def test_a_system_only_ever_shown_alone_has_no_pairwise_comparison():
+    """D9b: "solo" was judged ten times, always alone on its screen, so it is in no pair; "unseen" was never shown.
+    The reason used to be 'no judgment of this system' for both."""
+    items = [("j1", line, [(("solo",), 1)]) for line in range(10)]
+    items += [("j1", 20, [(("A",), 1), (("B",), 2)]), ("j2", 20, [(("B",), 1), (("A",), 2)])]
+    rankings = Rankings.from_items(items, system_names=["A", "B", "solo", "unseen"])
+    analysis = analysis_json(analyze(rankings, FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    for systems in (analysis["expected_wins"]["systems"], analysis["per_judge"]["rankings"]["j1"]["systems"]):
+        reasons = {row["system"]: row.get("reason") for row in systems}
+        assert reasons["solo"] == "no pairwise comparison of this system (it was judged, but never beside another " \
+                                  "system)"
+        assert reasons["unseen"] == NEVER_JUDGED and reasons["A"] is None
+    reasons = {row["system"]: row.get("reason") for row in analysis["per_judge"]["rankings"]["j2"]["systems"]}
+    assert reasons["solo"] == NEVER_JUDGED, "j2 never saw solo"
