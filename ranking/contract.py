@@ -56,6 +56,8 @@ NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
 NO_HELD_OUT = "no held-out pair"
 FEW_UNITS = "fewer than {n} {units} with two ratings or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
+NO_RATING = "no rating of this system"
+EXCLUDED_RATINGS_ONLY = "rated only by raters whom the quality check excluded"
 WILLIAMS_PERFECT = ("the two metrics correlate perfectly with each other (|r| = 1: one is an affine function of the "
                     "other), where the Williams test is undefined")
 CONSTANT_METRIC = "the scores of {names} are constant, so {whose} correlation with the human scores is undefined"
@@ -365,6 +367,16 @@ def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
              "meaning_changed_pct": defined(stats.meaning_changed_pct[s]), "control": bool(report.control[s]),
              "distribution": dict(zip(DISTRIBUTION_KEYS, map(float, report.distribution[s])))}
             for s in report.ranked_systems()
+        ] + [
+            fields(
+                {"system": stats.system_names[s], "mean": None, "z_mean": None, "sentences": int(stats.sentences[s]),
+                 "ratings": int(stats.ratings[s]),
+                 "unchanged_pct": None, "meaning_changed_pct": None, "control": bool(report.control[s])},
+                dict.fromkeys(("mean", "z_mean", "unchanged_pct", "meaning_changed_pct"),
+                              EXCLUDED_RATINGS_ONLY if report.excluded_only is not None and report.excluded_only[s]
+                              else NO_RATING),
+            )
+            for s in report.unrated_systems()
         ],
         "ratings": int(report.ratings),
         "raters": int(report.raters),

@@ -158,15 +158,18 @@ DISTRIBUTION_KEYS = ("min", "q1", "median", "q3", "max")
 """A PRWS system's score distribution: the lowest, the quartiles and the highest of its sentence scores."""
 PRWS_SYSTEM = record({
     "system": NAME,
-    "mean": {"type": "number", "minimum": 0, "maximum": 100},
-    "z_mean": NUMBER,
+    "mean": nullable({"type": "number", "minimum": 0, "maximum": 100}),
+    "z_mean": nullable(NUMBER),
     "sentences": COUNT,
     "ratings": COUNT,
-    "unchanged_pct": {"type": "number", "minimum": 0, "maximum": 100},
-    "meaning_changed_pct": {"type": "number", "minimum": 0, "maximum": 100},
+    "unchanged_pct": nullable({"type": "number", "minimum": 0, "maximum": 100}),
+    "meaning_changed_pct": nullable({"type": "number", "minimum": 0, "maximum": 100}),
     "control": {"type": "boolean"},
     "distribution": record(dict.fromkeys(DISTRIBUTION_KEYS, SCORE), optional=()),
-}, optional=("distribution",))  # not in analyses stored before it was added
+    "reason": REASON,
+}, optional=("distribution", "reason"))  # distribution: not in analyses stored before it was added
+"""A system's PRWS statistics; a system without a rating (from a rater the quality check kept) comes after the
+rated ones, its numbers null with the reason and without a distribution."""
 PRWS = record({
     "systems": array(PRWS_SYSTEM),
     "ratings": COUNT,

@@ -471,7 +471,8 @@ class PrwsReport:
     every rater), then, over the ratings of the raters who pass it, each system's statistics (``stats``) with the
     mean of per-rater z-scores (``z_mean``, (S,)) and the distribution of its sentence scores (``distribution``,
     (S, 5), ``score_distribution``), the number of ``ratings`` and ``raters`` kept, and the split-half
-    ``reliability``. ``control`` (S,) marks the control systems."""
+    ``reliability``. ``control`` (S,) marks the control systems; ``excluded_only`` (S,) the systems that have
+    ratings, but only by raters the quality check excluded (so none in ``stats``)."""
 
     quality: RaterQuality
     stats: SystemScores
@@ -481,11 +482,16 @@ class PrwsReport:
     ratings: int
     raters: int
     reliability: Reliability
+    excluded_only: np.ndarray | None = None
 
     def ranked_systems(self) -> np.ndarray:
         """Indices of the systems with a rated sentence, best mean first (ties by name)."""
         rated = np.flatnonzero(self.stats.sentences > 0)
         return rated[np.lexsort((rated, -self.stats.mean[rated]))]
+
+    def unrated_systems(self) -> np.ndarray:
+        """Indices of the systems without a rated sentence (no statistics), in name order."""
+        return np.flatnonzero(self.stats.sentences == 0)
 
     def checked_raters(self) -> np.ndarray:
         """Indices of the raters who had a screen showing both Source and Source+error."""
@@ -506,13 +512,15 @@ def prws_report(
     kept = scores.for_judges(~quality.excluded)
     control = np.zeros(scores.n_systems, dtype=bool)
     control[scores.control_systems] = True
+    stats = system_scores(kept)
     return PrwsReport(
         quality=quality,
-        stats=system_scores(kept),
+        stats=stats,
         z_mean=system_scores(kept.with_scores(z_normalized(kept))).mean,
         distribution=score_distribution(kept),
         control=control,
         ratings=kept.n_ratings,
         raters=int(np.unique(kept.screen_judge).size),
         reliability=split_half_reliability(kept, rng, splits),
+        excluded_only=(system_scores(scores).sentences > 0) & (stats.sentences == 0),
     )

@@ -179,7 +179,7 @@ def _metrics(analysis: Mapping) -> Iterator[Row]:
 
 def _prws(prws: Mapping) -> Iterator[Row]:
     for row in prws["systems"]:
-        yield {"section": "prws", **{k: row.get(k) for k in PRWS_COLUMNS}}
+        yield {"section": "prws", **{k: row.get(k) for k in PRWS_COLUMNS}, **_reason(row)}
     excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
     for row in (prws.get("quality") or {}).get("raters", []):
         yield {"section": "prws_rater", "judge": row["rater"], "screens": row["screens"], "rate": row["rate"],

@@ -227,9 +227,10 @@ def _prws(prws: Mapping | None) -> dict | None:
     excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
     return {
         "rows": [
-            {"system": row["system"], "mean": fixed(row.get("mean"), 2), "z_mean": fixed(row.get("z_mean")),
-             "sentences": row.get("sentences"), "unchanged": fixed(row.get("unchanged_pct"), 1),
-             "meaning_changed": fixed(row.get("meaning_changed_pct"), 1), "control": bool(row.get("control"))}
+            {"system": row["system"], "mean": shown(row, "mean", lambda x: fixed(x, 2)), "z_mean": shown(row, "z_mean"),
+             "sentences": row.get("sentences"), "unchanged": shown(row, "unchanged_pct", lambda x: fixed(x, 1)),
+             "meaning_changed": shown(row, "meaning_changed_pct", lambda x: fixed(x, 1)),
+             "control": bool(row.get("control"))}
             for row in prws.get("systems", [])
         ],
         "ratings": prws.get("ratings"),

@@ -326,16 +326,20 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
 
 def prws_table(prws: Mapping) -> LatexTable:
     """The PRWS scores of each system (N19 Table 6): mean, mean z-score, unchanged and meaning-changed shares."""
+    notes = Notes()
     rows = [
         f"{escape_latex(row['system'])}{' (control)' if row.get('control') else ''} & "
-        f"{_number(fixed(row.get('mean'), 2))} & {_number(fixed(row.get('z_mean')))} & "
-        f"{fixed(row.get('unchanged_pct'), 1)} & {fixed(row.get('meaning_changed_pct'), 1)} \\\\"
+        f"{notes.shown(row, 'mean', fixed(row.get('mean'), 2))} & "
+        f"{notes.shown(row, 'z_mean', fixed(row.get('z_mean')))} & "
+        f"{notes.shown(row, 'unchanged_pct', fixed(row.get('unchanged_pct'), 1))} & "
+        f"{notes.shown(row, 'meaning_changed_pct', fixed(row.get('meaning_changed_pct'), 1))} \\\\"
         for row in prws["systems"]
     ]
     header = "System & Mean & $z$ & Unchanged \\% & Meaning changed \\% \\\\"
     return LatexTable("PRWS", "Scores of partial ranking with scalars",
-                      f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {prws.get('ratings')} "
-                      f"ratings by {prws.get('raters')} raters who passed the quality check.",
+                      notes.note(f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; "
+                                 f"{prws.get('ratings')} ratings by {prws.get('raters')} raters who passed the quality "
+                                 "check."),
                       _tabular("lrrrr", [header], rows))
 
 

@@ -122,5 +122,8 @@ def test_ranking_analyses_of_degenerate_judgments(tmp_path_factory, case):
 def test_prws_analyses_of_degenerate_scores(tmp_path_factory, case):
     analysis = analyze_case(case, Campaign.Mode.PRWS, tmp_path_factory.mktemp("prws"))
     prws = analysis["prws"]
-    assert prws["raters"] <= 2 and all(row["sentences"] > 0 for row in prws["systems"])
-    assert [row["mean"] for row in prws["systems"]] == sorted((row["mean"] for row in prws["systems"]), reverse=True)
+    rated = [row for row in prws["systems"] if row["mean"] is not None]
+    unrated = prws["systems"][len(rated):]
+    assert prws["raters"] <= 2 and all(row["sentences"] > 0 for row in rated)
+    assert all(row["mean"] is None and row["sentences"] == 0 and row["reason"] for row in unrated), "unrated last"
+    assert [row["mean"] for row in rated] == sorted((row["mean"] for row in rated), reverse=True)

@@ -25,6 +25,8 @@ from annotation.services.textfiles import NamedFile
 from ranking.core.prws import QUALITY_THRESHOLD, system_scores
 from ranking.loading import load_scores
 
+from .contract_checks import assert_contract, assert_reports_render, strict_loads
+
 pytestmark = pytest.mark.django_db
 
 GMEG_SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
@@ -235,3 +237,37 @@ def test_flagged_screens_and_metrics(tmp_path):
     assert williams["systems"] == ["good", "fair", "source", "bad"] and williams["df"] == 1
     assert williams["p_values"]["m1"]["m2x"] < 0.5 < williams["p_values"]["m2x"]["m1"]
     assert williams["correlations"]["m1"] > 0.9 > williams["correlations"]["m2x"]
+
+
+def test_systems_nobody_rated_are_listed_without_numbers(tmp_path):
+    """D10: "fair" has no rating and "bad" only ratings by a rater the quality check excludes (Source+error scored
+    above Source): both used to be missing from prws.systems; now they come last with null numbers and the reason,
+    and every report shows them as "–" with it."""
+    prws_campaign()
+    careful = [f"r{k},{line},{system},{score},0" for k in range(3) for line in range(4, 12)
+               for system, score in (("good", 80), ("source", 50), ("Source+error", 20))]
+    careless = [f"careless,{line},{system},{score},0" for line in range(4, 8)
+                for system, score in (("source", 30), ("Source+error", 70), ("bad", 40))]
+    scores_file = tmp_path / "scores.csv"
+    scores_file.write_text("\n".join(careful + careless) + "\n", encoding="utf-8")
+    call_command("import_scores", "--campaign", "sim", str(scores_file), stdout=io.StringIO())
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", "sim", "--bootstrap", "20", "--out", str(out), stderr=io.StringIO())
+    analysis = strict_loads(out.read_text())
+    assert_contract(analysis)
+    prws = analysis["prws"]
+    assert [row["rater"] for row in prws["excluded_raters"]] == ["careless"]
+    assert [(row["system"], row["mean"]) for row in prws["systems"]] == [
+        ("good", 80.0), ("source", 50.0), ("Source+error", 20.0), ("bad", None), ("fair", None)
+    ]
+    bad, fair = prws["systems"][3:]
+    assert fair == {"system": "fair", "mean": None, "z_mean": None, "sentences": 0, "ratings": 0,
+                    "unchanged_pct": None, "meaning_changed_pct": None, "control": False,
+                    "reason": "no rating of this system"}
+    assert bad["reason"] == "rated only by raters whom the quality check excluded" and bad["sentences"] == 0
+    reports = assert_reports_render(analysis)
+    assert 'title="no rating of this system">–<' in reports["html"]
+    assert "no rating of this system" in reports["latex"] and "quality check excluded" in reports["latex"]
+    rows = csv.DictReader(io.StringIO(reports["csv"]))
+    (row,) = [r for r in rows if r["section"] == "prws" and r["system"] == "fair"]
+    assert (row["mean"], row["reason"]) == ("–", "no rating of this system")
