@@ -32,6 +32,7 @@ SYNTHETIC_SYSTEMS = 674
 SYNTHETIC_STREAM = 0x5E
 """The synthetic systems draw from ``default_rng([seed, SYNTHETIC_STREAM])``."""
 SYNTHETIC_RANKING_ONLY = "synthetic systems need sentence-level human scores (a PRWS campaign)"
+SYNTHETIC_TWO_SYSTEMS = "synthetic systems need two real systems or more"
 CONSTANT = "the scores of one side are constant"
 
 
@@ -84,7 +85,8 @@ def _pearson(x, y) -> dict:
 
 def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed: int) -> dict:
     """The ``synthetic`` part: per metric, Pearson's r with the sentence-mean human scores over the real systems
-    and over the real and ``SYNTHETIC_SYSTEMS`` synthetic systems (N19 section 5.2)."""
+    and over the real and ``SYNTHETIC_SYSTEMS`` synthetic systems (N19 section 5.2). ``systems`` is the number of
+    synthetic systems built: 0, with the reason, when no metric had two real systems with human scores to mix."""
     import numpy as np
 
     from .core.prws import sentence_means
@@ -93,7 +95,7 @@ def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed
     lines = list(campaign.segments.order_by("line").values_list("line", flat=True))
     human_all = sentence_means(scores, lines)
     index = {name: i for i, name in enumerate(scores.system_names)}
-    result: dict = {"systems": SYNTHETIC_SYSTEMS, "seed": seed, "correlations": {}}
+    result: dict = {"systems": 0, "seed": seed, "correlations": {}}
     for name, metric in sorted(computed.items()):
         systems = [s for s in sorted(metric.statistics) if s in index and not np.all(np.isnan(human_all[index[s]]))]
         human = human_all[[index[s] for s in systems]]
@@ -102,10 +104,11 @@ def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed
         row = {"real": _pearson(real_human, real_metric)}
         if len(systems) < 2:
             row["with_synthetic"] = fields({"pearson": None, "systems": len(systems)},
-                                           {"pearson": "synthetic systems need two real systems or more"})
+                                           {"pearson": SYNTHETIC_TWO_SYSTEMS})
         else:
             plan = plan_synthetic_systems(len(systems), len(lines), SYNTHETIC_SYSTEMS,
                                           np.random.default_rng([seed, SYNTHETIC_STREAM]))
+            result["systems"] = max(result["systems"], len(plan.first))
             keep = ~np.isnan(synthetic_human_scores(human, plan))
             synthetic_human = synthetic_human_scores(human, plan)[keep]
             synthetic_metric = synthetic_metric_scores(
@@ -115,6 +118,8 @@ def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed
             row["with_synthetic"] = _pearson(np.concatenate([real_human, synthetic_human]),
                                              np.concatenate([real_metric, synthetic_metric]))
         result["correlations"][name] = row
+    if result["systems"] == 0:
+        result["reason"] = SYNTHETIC_TWO_SYSTEMS
     return result
 
 

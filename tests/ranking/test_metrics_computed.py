@@ -95,3 +95,31 @@ def test_metric_progress_reaches_the_run_row_per_metric_and_system():
     ]
     assert all(percent >= 100 * (1 - METRICS_SHARE) for percent, stage in seen if stage.startswith("metric "))
     assert all(percent < 100 * (1 - METRICS_SHARE) for percent, stage in seen if not stage.startswith("metric "))
+
+
+@pytest.mark.parametrize("rated, built", [(("fair",), 0), (("fair", "bad"), 674)])
+def test_synthetic_systems_report_how_many_were_built(tmp_path, rated, built):
+    """D11: with one rated real system there is nothing to mix: "systems" used to say 674 all the same."""
+    from annotation.services.score_import import import_scores
+
+    from .test_prws_analysis import SOURCE, prws_campaign
+
+    campaign = prws_campaign()
+    import_scores(campaign, "".join(
+        f"r0,{line},{system},{40 + 10 * k},0\n" for line in range(12) for k, system in enumerate(rated)
+    ).encode())
+    reference = "".join(s.replace("a error", "an error") + "\n" for s in SOURCE)
+    import_references(campaign, None, [NamedFile("ref0", reference.encode())])
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", "sim", "--bootstrap", "20", "--out", str(out), stderr=io.StringIO())
+    analysis = strict_loads(out.read_text())
+    assert_contract(analysis)
+    synthetic = analysis["metrics_computed"]["synthetic"]
+    assert synthetic["systems"] == built
+    if built:
+        assert "reason" not in synthetic
+    else:
+        assert synthetic["reason"] == "synthetic systems need two real systems or more"
+        assert all(row["with_synthetic"]["systems"] == 1 for row in synthetic["correlations"].values())
+        reports = assert_reports_render(analysis)
+        assert "Synthetic systems: synthetic systems need two real systems or more" in reports["html"]
