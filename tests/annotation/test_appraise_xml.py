@@ -549,3 +549,15 @@ def test_an_import_waits_for_the_campaign_lock_that_screen_creation_holds(campai
     assert errors == []
     numbers = list(Screen.objects.filter(campaign=campaign).order_by("number").values_list("number", flat=True))
     assert numbers == list(range(5))
+
+
+def test_the_export_command_refuses_a_prws_campaign(tmp_path):
+    """A PRWS campaign has scores, not rankings: the command wrote an empty file and said 'Wrote 0 rankings'."""
+    prws = import_outputs("scored", named("source", SOURCE), systems(), source_is_system=True, mode=Campaign.Mode.PRWS)
+    out = tmp_path / "out.xml"
+    with pytest.raises(CommandError, match="'scored' is a partial ranking with scalars campaign: Appraise XML holds "
+                                           "relative rankings, not scores") as refused:
+        call_command("export_appraise_xml", "--campaign", "scored", "--out", str(out), stderr=io.StringIO())
+    assert f"/campaigns/{prws.pk}/judgments.csv" in str(refused.value)
+    assert f"/campaigns/{prws.pk}/judgments.json" in str(refused.value)
+    assert not out.exists()
