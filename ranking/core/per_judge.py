@@ -11,9 +11,11 @@ METHODS 10).
   ``MIN_SYSTEMS`` systems are shared. A system a judge never judged has no score in that judge's ranking (Table 7);
   counting it as 0 would correlate a judge's silence.
 
-G15's scripts (``latex_correl_judges.pl`` calling ``spearman.pl`` and ``pearson.pl`` on the ``EW.pl`` rankings)
-correlate over the systems of the first file and read a system missing from the second as Perl's undef, i.e. 0;
-every G15 judge judged every system, so Table 6 does not depend on it and reproduces either way.
+G15's released scripts (``latex_correl_judges.pl`` running ``spearman.pl`` and ``pearson.pl`` on two ``EW.pl``
+rankings) do not handle missing systems: ``EW.pl`` lists only the systems that won a comparison, and the
+correlation scripts loop over the systems of their first file, reading one missing from the second as Perl's undef
+(a score, or a rank, of 0). Every G15 judge judged every system, so Table 6 never met the case and reproduces
+unchanged with the shared-systems rule here.
 
 G15 computed these with a script (``EW.pl``) whose EW averages over the opponents a system beat at least once, so
 ``opponents="beaten"`` is the default here: with it every score of Table 7 and every cell of Table 6 reproduces
