@@ -6,6 +6,7 @@ from collections.abc import Collection
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -37,7 +38,7 @@ from .serializers import (
     ScreensStateSerializer,
 )
 from .services import background_jobs, rater_qc
-from .services.appraise_import import export_appraise_xml, import_appraise_xml
+from .services.appraise_import import NotARankingCampaign, export_appraise_xml, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
 from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
@@ -178,7 +179,12 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         the campaign page): import Appraise XML; ``already_imported`` counts items the campaign held before."""
         campaign = self.get_object()
         if request.method == "GET":
-            return HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
+            try:
+                text = export_appraise_xml(campaign)
+            except NotARankingCampaign as refused:
+                judgments = reverse("campaign-judgments-export", args=[campaign.pk, "json"])
+                return Response({"detail": f"{refused}: {judgments} (or .csv)."}, status=status.HTTP_409_CONFLICT)
+            return HttpResponse(text, content_type="application/xml; charset=utf-8")
         checked_fields(request, AppraiseUploadForm.base_fields)
         if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})

@@ -249,6 +249,17 @@ def campaign_rankings(campaign: Campaign) -> AppraiseResults:
     return results
 
 
+class NotARankingCampaign(ValueError):
+    """Appraise XML holds relative rankings: a PRWS campaign's scores are exported as CSV or JSON."""
+
+
 def export_appraise_xml(campaign: Campaign) -> str:
-    """The campaign's ranking judgments as Appraise XML, in the schema of judgments.xml."""
+    """The campaign's ranking judgments as Appraise XML, in the schema of judgments.xml; NotARankingCampaign for a
+    PRWS campaign (its file would be empty)."""
+    if campaign.mode != Campaign.Mode.RANKING:
+        raise NotARankingCampaign(
+            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign: Appraise XML holds relative "
+            "rankings, not scores, so nothing was written. Its judgments (scores and meaning-changed boxes) are "
+            "exported as CSV or JSON"
+        )
     return write_appraise_xml(campaign_rankings(campaign))

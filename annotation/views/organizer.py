@@ -17,7 +17,7 @@ from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignIm
 from ..models import Assignment, BackgroundJob, Campaign, Judgment, ScreenJob
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
-from ..services.appraise_import import export_appraise_xml, import_appraise_xml
+from ..services.appraise_import import NotARankingCampaign, export_appraise_xml, import_appraise_xml
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
@@ -175,7 +175,12 @@ def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
-    response = HttpResponse(export_appraise_xml(campaign), content_type="application/xml; charset=utf-8")
+    try:
+        text = export_appraise_xml(campaign)
+    except NotARankingCampaign as refused:
+        return render(request, "400.html", {"status": 409, "reason": f"{refused}: the CSV and JSON links beside "
+                                            "it on the campaign page."}, status=409)
+    response = HttpResponse(text, content_type="application/xml; charset=utf-8")
     filename = f"{slugify(campaign.name) or 'campaign'}-judgments.xml"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -551,8 +551,9 @@ def test_an_import_waits_for_the_campaign_lock_that_screen_creation_holds(campai
     assert numbers == list(range(5))
 
 
-def test_the_export_command_refuses_a_prws_campaign(tmp_path):
-    """A PRWS campaign has scores, not rankings: the command wrote an empty file and said 'Wrote 0 rankings'."""
+def test_the_exports_refuse_a_prws_campaign(tmp_path):
+    """A PRWS campaign has scores, not rankings: the command wrote an empty file and said 'Wrote 0 rankings', the page
+    and the API answered with an empty file."""
     prws = import_outputs("scored", named("source", SOURCE), systems(), source_is_system=True, mode=Campaign.Mode.PRWS)
     out = tmp_path / "out.xml"
     with pytest.raises(CommandError, match="'scored' is a partial ranking with scalars campaign: Appraise XML holds "
@@ -561,3 +562,13 @@ def test_the_export_command_refuses_a_prws_campaign(tmp_path):
     assert f"/campaigns/{prws.pk}/judgments.csv" in str(refused.value)
     assert f"/campaigns/{prws.pk}/judgments.json" in str(refused.value)
     assert not out.exists()
+    organizer = get_user_model().objects.create_user("orla", password="orla-password-1")
+    prws.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    page = client.get(reverse("campaign-appraise-export", args=[prws.pk]))
+    assert page.status_code == 409 and "Appraise XML holds relative rankings" in html.unescape(page.content.decode())
+    assert reverse("campaign-appraise-export", args=[prws.pk]) not in client.get(
+        reverse("campaign-detail", args=[prws.pk])).content.decode(), "the campaign page offers no such link"
+    api = client.get(f"/api/campaigns/{prws.pk}/appraise-xml/")
+    assert api.status_code == 409 and f"/campaigns/{prws.pk}/judgments.json" in api.json()["detail"]
