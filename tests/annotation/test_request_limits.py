@@ -66,3 +66,13 @@ def test_too_many_files_are_refused_with_the_limit_named(organizer_client, setti
     api = client.post("/api/campaigns/", form_data(source=files[0], systems=files[1:]))
     assert api.status_code == 400 and json.loads(api.content)["detail"].startswith("A request may carry at most 3")
     assert not Campaign.objects.exists()
+
+
+def test_fields_outside_files_over_djangos_limit_are_refused_with_the_limit_named(organizer_client):
+    """Guidelines of 3 MB (no file can hold them): Django's 2.5 MB for fields outside files, named."""
+    data = {**large_upload(name="long-guidelines"), "guidelines": "x" * (3 * SMALL_REQUEST_BYTES)}
+    page = organizer_client.post(reverse("campaign-create"), data)
+    assert page.status_code == 400 and "larger than 2.5 MB in all" in page.content.decode()
+    api = organizer_client.post("/api/campaigns/", data)
+    assert api.status_code == 400 and "larger than 2.5 MB in all" in json.loads(api.content)["detail"]
+    assert not Campaign.objects.exists()
