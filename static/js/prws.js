@@ -2,8 +2,9 @@
 //
 // - Each slider starts unmoved (faded, no value shown, hidden moved_k empty). Moving it by pointer or key marks it
 //   moved (moved_k = "1") and records its value after that first move (first_k; the submitted score is the last;
-//   a score typed first is first_k with all its digits); a click or drag that ends where it started counts too. Submit is enabled only when every
-//   slider was moved; "k of n scored" is announced. The server refuses an unmoved slider as well.
+//   a score typed first is first_k with all its digits); a click or drag that ends where it started counts too.
+//   Submit is enabled only when every slider was moved; "k of n scored" is announced. The server refuses an
+//   unmoved slider as well.
 // - Keys: ArrowUp/ArrowDown move between corrections; ArrowLeft/ArrowRight (and PageUp/PageDown, Home/End) change
 //   the focused slider as range inputs do; "m" ticks "Meaning changed"; Enter submits; "?" opens the guidelines;
 //   Escape closes a dialog.
