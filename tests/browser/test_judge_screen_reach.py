@@ -140,8 +140,9 @@ def test_a_click_on_a_row_partly_under_the_action_bar_ranks_it(live_server, new_
         expect(page.get_by_role("button", name="Submit")).to_be_enabled()
 
 
-CONTRAST_SCRIPT = """
-() => {
+#: WCAG contrast in the page: ``contrast(element)`` gives an element's ratio of text to the colour behind it (its own
+#: background over its ancestors', down to the white canvas), whether it is struck through, and how it looks.
+CONTRAST_FUNCTIONS = """
   const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
   const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
   const rgba = (text) => {
@@ -149,20 +150,30 @@ CONTRAST_SCRIPT = """
     return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
   };
   const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3]));
+  const behind = (element) => {
+    const layers = [];
+    for (let e = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
+    return layers.reverse().reduce((bottom, top) => over(top, bottom), [255, 255, 255]);
+  };
+  const contrast = (element) => {
+    const style = getComputedStyle(element);
+    const background = behind(element);
+    const [light, dark] = [luminance(over(rgba(style.color), background)), luminance(background)]
+      .sort((a, b) => b - a);
+    return {op: element.dataset.op, ratio: (light + 0.05) / (dark + 0.05),
+            struck: style.textDecorationLine.includes("line-through"),
+            look: [style.color, style.backgroundColor, style.fontWeight, style.textDecorationLine]};
+  };
+"""
+
+CONTRAST_SCRIPT = """
+() => {""" + CONTRAST_FUNCTIONS + """
   const results = [];
   for (const row of document.querySelectorAll('.candidate')) {
     for (const state of ['unjudged', 'judged']) {
       row.classList.toggle('ranked', state === 'judged');
       row.classList.toggle('moved', state === 'judged');
-      const rowBackground = rgba(getComputedStyle(row).backgroundColor);
-      for (const element of row.querySelectorAll('.sentence [data-op]')) {
-        const style = getComputedStyle(element);
-        const background = over(rgba(style.backgroundColor), over(rowBackground, [255, 255, 255]));
-        const colour = over(rgba(style.color), background);
-        const [light, dark] = [luminance(colour), luminance(background)].sort((a, b) => b - a);
-        results.push({op: element.dataset.op, state, ratio: (light + 0.05) / (dark + 0.05),
-                      struck: style.textDecorationLine.includes('line-through')});
-      }
+      for (const element of row.querySelectorAll('.sentence [data-op]')) results.push({...contrast(element), state});
     }
   }
   return results;
@@ -186,29 +197,8 @@ def test_every_highlight_has_aa_contrast_on_every_row_background(live_server, ne
 
 
 PAGE_CONTRAST_SCRIPT = """
-(selector) => {
-  const channel = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
-  const rgba = (text) => {
-    const v = text.match(/[\\d.]+/g).map(Number);
-    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
-  };
-  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3]));
-  // The colour behind an element: its own background over its ancestors', down to the white canvas.
-  const behind = (element) => {
-    const layers = [];
-    for (let e = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
-    return layers.reverse().reduce((bottom, top) => over(top, bottom), [255, 255, 255]);
-  };
-  return Array.from(document.querySelectorAll(selector)).map((element) => {
-    const style = getComputedStyle(element);
-    const background = behind(element);
-    const [light, dark] = [luminance(over(rgba(style.color), background)), luminance(background)]
-      .sort((a, b) => b - a);
-    return {op: element.dataset.op, ratio: (light + 0.05) / (dark + 0.05),
-            struck: style.textDecorationLine.includes("line-through"),
-            look: [style.color, style.backgroundColor, style.fontWeight, style.textDecorationLine]};
-  });
+(selector) => {""" + CONTRAST_FUNCTIONS + """
+  return Array.from(document.querySelectorAll(selector)).map(contrast);
 }
 """
 
