@@ -47,13 +47,18 @@ def click_slider_at(page, position: int, fraction: float) -> None:
     page.mouse.click(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)
 
 
+def join_by_invite(page, live_server, campaign, username: str):
+    """``page`` of a new judge who followed an invite link of ``campaign`` and read its guidelines."""
+    _, secret = create_invite(campaign, username, campaign.organizers.get())
+    page.goto(live_server.url + reverse("invite", args=[secret]))
+    page.get_by_role("button", name=f"Continue as {username}").click()
+    page.get_by_role("button", name="I have read the guidelines").click()
+    return page
+
+
 def test_rate_a_screen_with_sliders_by_keyboard_and_mouse(live_server, new_page, artifacts, campaign):
     screens = [add_screen(campaign, line) for line in (1, 4)]
-    _, secret = create_invite(campaign, "rita", campaign.organizers.get())
-    page = new_page()
-    page.goto(live_server.url + reverse("invite", args=[secret]))
-    page.get_by_role("button", name="Continue as rita").click()
-    page.get_by_role("button", name="I have read the guidelines").click()
+    page = join_by_invite(new_page(), live_server, campaign, "rita")
 
     on_screen(page, 1, 2)
     first_url = page.url
@@ -147,11 +152,7 @@ def test_typing_a_score_moves_on_to_the_next_correction(live_server, new_page, a
     """As digits rank a correction and move on on the ranking screen: digits typed in quick succession form one
     score (one digit: tens), and focus moves on once it is complete, at once or after a short pause."""
     add_screen(campaign, 1)
-    _, secret = create_invite(campaign, "tess", campaign.organizers.get())
-    page = new_page()
-    page.goto(live_server.url + reverse("invite", args=[secret]))
-    page.get_by_role("button", name="Continue as tess").click()
-    page.get_by_role("button", name="I have read the guidelines").click()
+    page = join_by_invite(new_page(), live_server, campaign, "tess")
     on_screen(page, 1, 1)
     expect(page.locator("#keys-help")).to_contain_text("7 = 70, 35 = 35, 100 = 100")
     help_text = page.locator("#help-dialog .key-list").text_content()
