@@ -201,13 +201,18 @@ def prws_scores_plot(systems: Sequence[Mapping]) -> str:
         for k, mean in enumerate(means):
             if np.isfinite(mean):
                 axes.text(mean + 1, k, f"{mean:.1f}", va="center", fontsize=8, color="#1d2330")
-        axes.set_yticks(y, [row["system"] for row in systems])
-        axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
-        axes.set_xlim(0, 100)
-        axes.set_xlabel("Mean score (0-100)")
-        axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
-        axes.set_axisbelow(True)
+        _score_axes(axes, systems, "Mean score (0-100)")
         return _svg(figure, "prws-scores", "Mean PRWS score of each system")
+
+
+def _score_axes(axes, systems: Sequence[Mapping], label: str) -> None:
+    """The axes of a PRWS plot: one row per system, best at the top, scores 0-100 along x with a light grid."""
+    axes.set_yticks(np.arange(len(systems)), [row["system"] for row in systems])
+    axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
+    axes.set_xlim(0, 100)
+    axes.set_xlabel(label)
+    axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
+    axes.set_axisbelow(True)
 
 
 def prws_distribution_plot(systems: Sequence[Mapping]) -> str:
@@ -230,12 +235,7 @@ def prws_distribution_plot(systems: Sequence[Mapping]) -> str:
         axes.barh(y, upper - lower, left=lower, height=0.56, color=colours, edgecolor="#1d2330", linewidth=0.6)
         axes.vlines(median, y - 0.28, y + 0.28, color="white", linewidth=1.8)
         axes.plot(means, y, "o", color="#1d2330", markersize=3.5)
-        axes.set_yticks(y, [row["system"] for row in systems])
-        axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
-        axes.set_xlim(0, 100)
-        axes.set_xlabel("Sentence score (0-100)")
-        axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
-        axes.set_axisbelow(True)
+        _score_axes(axes, systems, "Sentence score (0-100)")
         return _svg(figure, "prws-distribution", "Distribution of the PRWS sentence scores of each system")
 
 
