@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from .models import AnalysisRun
+from .models import AnalysisChunk, AnalysisRun
 
 
 @admin.register(AnalysisRun)
@@ -26,8 +26,8 @@ class AnalysisRunAdmin(admin.ModelAdmin):
     list_select_related = ("campaign", "requested_by")
     show_full_result_count = False
     fields = ("campaign", "requested_by", "status", "progress", "stage", "attempts", "task_id", "seed",
-              "parameters_json", "snapshot_json", "timings_json", "error", "result_stored", "created_at", "started_at",
-              "heartbeat_at", "finished_at")
+              "parameters_json", "snapshot_json", "timings_json", "error", "result_stored", "chunks_stored",
+              "created_at", "started_at", "heartbeat_at", "finished_at")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
@@ -63,3 +63,28 @@ class AnalysisRunAdmin(admin.ModelAdmin):
     def result_stored(self, run: AnalysisRun) -> str:
         stored = AnalysisRun.objects.filter(pk=run.pk, result__isnull=False).exists()
         return "stored (its reports are on the campaign's analyses page)" if stored else "none"
+
+    @admin.display(description="bootstrap chunks stored")
+    def chunks_stored(self, run: AnalysisRun) -> str:
+        """Of a run on the workers: how many of its chunks are stored (they go once it is done)."""
+        return str(run.chunks.count())
+
+
+@admin.register(AnalysisChunk)
+class AnalysisChunkAdmin(admin.ModelAdmin):
+    """The stored bootstrap chunks of runs on the workers, read-only: which a stalled run has (not their samples)."""
+
+    list_display = ("id", "run", "method", "chunk")
+    list_filter = ("method",)
+    search_fields = ("=run__id",)
+    fields = ("run", "method", "chunk")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).defer("samples")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

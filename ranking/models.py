@@ -77,3 +77,24 @@ class AnalysisRun(models.Model):
 
     def __str__(self) -> str:
         return f"analysis {self.pk} of {self.campaign_id} ({self.status})"
+
+
+class AnalysisChunk(models.Model):
+    """The score samples of one bootstrap chunk of a run, stored by the worker that computed it (``ranking.tasks``).
+
+    The run's last step starts once every chunk is stored, and reads them in order; the rows go when the run is
+    done. Counting the chunks here, under a lock on the run's row, leaves no instant in which a killed worker's
+    finished chunk is neither counted nor computed again (Celery's Redis chord counted in Redis after the result
+    was stored, and a process killed in between left the run one short until its claim expired)."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="chunks")
+    method = models.CharField(max_length=16)
+    chunk = models.PositiveIntegerField()
+    samples = models.BinaryField(help_text="float64 samples (chunk size, systems) in NumPy's .npy format.")
+
+    class Meta:
+        ordering = ["run_id", "method", "chunk"]
+        constraints = [models.UniqueConstraint(fields=["run", "method", "chunk"], name="analysis_chunk_once")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.method} {self.chunk} of analysis {self.run_id}"

@@ -4,16 +4,18 @@ The numeric core (NumPy, SciPy, numba) is imported inside the functions that com
 recording runs (the web's request path) never loads it.
 
 Both ways of running an analysis use these functions: Celery tasks (``ranking.tasks``: the bootstrap chunks of a
-run spread over workers as a chord) and ``manage.py analyze`` (everything in one process). A run's result is
+run spread over workers, each stored as an ``AnalysisChunk``, and a last step once all are stored) and
+``manage.py analyze`` and the embedded mode's process (everything in one process). A run's result is
 written once, with status ``done``, in one UPDATE; a run that fails is marked ``failed`` with the error, and a
 retried run simply computes again (every part is a pure function of the stored parameters and data snapshot).
 """
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -25,9 +27,9 @@ from annotation.models import Campaign
 from annotation.services.rater_qc import analysis_exclusions
 
 from .contract import analysis_json, parameters_json, snapshot_json
-from .core.parameters import AnalysisParameters
+from .core.parameters import METHODS, AnalysisParameters, chunk_sizes
 from .loading import campaign_snapshot, load_rankings, load_scores
-from .models import AnalysisRun
+from .models import AnalysisChunk, AnalysisRun
 
 if TYPE_CHECKING:
     import numpy as np
@@ -182,15 +184,73 @@ def progress_recorder(run_id: int) -> Progress:
     return lambda fraction, stage: set_progress(run_id, 100.0 * fraction, stage)
 
 
-def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> list[list[float]]:
-    """Bootstrap score samples of one chunk of a run, as nested lists (for a task result)."""
+def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> np.ndarray:
+    """Bootstrap score samples (size, S) of one chunk of a run."""
     from .core.analysis import bootstrap_chunk
     from .core.pairs import expanded_pairs
 
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     rankings = run_rankings(run)
-    samples = bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
-    return samples.tolist()
+    return bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
+
+
+def chunk_plan(run: AnalysisRun) -> list[tuple[str, int, int]]:
+    """Every bootstrap chunk of the run as ``(method, chunk, size)``, in the order the samples are combined."""
+    parameters = run_parameters(run)
+    sizes = chunk_sizes(parameters.bootstrap, parameters.chunk_size)
+    return [(method, chunk, size) for method in METHODS for chunk, size in enumerate(sizes)]
+
+
+def missing_chunks(run: AnalysisRun) -> list[tuple[str, int, int]]:
+    """The chunks of ``chunk_plan`` not stored yet (all of them for a new run; those a put-back run still lacks)."""
+    stored = set(AnalysisChunk.objects.filter(run=run).values_list("method", "chunk"))
+    return [part for part in chunk_plan(run) if part[:2] not in stored]
+
+
+class StoredChunk(NamedTuple):
+    """What ``store_chunk`` did: whether this call stored the chunk, and how many of the run's chunks are stored."""
+
+    stored_now: bool
+    stored: int
+    total: int
+
+    @property
+    def complete(self) -> bool:
+        return self.stored == self.total
+
+
+def store_chunk(run_id: int, method: str, chunk: int, samples: np.ndarray) -> StoredChunk:
+    """Store a chunk's samples once (a task run again finds them stored) and count the run's stored chunks.
+
+    Under a lock on the run's row, so that of the chunks finishing at once exactly one sees the set complete when it
+    stores the last one; a task run again after its process was killed past that point sees it complete too, and
+    sends the last step again (which is harmless: the result is written once). Nothing is stored for a done run."""
+    import numpy as np
+
+    with transaction.atomic():
+        run = AnalysisRun.objects.select_for_update().get(pk=run_id)
+        total = len(chunk_plan(run))
+        if run.status == AnalysisRun.Status.DONE:
+            return StoredChunk(False, 0, total)
+        buffer = io.BytesIO()
+        np.save(buffer, np.ascontiguousarray(samples, dtype=np.float64), allow_pickle=False)
+        _, stored_now = AnalysisChunk.objects.get_or_create(
+            run=run, method=method, chunk=chunk, defaults={"samples": buffer.getvalue()}
+        )
+        return StoredChunk(stored_now, AnalysisChunk.objects.filter(run=run).count(), total)
+
+
+def stored_samples(run: AnalysisRun) -> dict[str, np.ndarray]:
+    """Every stored chunk of the run combined in order: ``{method: (B, S)}``; ``ValueError`` if one is missing."""
+    import numpy as np
+
+    missing = missing_chunks(run)
+    if missing:
+        raise ValueError(f"bootstrap chunks not stored: {', '.join(f'{m} {c}' for m, c, _ in missing)}")
+    parts: dict[str, list[np.ndarray]] = {method: [] for method in METHODS}
+    for method, data in AnalysisChunk.objects.filter(run=run).values_list("method", "samples"):
+        parts[method].append(np.load(io.BytesIO(bytes(data)), allow_pickle=False))
+    return {method: np.concatenate(arrays) for method, arrays in parts.items()}
 
 
 BOOTSTRAP_FRACTION = 0.8

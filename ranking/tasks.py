@@ -2,41 +2,50 @@
 
 A web request never talks to the task queue: it only records a queued run (``ranking.dispatch``). ``send_waiting``
 sends the runs nobody has sent yet; the periodic task ``send_waiting_analyses`` (Celery beat, every
-``ANALYSIS_DISPATCH_SECONDS``) and ``manage.py requeue_analyses`` call it. A run goes out as a chord: one task per
-bootstrap chunk (both methods) as the header, and a body that combines the samples and computes the rest; the chunks
-run on as many workers as there are. Tasks acknowledge late and are rejected back to the queue when their worker
-dies, so a killed worker's task runs again elsewhere; every task is idempotent (a chunk is a pure function of the
-run; the body writes the result once). Transient database errors are retried with backoff.
+``ANALYSIS_DISPATCH_SECONDS``) and ``manage.py requeue_analyses`` call it. A run goes out as one task per bootstrap
+chunk (both methods), which run on as many workers as there are; each stores its samples in the database
+(``runs.store_chunk``), and the one that stores the last sends the run's last step, which combines them and computes
+the rest. Tasks acknowledge late and are rejected back to the queue when their worker dies, so a killed worker's
+task runs again elsewhere; every task is idempotent (a chunk is a pure function of the run and is stored once; the
+last step writes the result once). Transient database errors are retried with backoff. A run put back in the queue
+(``runs.put_back_stalled``) is sent again with only the chunks it still lacks.
 
-When the broker or the result backend is unreachable (a Redis outage), ``send_waiting`` leaves the runs queued and
-marked as waiting, and sends them on a later call. This module imports no NumPy, SciPy or numba at import time
-(web processes load it when they send any task); the tasks import the numeric core when they run.
+When the broker is unreachable (a Redis outage), ``send_waiting`` leaves the runs queued and marked as waiting, and
+sends them on a later call. This module imports no NumPy, SciPy or numba at import time (web processes load it when
+they send any task); the tasks import the numeric core when they run.
 """
 from __future__ import annotations
 
 import logging
 
 import kombu.exceptions
-from celery import chord, uuid
+from celery import group, uuid
 from django.db import OperationalError
 from django.utils import timezone
 
 from gecappraise.celery import app
 
-from .core.parameters import METHODS, chunk_sizes
 from .models import AnalysisRun
 from .runs import (
     add_progress,
+    chunk_plan,
     compute_chunk,
     finish,
     mark_failed,
     mark_running,
+    missing_chunks,
     progress_recorder,
     put_back_stalled,
-    run_parameters,
+    store_chunk,
+    stored_samples,
 )
 
-RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 3}
+RETRY = {
+    "autoretry_for": (OperationalError, kombu.exceptions.OperationalError),
+    "retry_backoff": True,
+    "max_retries": 3,
+}
+"""Retried with backoff: transient database errors, and the broker refusing the last step a chunk sends."""
 BOOTSTRAP_SHARE = 80.0
 """Percent of a run's progress that its bootstrap chunks account for."""
 WAITING = "waiting for the task queue"
@@ -73,22 +82,26 @@ def send_waiting() -> int:
 
 
 def _send(run_id: int) -> bool:
-    """Claim the run and send its chord; False if another caller claimed it first. If sending fails the claim is
-    released and the error raised."""
+    """Claim the run and send the tasks of the chunks it lacks, or its last step when it lacks none (a put-back
+    run whose chunks were all stored; its progress starts at their share). False if another caller claimed it
+    first. If sending fails the claim is released and the error raised (chunks already sent are harmless: each is
+    stored once)."""
     task_id = uuid()
     if not AnalysisRun.objects.filter(pk=run_id, status=AnalysisRun.Status.QUEUED, task_id="").update(
         task_id=task_id, stage="", heartbeat_at=timezone.now()
     ):
         return False
-    parameters = run_parameters(AnalysisRun.objects.get(pk=run_id))
-    header = [
-        bootstrap_chunk_task.si(run_id, method, chunk, size)
-        for method in METHODS
-        for chunk, size in enumerate(chunk_sizes(parameters.bootstrap, parameters.chunk_size))
-    ]
-    body = finish_analysis_task.s(run_id).on_error(analysis_failed_task.s(run_id))
+    run = AnalysisRun.objects.get(pk=run_id)
+    missing, total, failed = missing_chunks(run), len(chunk_plan(run)), analysis_failed_task.s(run_id)
+    if len(missing) < total:
+        AnalysisRun.objects.filter(pk=run_id).update(progress=BOOTSTRAP_SHARE * (total - len(missing)) / total)
     try:
-        chord(header)(body, task_id=task_id)
+        if missing:
+            group(
+                bootstrap_chunk_task.si(run_id, method, chunk, size).on_error(failed) for method, chunk, size in missing
+            ).apply_async()
+        else:
+            finish_analysis_task.apply_async((run_id,), link_error=failed)
     except Exception:
         AnalysisRun.objects.filter(pk=run_id, task_id=task_id, status=AnalysisRun.Status.QUEUED).update(task_id="")
         raise
@@ -103,37 +116,34 @@ def send_waiting_analyses() -> int:
     return send_waiting()
 
 
-@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
-def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) -> dict:
-    """One chunk of one method's bootstrap samples."""
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY)
+def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) -> None:
+    """One chunk of one method's bootstrap samples, stored; the chunk that completes the run's set (or finds it
+    complete when it runs again) sends the last step."""
     mark_running(run_id)
-    samples = compute_chunk(run_id, method, chunk, size)
-    parameters = run_parameters(AnalysisRun.objects.get(pk=run_id))
-    n_chunks = len(chunk_sizes(parameters.bootstrap, parameters.chunk_size)) * len(METHODS)
-    add_progress(run_id, BOOTSTRAP_SHARE / n_chunks, f"bootstrap {method}")
-    return {"method": method, "chunk": chunk, "samples": samples}
+    stored = store_chunk(run_id, method, chunk, compute_chunk(run_id, method, chunk, size))
+    if stored.stored_now:
+        add_progress(run_id, BOOTSTRAP_SHARE / stored.total, f"bootstrap {method}")
+    if stored.complete:
+        finish_analysis_task.apply_async((run_id,), link_error=analysis_failed_task.s(run_id))
 
 
-@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY)
-def finish_analysis_task(self, chunks: list[dict], run_id: int) -> int:
-    """Combine the chunks in order and store the whole analysis."""
-    import numpy as np
-
-    samples = {
-        method: np.concatenate([
-            np.asarray(part["samples"], dtype=np.float64)
-            for part in sorted((c for c in chunks if c["method"] == method), key=lambda c: c["chunk"])
-        ])
-        for method in METHODS
-    }
+@app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY)
+def finish_analysis_task(self, run_id: int) -> None:
+    """Combine the stored chunks in order, store the whole analysis, and drop the chunks. Sent again for a done
+    run (a chunk's task run again), it does nothing."""
+    run = AnalysisRun.objects.get(pk=run_id)
+    if run.status == AnalysisRun.Status.DONE:
+        return
+    samples = stored_samples(run)
     mark_running(run_id)
     finish(run_id, samples=samples, progress=progress_recorder(run_id))
-    return run_id
+    run.chunks.all().delete()
 
 
 @app.task
 def analysis_failed_task(request, exc, traceback, run_id: int) -> None:
-    """Errback of the chord: a chunk or the body failed for good."""
+    """Errback of every task of a run: a chunk or the last step failed for good."""
     mark_failed(run_id, f"{type(exc).__name__}: {exc}")
 
 

@@ -13,7 +13,7 @@ from annotation.models import Judgment, Screen
 from annotation.services import queue
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
-from ranking.models import AnalysisRun
+from ranking.models import AnalysisChunk, AnalysisRun
 from tests.annotation.factories import add_screen, judge, small_campaign
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ NOT_REGISTERED = {
 @pytest.fixture
 def admin_client() -> Client:
     """A superuser's client, with a campaign holding a judged and a flagged screen, a training answer, an invite
-    and a failed analysis."""
+    and a failed analysis with a stored bootstrap chunk."""
     user = User.objects.create_superuser("root", password="pw")
     campaign = small_campaign("support", owner=user)
     ann, bob = judge("ann", campaign), judge("bob", campaign)
@@ -44,9 +44,10 @@ def admin_client() -> Client:
     training = add_training_screen(campaign, segment, list(segment.candidates.order_by("id"))[:2], [1, 2])
     answer_training(training, ann, [1, 2])
     create_invite(campaign, "carol", user)
-    AnalysisRun.objects.create(campaign=campaign, seed=7, status=AnalysisRun.Status.FAILED,
-                               parameters={"bootstrap": 1000, "confidence": 0.95, "accuracy_folds": 0},
-                               error="no judgments to analyse")
+    failed = AnalysisRun.objects.create(campaign=campaign, seed=7, status=AnalysisRun.Status.FAILED,
+                                        parameters={"bootstrap": 1000, "confidence": 0.95, "accuracy_folds": 0},
+                                        error="no judgments to analyse")
+    AnalysisChunk.objects.create(run=failed, method="trueskill", chunk=0, samples=b"")
     client = Client()
     client.force_login(user)
     return client

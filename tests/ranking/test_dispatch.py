@@ -225,7 +225,7 @@ def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(setti
 )
 def test_requeue_analyses_computes_or_sends_the_waiting_runs(settings, execution, said, sent):
     """Without Celery the command computes the waiting runs itself; with it, it sends them to the workers (the test
-    settings' Celery is eager: the chord runs here)."""
+    settings' Celery is eager: the tasks run here)."""
     settings.ANALYSIS_EXECUTION = execution
     campaign = synthetic_campaign(f"requeue-{execution}", np.random.default_rng(15))
     run = create_run(campaign, FAST)

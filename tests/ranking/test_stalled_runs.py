@@ -78,18 +78,18 @@ def test_a_run_from_before_heartbeats_counts_from_its_start(settings):
 
 @pytest.mark.django_db
 def test_beat_puts_back_a_run_whose_worker_died_and_sends_it_again(settings):
-    """The test settings' Celery is eager: the chord sent again computes the run here."""
+    """The test settings' Celery is eager: the tasks sent again compute the run here."""
     settings.ANALYSIS_EXECUTION = "celery"
     campaign = synthetic_campaign("worker-died", np.random.default_rng(23))
     run = create_run(campaign, FAST)
-    AnalysisRun.objects.filter(pk=run.pk).update(task_id="lost-chord")
+    AnalysisRun.objects.filter(pk=run.pk).update(task_id="lost-tasks")
     mark_running(run.pk)  # a chunk task started, then its worker was killed
     set_progress(run.pk, 40.0, "bootstrap trueskill")
     assert send_waiting_analyses() == 0  # its claim is fresh: left alone
     backdate(run, timedelta(seconds=django_settings.ANALYSIS_CLAIM_SECONDS + 1))
     assert send_waiting_analyses() == 1
     run.refresh_from_db()
-    assert run.status == "done" and run.task_id not in {"", "lost-chord"} and run.progress == 100.0
+    assert run.status == "done" and run.task_id not in {"", "lost-tasks"} and run.progress == 100.0
     assert run.attempts > 1  # the dead worker's attempt and the new ones
 
 
