@@ -6,7 +6,8 @@ matrix, the metric correlations with the beta sweep (when the analysis has metri
 the per-judge rankings and correlations, and PRWS scores when the analysis has them (means, and a box plot of
 each system's score distribution). The page is rendered by a Django template engine of its own, with autoescaping,
 so every name from the data is escaped. A number the analysis left undefined shows as "–" with its reason as a
-tooltip.
+tooltip. The page fits a phone's width: each table scrolls sideways inside its own box (``table-scroll``, as on the
+product's pages), never the page.
 """
 from __future__ import annotations
 

@@ -1,20 +1,27 @@
 """Pages on a phone (375x667, a mobile browser that zooms out to show a page wider than the window) and a tablet
 (768x1024) in headless Chromium: the judge's ranking and PRWS screens keep to the window's width, with Submit and
 the status line inside the window and the Guidelines dialog too; the organizer's campaign page never scrolls
-sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card.
+sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card; nor does
+the HTML analysis report, whose tables scroll inside their own boxes within their sections.
 Screenshots: test-artifacts/narrow-*.png."""
 from __future__ import annotations
+
+import io
 
 import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Campaign
+from annotation.services.score_import import import_scores
+from ranking.models import AnalysisRun
 from tests.annotation.factories import add_screen
 from tests.browser.session import log_in
 from tests.ranking.factories import synthetic_campaign
+from tests.ranking.test_prws_analysis import prws_campaign, simulated_csv
 
 from .conftest import MOBILE, PHONE, TABLET
 from .test_judge_screen_reach import long_campaign, start_judging
@@ -90,3 +97,40 @@ def test_the_campaign_page_scrolls_its_tables_not_itself(live_server, new_page, 
     if viewport is PHONE:
         assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the judges' table scrolls in its own box"
     page.screenshot(path=artifacts / f"narrow-campaign-{name}.png", full_page=True)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, TABLET], ids=["phone", "tablet"])
+def test_the_html_report_scrolls_its_tables_not_itself(live_server, new_page, artifacts, tmp_path, viewport):
+    """The report of a PRWS campaign with metrics and prediction accuracy: every section with a table."""
+    campaign = prws_campaign()
+    import_scores(campaign, simulated_csv(np.random.default_rng(5))[0].encode())
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    (metrics / "scores.m1").write_text("bad 0.1\nfair 0.5\ngood 0.7\nsource 0.4\n")
+    (metrics / "scores.m2x").write_text("bad 0.6\nfair 0.2\ngood 0.1\nsource 0.9\n")
+    call_command("analyze", "--campaign", campaign.name, "--bootstrap", "100", "--accuracy-folds", "3",
+                 "--metrics", str(metrics), "--out", str(tmp_path / "analysis.json"), stderr=io.StringIO())
+    run = AnalysisRun.objects.get(campaign=campaign)
+    campaign.organizers.add(get_user_model().objects.create_user("orga", password=PASSWORD))
+    page = new_page(viewport, **(MOBILE if viewport is PHONE else {}))
+    log_in(page, live_server, "orga", PASSWORD, reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "html"]))
+    for section in ("#rankings", "#pairs", "#agreement", "#metrics", "#accuracy", "#judges", "#prws", "#rater-qc"):
+        expect(page.locator(f"{section} table").first).to_be_attached()
+    name = f"{viewport['width']}x{viewport['height']}"
+    assert_no_sideways_scrolling(page, viewport["width"], f"the report at {name}")
+
+    tables = page.locator("table")
+    assert page.locator(".table-scroll > table").count() == tables.count(), "every table scrolls in its own box"
+    for k in range(tables.count()):
+        table = tables.nth(k)
+        box = table.locator("xpath=..").bounding_box()
+        section = table.locator("xpath=ancestor::section").bounding_box()
+        if box is None:  # in a closed <details>
+            continue
+        assert section["x"] <= box["x"] and box["x"] + box["width"] <= section["x"] + section["width"] + 0.5, (
+            f"table {k} spills out of its section at {name}"
+        )
+    wide = page.locator(".table-scroll:has(#prws-scores)")
+    if viewport is PHONE:
+        assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the PRWS table scrolls in its own box"
+    page.screenshot(path=artifacts / f"narrow-report-{name}.png", full_page=True)

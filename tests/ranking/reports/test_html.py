@@ -59,6 +59,15 @@ def test_rank_ranges_colour_each_cluster(full_analysis):
             assert f"fill: {cluster_colour(cluster)}" in svg
 
 
+def test_every_table_scrolls_in_its_own_box(full_analysis, prws_analysis):
+    """A table wider than a phone scrolls inside its wrapper, never the page (tests/browser/test_narrow_windows.py
+    measures the page)."""
+    for analysis in (full_analysis, prws_analysis):
+        page = render_html(analysis)
+        tables = re.findall(r"(.{0,26})<table\b", page)
+        assert tables and all(before == '<div class="table-scroll">' for before in tables), tables
+
+
 def test_summary_tables_and_sections(full_analysis):
     page = render_html(full_analysis)
     for label, value in (("Campaign", "synthetic"), ("Random seed", "3"), ("Last judgment id", "4321"),
