@@ -15,10 +15,13 @@ Sections, in file order, and the columns each fills (the others stay empty):
   reason (a judge the means leave out: its correlation with the rest is undefined)
 - ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
 - ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
-- ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control (PRWS campaigns,
-  N19); ``prws_rater``: judge (the rater), screens, rate (of screens showing Source+error scored below Source),
-  excluded; ``prws_reliability``: key (sentence, system), value (candidates or systems compared), spearman, pearson;
-  ``prws_metric``: metric, pearson (with the mean scores); ``prws_williams``: metric, other_metric, p_value
+- ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control, and the
+  distribution of the system's sentence scores (the JSON's ``distribution``): distribution_min, distribution_q1,
+  distribution_median, distribution_q3, distribution_max, empty for a system without a rating and in analyses
+  stored before distributions were computed (PRWS campaigns, N19); ``prws_rater``: judge (the rater), screens, rate
+  (of screens showing Source+error scored below Source), excluded; ``prws_reliability``: key (sentence, system),
+  value (candidates or systems compared), spearman, pearson; ``prws_metric``: metric, pearson (with the mean
+  scores); ``prws_williams``: metric, other_metric, p_value
 - ``rater_qc_rule``: key, value (the thresholds of rater QC); ``rater_qc_excluded``: judge, key (attempt, screens,
   control_screens, control_passed, control_rate, controls, p_value, total_seconds, median_seconds, decision, why),
   value; ``rater_qc_included_by_hand``: judge; ``rater_qc_earlier_attempts``: judge, key (attempts), value
@@ -38,6 +41,7 @@ from collections.abc import Iterator, Mapping
 
 from gecappraise.safe_csv import SafeDictWriter
 from ranking.contract import head_to_head_order
+from ranking.contract_schema import DISTRIBUTION_KEYS
 
 from .computed_metrics import csv_rows as computed_metric_rows
 from .formatting import UNDEFINED, is_missing, matrix_reason, reason_for
@@ -52,7 +56,9 @@ COLUMNS = (
     "beta", "spearman", "pearson", "other_metric",
     "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control",
     "screens", "rate", "excluded", "reason",
+    *(f"distribution_{key}" for key in DISTRIBUTION_KEYS),
 )
+"""The header. Users' scripts read it: new columns go at the end, none is renamed, removed or moved."""
 PRWS_COLUMNS = ("system", "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control")
 #: The numbers of an excluded rater, one ``rater_qc_excluded`` row each.
 QC_KEYS = ("attempt", "screens", "control_screens", "control_passed", "control_rate", "controls", "p_value",
@@ -179,7 +185,9 @@ def _metrics(analysis: Mapping) -> Iterator[Row]:
 
 def _prws(prws: Mapping) -> Iterator[Row]:
     for row in prws["systems"]:
-        yield {"section": "prws", **{k: row.get(k) for k in PRWS_COLUMNS}, **_reason(row)}
+        points = row.get("distribution")
+        distribution = {f"distribution_{key}": points[key] for key in DISTRIBUTION_KEYS} if points else {}
+        yield {"section": "prws", **{k: row.get(k) for k in PRWS_COLUMNS}, **distribution, **_reason(row)}
     excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
     for row in (prws.get("quality") or {}).get("raters", []):
         yield {"section": "prws_rater", "judge": row["rater"], "screens": row["screens"], "rate": row["rate"],

@@ -5,8 +5,8 @@ Tables: 1 (pairs per judge, ties in parentheses), 2 (agreement with its degree, 
 upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and TrueSkill rankings, a rule between
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
 analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
-it has them, for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6), and the raters rater
-quality control excluded, with their numbers. The tabulars need the
+it has them, for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6) with the distribution of
+their sentence scores, and the raters rater quality control excluded, with their numbers. The tabulars need the
 ``booktabs`` and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined
 prints as "--" with a letter whose reason the table's note gives.
 """
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ranking.contract import head_to_head_order
+from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 
 from .formatting import beta, fixed, matrix_reason, percent, rank_range, reason_for, short
@@ -34,6 +35,9 @@ MARKS = {"⋆": r"$^{\star}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
 """G15 Table 3d's significance marks (``ranking.core.significance``) as LaTeX symbols."""
 
 PACKAGES = ("booktabs", "graphicx")
+
+DISTRIBUTION_HEADS = {"min": "Min", "q1": "$Q_1$", "median": "Median", "q3": "$Q_3$", "max": "Max"}
+"""The PRWS table's heads of the points of a system's score distribution (``DISTRIBUTION_KEYS``)."""
 
 
 def escape_latex(text: str) -> str:
@@ -325,22 +329,35 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
 
 
 def prws_table(prws: Mapping) -> LatexTable:
-    """The PRWS scores of each system (N19 Table 6): mean, mean z-score, unchanged and meaning-changed shares."""
+    """The PRWS scores of each system (N19 Table 6): mean, mean z-score, unchanged and meaning-changed shares, then
+    the distribution of its sentence scores (lowest, quartiles, highest: the HTML report's box plot) when the
+    analysis has it (analyses stored before it have not); a system without a rating leaves those cells empty."""
     notes = Notes()
+    keys = DISTRIBUTION_KEYS if any("distribution" in row for row in prws["systems"]) else ()
+
+    def spread(row: Mapping) -> str:
+        points = row.get("distribution") or {}
+        return "".join(f" & {fixed(points.get(key), 1)}" for key in keys)
+
     rows = [
         f"{escape_latex(row['system'])}{' (control)' if row.get('control') else ''} & "
         f"{notes.shown(row, 'mean', fixed(row.get('mean'), 2))} & "
         f"{notes.shown(row, 'z_mean', fixed(row.get('z_mean')))} & "
         f"{notes.shown(row, 'unchanged_pct', fixed(row.get('unchanged_pct'), 1))} & "
-        f"{notes.shown(row, 'meaning_changed_pct', fixed(row.get('meaning_changed_pct'), 1))} \\\\"
+        f"{notes.shown(row, 'meaning_changed_pct', fixed(row.get('meaning_changed_pct'), 1))}{spread(row)} \\\\"
         for row in prws["systems"]
     ]
-    header = "System & Mean & $z$ & Unchanged \\% & Meaning changed \\% \\\\"
-    return LatexTable("PRWS", "Scores of partial ranking with scalars",
-                      notes.note(f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; "
-                                 f"{prws.get('ratings')} ratings by {prws.get('raters')} raters who passed the quality "
-                                 "check."),
-                      _tabular("lrrrr", [header], rows))
+    # Two-line heads, so that the table with the distribution fits a page's width.
+    header = ["& & & Unchanged & Meaning" + " &" * len(keys) + " \\\\",
+              "System & Mean & $z$ & \\% & changed \\%" + "".join(f" & {DISTRIBUTION_HEADS[key]}" for key in keys)
+              + " \\\\"]
+    note = (f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {prws.get('ratings')} ratings by "
+            f"{prws.get('raters')} raters who passed the quality check.")
+    if keys:
+        note += (" Min to Max: the lowest, the quartiles and the highest of the system's sentence scores (each "
+                 "sentence's mean rating).")
+    return LatexTable("PRWS", "Scores of partial ranking with scalars", notes.note(note),
+                      _tabular("lrrrr" + "r" * len(keys), header, rows))
 
 
 def rater_qc_table(qc: Mapping) -> LatexTable:

@@ -115,6 +115,24 @@ def prws_analysis() -> dict:
 
 
 @pytest.fixture(scope="session")
+def prws_unrated_analysis(prws_analysis) -> dict:
+    """``prws_analysis`` with a system nobody rated listed last, as the analysis JSON lists it (null numbers with the
+    reason, no distribution; tests/ranking/test_prws_analysis.py)."""
+    unrated = {"system": "fair", "mean": None, "z_mean": None, "sentences": 0, "ratings": 0, "unchanged_pct": None,
+               "meaning_changed_pct": None, "control": False, "reason": "no rating of this system"}
+    prws = prws_analysis["prws"]
+    return {**prws_analysis, "prws": {**prws, "systems": [*prws["systems"], unrated]}}
+
+
+@pytest.fixture(scope="session")
+def prws_undistributed_analysis(prws_unrated_analysis) -> dict:
+    """``prws_unrated_analysis`` as stored before the PRWS score distributions were part of the JSON."""
+    prws = prws_unrated_analysis["prws"]
+    systems = [{key: value for key, value in row.items() if key != "distribution"} for row in prws["systems"]]
+    return {**prws_unrated_analysis, "prws": {**prws, "systems": systems}}
+
+
+@pytest.fixture(scope="session")
 def conll14_analysis(conll14_dir: Path) -> dict:
     """G15's analysis of the CoNLL-14 judgments with the metric files (1,000 bootstrap samples, seed 1)."""
     results = parse_appraise_xml((conll14_dir / "judgments.xml").read_bytes())

@@ -5,7 +5,19 @@ import csv
 import io
 from collections import Counter
 
+from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.reports.csv import COLUMNS, render_csv
+
+HEADER_BEFORE_DISTRIBUTIONS = (
+    "section", "method", "judge", "other_judge", "system", "opponent", "metric", "key", "value",
+    "rank", "score", "full_data_score", "range_lo", "range_hi", "cluster",
+    "share", "p_value", "wins", "losses", "kappa", "comparisons",
+    "rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties",
+    "beta", "spearman", "pearson", "other_metric",
+    "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control",
+    "screens", "rate", "excluded", "reason",
+)
+"""The header users' scripts were written against: new columns may follow it, none may move."""
 
 
 def read(analysis: dict) -> list[dict]:
@@ -65,3 +77,24 @@ def test_undefined_values_are_dashes_with_their_reason(plain_analysis):
     overall = {r["key"]: r for r in read(undefined) if r["section"] == "agreement_overall"}
     assert (overall["inter"]["kappa"], overall["inter"]["reason"]) == ("–", "why not")
     assert float(overall["intra"]["kappa"]) == plain_analysis["agreement"]["intra"] and overall["intra"]["reason"] == ""
+
+
+def test_the_header_only_grows_at_its_end():
+    assert COLUMNS[:len(HEADER_BEFORE_DISTRIBUTIONS)] == HEADER_BEFORE_DISTRIBUTIONS
+    assert COLUMNS[len(HEADER_BEFORE_DISTRIBUTIONS):] == tuple(f"distribution_{key}" for key in DISTRIBUTION_KEYS)
+
+
+def test_prws_rows_carry_each_systems_score_distribution(prws_unrated_analysis, prws_undistributed_analysis):
+    systems = prws_unrated_analysis["prws"]["systems"]
+    rows = [row for row in read(prws_unrated_analysis) if row["section"] == "prws"]
+    assert [row["system"] for row in rows] == [s["system"] for s in systems]
+    for row, expected in zip(rows[:-1], systems):
+        assert [float(row[f"distribution_{key}"]) for key in DISTRIBUTION_KEYS] == [
+            expected["distribution"][key] for key in DISTRIBUTION_KEYS]
+        assert float(row["mean"]) == expected["mean"]
+    assert [rows[-1][f"distribution_{key}"] for key in DISTRIBUTION_KEYS] == [""] * len(DISTRIBUTION_KEYS)
+    assert (rows[-1]["mean"], rows[-1]["reason"]) == ("–", "no rating of this system")
+
+    stored_before = [row for row in read(prws_undistributed_analysis) if row["section"] == "prws"]
+    assert all(row[f"distribution_{key}"] == "" for row in stored_before for key in DISTRIBUTION_KEYS)
+    assert [row["mean"] for row in stored_before] == [row["mean"] for row in rows]

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
-from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, latex_tables, render_latex
+from ranking.reports.formatting import fixed
+from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, latex_tables, prws_table, render_latex
 
 UNESCAPED_AMPERSAND = re.compile(r"(?<!\\)&")
 RULES = ("\\toprule", "\\midrule", "\\bottomrule")
@@ -107,13 +109,30 @@ def test_head_to_head_cells_carry_the_sign_test_marks(full_analysis):
     assert any(mark in table.tabular for mark in MARKS.values()) and "\\textbf" in table.tabular
 
 
+def test_the_prws_table_gives_each_systems_score_distribution(prws_unrated_analysis, prws_undistributed_analysis):
+    systems = prws_unrated_analysis["prws"]["systems"]
+    (spec, lines), = tabulars(prws_table(prws_unrated_analysis["prws"]).tabular)
+    head = "System & Mean & $z$ & \\% & changed \\%"
+    assert spec == "l" + "r" * 9 and lines[2] == head + " & Min & $Q_1$ & Median & $Q_3$ & Max \\\\"
+    body = [line.removesuffix(" \\\\").split(" & ") for line in lines if line not in RULES][2:]
+    for cells, expected in zip(body[:-1], systems):
+        assert cells[1] == fixed(expected["mean"], 2)
+        assert cells[5:] == [fixed(expected["distribution"][key], 1) for key in DISTRIBUTION_KEYS]
+    assert body[-1][1].startswith("--") and body[-1][5:] == [""] * len(DISTRIBUTION_KEYS)
+    assert_well_formed(render_latex(prws_unrated_analysis, standalone=True))
+
+    (spec, lines), = tabulars(prws_table(prws_undistributed_analysis["prws"]).tabular)
+    assert spec == "lrrrr" and lines[2] == head + " \\\\"
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_the_standalone_document_compiles(full_analysis, tmp_path):
-    (tmp_path / "report.tex").write_text(render_latex(full_analysis, standalone=True), encoding="utf-8")
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert (tmp_path / "report.pdf").stat().st_size > 0
+def test_the_standalone_document_compiles(full_analysis, prws_analysis, tmp_path):
+    for analysis in (full_analysis, prws_analysis):
+        (tmp_path / "report.tex").write_text(render_latex(analysis, standalone=True), encoding="utf-8")
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert (tmp_path / "report.pdf").stat().st_size > 0
 
 
 @pytest.mark.slow
