@@ -257,8 +257,12 @@ def _per_judge(per_judge: PerJudge) -> dict:
     correlations = {
         "spearman": spearman,
         "pearson": pearson,
+        "shared_systems": {
+            judge: {other: int(table.shared[i][j]) for j, other in enumerate(table.judges) if j != i}
+            for i, judge in enumerate(table.judges)
+        },
         "rest": {
-            judge: fields({"spearman": float(s), "pearson": float(p)},
+            judge: fields({"spearman": float(s), "pearson": float(p), "shared_systems": int(n)},
                           dict.fromkeys(("spearman", "pearson"), shared_reason(int(n), FEW_SHARED_REST)))
             for judge, s, p, n in zip(table.judges, table.rest_spearman, table.rest_pearson, table.rest_shared)
         },

@@ -115,16 +115,24 @@ HEAD_TO_HEAD = by_name(by_name(HEAD_TO_HEAD_CELL, "head_to_head"), "head_to_head
 CORRELATION_PAIR = record({"spearman": correlation(), "pearson": correlation(), "reason": REASON})
 BARE_MATRIX = by_name(by_name(correlation()))
 REASONS = by_name(by_name(REASON))
+JUDGE_REST = record({"spearman": correlation(), "pearson": correlation(), "shared_systems": COUNT, "reason": REASON},
+                    optional=("shared_systems", "reason"))
+"""A judge's correlation with the rest of the judges; ``shared_systems``: how many systems it is computed over (those
+both this judge and the others judged). Optional: analyses stored before it was added lack it."""
 JUDGE_MEAN = record({"spearman": correlation(), "pearson": correlation(), "left_out": array(NAME), "reason": REASON})
 """The weighted means of the judges' correlations with the rest; ``left_out``: the judges whose correlation with the
 rest is undefined (their ``rest`` entry says why), not in the means."""
 JUDGE_CORRELATIONS = record({
     "spearman": BARE_MATRIX,
     "pearson": BARE_MATRIX,
-    "rest": by_name(CORRELATION_PAIR),
+    "shared_systems": by_name(by_name(COUNT)),
+    "rest": by_name(JUDGE_REST),
     "weighted_mean_rest": JUDGE_MEAN,
     "reasons": REASONS,
-}, optional=("reasons",))
+}, optional=("shared_systems", "reasons"))
+"""G15 Table 6: ``spearman`` and ``pearson`` of every two judges (diagonal left out, undefined cells' reasons in
+``reasons``), each over the systems both judged, ``shared_systems`` of them (keyed like the matrices; optional:
+analyses stored before it was added lack it); each judge against the ``rest``; the ``weighted_mean_rest``."""
 PER_JUDGE = record({"rankings": by_name(JUDGE_RANKING), "correlations": nullable(JUDGE_CORRELATIONS),
                     "reason": REASON})
 

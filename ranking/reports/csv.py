@@ -11,8 +11,10 @@ Sections, in file order, and the columns each fills (the others stay empty):
 - ``head_to_head``: system (row), opponent (column), share (of the decided judgments the opponent won), p_value,
   wins (of the opponent), losses (of the opponent) (Table 3d)
 - ``judge_correlation``: judge, other_judge, spearman, pearson; ``judge_correlation_rest``: judge against the other
-  judges; ``judge_correlation_mean``: the weighted means (Table 6); ``judge_correlation_mean_left_out``: judge,
-  reason (a judge the means leave out: its correlation with the rest is undefined)
+  judges; both with shared_systems, the number of systems the correlation is computed over (empty in analyses stored
+  before it was part of the JSON); ``judge_correlation_mean``: the weighted means (Table 6);
+  ``judge_correlation_mean_left_out``: judge, reason (a judge the means leave out: its correlation with the rest is
+  undefined)
 - ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
 - ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
 - ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control, and the
@@ -56,7 +58,7 @@ COLUMNS = (
     "beta", "spearman", "pearson", "other_metric",
     "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control",
     "screens", "rate", "excluded", "reason",
-    *(f"distribution_{key}" for key in DISTRIBUTION_KEYS),
+    *(f"distribution_{key}" for key in DISTRIBUTION_KEYS), "shared_systems",
 )
 """The header. Users' scripts read it: new columns go at the end, none is renamed, removed or moved."""
 PRWS_COLUMNS = ("system", "mean", "z_mean", "sentences", "ratings", "unchanged_pct", "meaning_changed_pct", "control")
@@ -157,12 +159,14 @@ def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
     if not correlations:
         return
     names = sorted(correlations["rest"])
+    shared_systems = correlations.get("shared_systems")
     for i, judge in enumerate(names):
         for other in names[i + 1:]:
             spearman, pearson = correlations["spearman"][judge][other], correlations["pearson"][judge][other]
             reason = {"reason": matrix_reason(correlations, judge, other)} if None in (spearman, pearson) else {}
+            shared = {"shared_systems": shared_systems[judge][other]} if shared_systems else {}
             yield {"section": "judge_correlation", "judge": judge, "other_judge": other,
-                   "spearman": spearman, "pearson": pearson, **reason}
+                   "spearman": spearman, "pearson": pearson, **shared, **reason}
     for judge in names:
         yield {"section": "judge_correlation_rest", "judge": judge, **correlations["rest"][judge]}
     mean = correlations["weighted_mean_rest"]

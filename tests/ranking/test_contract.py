@@ -107,8 +107,29 @@ def test_judges_sharing_fewer_than_three_systems_have_no_correlation():
     assert table["spearman"]["j1"]["j2"] is None and table["pearson"]["j2"]["j1"] is None
     assert table["reasons"]["j1"]["j2"] == "fewer than 3 systems judged by both judges (2)"
     assert table["spearman"]["j1"]["j3"] is not None and "j3" not in table["reasons"].get("j1", {})
-    assert table["rest"]["j2"] == {"spearman": None, "pearson": None,
+    assert table["rest"]["j2"] == {"spearman": None, "pearson": None, "shared_systems": 2,
                                    "reason": "fewer than 3 systems judged by both this judge and the others (2)"}
+
+
+def test_each_judge_correlation_says_how_many_systems_it_covers():
+    """Table 6's correlations are each over the systems both sides judged: j2 never judged D, so it shares three
+    systems with j1, with j3 and with the rest, where j1 and j3 share all four; the counts sit beside the matrices,
+    keyed like them (no diagonal), and in each judge's ``rest`` entry, for defined correlations (j1 with j3, j2 with
+    the rest) as for undefined ones."""
+    full = [(("A",), 1), (("B",), 2), (("C",), 3), (("D",), 4)]
+    items = [("j1", 0, full), ("j3", 0, [(("B",), 1), (("A",), 2), (("C",), 3), (("D",), 4)]),
+             ("j2", 0, [(("A",), 1), (("C",), 2), (("B",), 3)])] * 2
+    analysis = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    table = analysis["per_judge"]["correlations"]
+    assert table["shared_systems"] == {"j1": {"j2": 3, "j3": 4}, "j2": {"j1": 3, "j3": 3}, "j3": {"j1": 4, "j2": 3}}
+    assert {judge: rest["shared_systems"] for judge, rest in table["rest"].items()} == {"j1": 4, "j2": 3, "j3": 4}
+    assert table["spearman"]["j1"]["j3"] is not None and table["rest"]["j2"]["spearman"] is not None
+
+    stored_before = {key: value for key, value in table.items() if key != "shared_systems"}
+    stored_before["rest"] = {judge: {key: value for key, value in rest.items() if key != "shared_systems"}
+                             for judge, rest in table["rest"].items()}
+    assert_contract({**analysis, "per_judge": {**analysis["per_judge"], "correlations": stored_before}})
 
 
 def test_a_judge_who_tied_everything_is_left_out_of_the_weighted_means():

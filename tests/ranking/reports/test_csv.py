@@ -81,7 +81,8 @@ def test_undefined_values_are_dashes_with_their_reason(plain_analysis):
 
 def test_the_header_only_grows_at_its_end():
     assert COLUMNS[:len(HEADER_BEFORE_DISTRIBUTIONS)] == HEADER_BEFORE_DISTRIBUTIONS
-    assert COLUMNS[len(HEADER_BEFORE_DISTRIBUTIONS):] == tuple(f"distribution_{key}" for key in DISTRIBUTION_KEYS)
+    assert COLUMNS[len(HEADER_BEFORE_DISTRIBUTIONS):] == (
+        *(f"distribution_{key}" for key in DISTRIBUTION_KEYS), "shared_systems")
 
 
 def test_prws_rows_carry_each_systems_score_distribution(prws_unrated_analysis, prws_undistributed_analysis):
@@ -98,3 +99,20 @@ def test_prws_rows_carry_each_systems_score_distribution(prws_unrated_analysis, 
     stored_before = [row for row in read(prws_undistributed_analysis) if row["section"] == "prws"]
     assert all(row[f"distribution_{key}"] == "" for row in stored_before for key in DISTRIBUTION_KEYS)
     assert [row["mean"] for row in stored_before] == [row["mean"] for row in rows]
+
+
+def test_judge_correlation_rows_say_how_many_systems_they_cover(full_analysis):
+    table = full_analysis["per_judge"]["correlations"]
+    rows = read(full_analysis)
+    pairs = [row for row in rows if row["section"] == "judge_correlation"]
+    assert pairs and all(int(row["shared_systems"]) == table["shared_systems"][row["judge"]][row["other_judge"]]
+                         for row in pairs)
+    rest = [row for row in rows if row["section"] == "judge_correlation_rest"]
+    assert rest and all(int(row["shared_systems"]) == table["rest"][row["judge"]]["shared_systems"] for row in rest)
+
+    stored_before = {key: value for key, value in table.items() if key != "shared_systems"}
+    stored_before["rest"] = {judge: {key: value for key, value in entry.items() if key != "shared_systems"}
+                             for judge, entry in table["rest"].items()}
+    analysis = {**full_analysis, "per_judge": {**full_analysis["per_judge"], "correlations": stored_before}}
+    rows = [row for row in read(analysis) if row["section"] in ("judge_correlation", "judge_correlation_rest")]
+    assert len(rows) == len(pairs) + len(rest) and all(row["shared_systems"] == "" for row in rows)
