@@ -12,7 +12,10 @@ the invite created is). Any other account (one with a password, a member of the 
 logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else.
 Staff, admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of, or
 anyone invited to, a campaign they do not manage (whose link would then log in an account another organizer made
-for their judge); admins can. Two organizers inviting the same new username at once make one account.
+for their judge); admins can. An organizer who is not an admin is told only that such a username cannot be used
+(``judge_accounts.UNUSABLE``), the same for every such account, so that invites do not tell which usernames exist on
+the site or what they are; admins are told why. Two organizers inviting the same new username at once make one
+account.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from django.utils import timezone
 
 from ..models import Campaign, Invite
 from ..permissions import can_manage, managed_campaigns
-from .judge_accounts import foreign_campaigns, link_may_log_in
+from .judge_accounts import UNUSABLE, foreign_campaigns, link_may_log_in, tells_reasons
 
 #: How long an invite link works by default.
 INVITE_VALIDITY = timedelta(days=14)
@@ -77,13 +80,11 @@ def _checked_judge(username: str, created_by: AbstractBaseUser) -> AbstractBaseU
     if created:
         return user
     if user.is_staff or user.is_superuser or managed_campaigns(user).exists():
-        raise InviteError(f"{username!r} is a staff or organizer account; invite links are only for judges.")
-    if not created_by.is_superuser:
-        if foreign_campaigns(user, created_by).exists():
-            raise InviteError(
-                f"{username!r} judges or is invited to a campaign you do not manage; choose another username or ask "
-                "an admin."
-            )
+        if tells_reasons(created_by):
+            raise InviteError(f"{username!r} is a staff or organizer account; invite links are only for judges.")
+        raise InviteError(f"{username!r} {UNUSABLE}.")
+    if foreign_campaigns(user, created_by).exists():
+        raise InviteError(f"{username!r} {UNUSABLE}.")
     return user
 
 

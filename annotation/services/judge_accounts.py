@@ -10,6 +10,12 @@ campaign. Two rules keep one person from acting as another:
   account, or an existing judge-only account that judges this campaign and no other. Any other existing account
   receives judgments only when the import names it explicitly (``--map-user NAME=ACCOUNT``), and then, when an
   organizer who is not an admin imports, only a judge-only account all of whose campaigns that organizer manages.
+
+What a refusal says depends on who asks. An organizer who is not an admin gets one reason for every existing account
+they may not use (``UNUSABLE``), whatever the account is (an admin, staff or organizer account, a judge of or someone
+invited to a campaign they do not manage, an account of its own): a reason naming it would tell organizers which
+usernames exist on the site and what roles they have. Admins and the command line, who can see every account
+anyway, get the particular reason.
 """
 from __future__ import annotations
 
@@ -22,6 +28,9 @@ from ..permissions import ORGANIZERS_GROUP, managed_campaigns
 
 #: Key of the advisory lock under which imports make judge accounts (screen jobs' locks use 0x5C4E).
 ACCOUNTS_LOCK = (0x4A41, 0)
+
+UNUSABLE = "cannot be used; choose another name"
+"""The reason an organizer who is not an admin gets for any existing account they may not use (module docstring)."""
 
 
 def lock_account_names() -> None:
@@ -64,23 +73,35 @@ def link_may_log_in(user: AbstractBaseUser, campaign: Campaign, by: AbstractBase
     )
 
 
+def tells_reasons(by: AbstractBaseUser | None) -> bool:
+    """Whether refusals to ``by`` may say why an account may not be used: to an admin, or on the command line
+    (None); an organizer gets ``UNUSABLE`` (module docstring)."""
+    return by is None or by.is_superuser
+
+
 def import_refusal(
     user: AbstractBaseUser, campaign: Campaign, explicit: bool, by: AbstractBaseUser | None
 ) -> str | None:
     """Why imported judgments of ``campaign`` may not go to the existing account ``user``; None when they may.
 
     ``explicit``: the import named the account explicitly. ``by``: the organizer importing on the web, or None on
-    the command line (whose operator may map a name to any account).
+    the command line (whose operator may map a name to any account). The reason completes a sentence that starts
+    with the account's name; it is ``UNUSABLE`` whatever the account is unless ``tells_reasons(by)``.
     """
-    if explicit and (by is None or by.is_superuser):
+    reason = _import_reason(user, campaign, explicit, by)
+    return reason if reason is None or tells_reasons(by) else UNUSABLE
+
+
+def _import_reason(
+    user: AbstractBaseUser, campaign: Campaign, explicit: bool, by: AbstractBaseUser | None
+) -> str | None:
+    if explicit and tells_reasons(by):
         return None
     role = other_role(user)
     if role is not None:
         return f"is {role}"
-    if explicit:
-        if foreign_campaigns(user, by).exclude(pk=campaign.pk).exists():
-            return "judges a campaign you do not manage"
-        return None
+    if explicit:  # an organizer's map (tells_reasons: allowed above), who is told UNUSABLE whatever the reason
+        return UNUSABLE if foreign_campaigns(user, by).exclude(pk=campaign.pk).exists() else None
     if user.judged_campaigns.exclude(pk=campaign.pk).exists():
         return "judges another campaign"
     if not user.judged_campaigns.filter(pk=campaign.pk).exists():

@@ -86,7 +86,11 @@ def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
 @login_required
 @require_POST
 def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
-    """Invite a judge (creating the account when new); the link is shown once on the campaign page."""
+    """Invite a judge (creating the account when new); the link is shown once on the campaign page.
+
+    The messages are the same for a new username and an existing account, and the same for every username that
+    cannot be invited (``invites``), so that they do not tell an organizer which usernames exist on the site; only an
+    admin is told that the link asks an existing account to log in first."""
     campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, InviteForm, "{errors} No invite was created.")
     if form is None:
@@ -100,7 +104,7 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     link = request.build_absolute_uri(reverse("invite", args=[secret]))
     _keep_new_link(request, campaign, invite.judge.username, link)
     messages.success(request, f"Invited {invite.judge.username}. Copy the link now: it is shown only once.")
-    if not invites.link_logs_in(invite):
+    if request.user.is_superuser and not invites.link_logs_in(invite):
         messages.info(
             request,
             f"{invite.judge.username} is an existing account: the link asks them to log in with their own password "

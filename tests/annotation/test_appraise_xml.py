@@ -28,6 +28,7 @@ from annotation.services.appraise_xml import (
     parse_duration,
 )
 from annotation.services.importing import import_outputs
+from annotation.services.invites import create_invite
 from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
 
@@ -366,15 +367,15 @@ def test_organizers_map_only_to_judges_of_their_own_campaigns(campaign, organize
     ours.judges.add(User.objects.create_user("our-judge", password="our-password-1"))
     client = logged_in(organizer)
     url = reverse("campaign-appraise-import", args=[campaign.pk])
-    for target, reason in (("root", "is an admin account"), ("their-judge", "judges a campaign you do not manage"),
-                           ("olga", "is an organizer account")):
+    for target in ("root", "their-judge", "olga"):
         page = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": f"judge1={target}"},
                            follow=True).content.decode()
-        assert html.escape(f"user 'judge1' is mapped to the account '{target}', which {reason}") in page
+        assert html.escape(f"user 'judge1' is mapped to the account '{target}', which cannot be used; choose another "
+                           "name") in page
         assert nothing_judged()
     api = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
                       {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": "judge1=root"})
-    assert api.status_code == 400 and "which is an admin account" in api.json()["file"][0]
+    assert api.status_code == 400 and "which cannot be used; choose another name" in api.json()["file"][0]
     bad_map = client.post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
                           {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": "judge1"})
     assert bad_map.status_code == 400 and "is not NAME=ACCOUNT" in str(bad_map.json()["map_users"])
@@ -382,6 +383,47 @@ def test_organizers_map_only_to_judges_of_their_own_campaigns(campaign, organize
                        follow=True)
     assert "Imported 2 rankings (1 skipped) by 2 judges." in done.content.decode()
     assert Judgment.objects.get(external_id="0").assignment.judge.username == "our-judge"
+
+
+def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(campaign, organizer):
+    """Another organizer's judge, an organizer's, a staff or an admin account, the name of an account another
+    organizer invited (not yet used), an account of its own: named in the file (or in the user map, where an
+    account in no campaign may be named), one message, which does not say what the account is (nor that it exists).
+    An admin is told why."""
+    other_organizer = User.objects.create_user("otto", password="otto-password-1")
+    other = small_campaign("other")
+    other.organizers.add(other_organizer)
+    other.judges.add(User.objects.create_user("their-judge"))
+    User.objects.create_user("staffer", password="staff-password-1", is_staff=True)
+    User.objects.create_superuser("root", password="root-password-1")
+    User.objects.create_user("own", password="own-password-1")
+    create_invite(other, "pending", other_organizer)
+    client = logged_in(organizer)
+    url = reverse("campaign-appraise-import", args=[campaign.pk])
+
+    def said(data: dict, name: str) -> str:
+        page = client.post(url, data, follow=True).content.decode()
+        (message,) = re.findall(r'<li class="error">(.*?)</li>', page)
+        text = html.unescape(message)
+        return text.replace(f"'{name}'", "NAME").replace(f"user {name},", "user NAME,").replace(f"({name}=", "(NAME=")
+
+    names = ("their-judge", "otto", "staffer", "root", "pending", "own")
+    in_file = {said({"file": SimpleUploadedFile("j.xml", GOOD.replace('user="judge1"', f'user="{name}"').encode())},
+                    name) for name in names}
+    assert in_file == {
+        "j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user NAME cannot be used; choose another name. "
+        "Imported judges are accounts of this campaign only: map the name to an account explicitly (NAME=ACCOUNT in "
+        "the user map, --map-user on the command line), or rename it in the file. Nothing was imported."}, in_file
+    mapped = {said({"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": f"judge1={name}"}, name)
+              for name in names if name != "own"}  # a judge-only account in no campaign of another: mapped to
+    assert mapped == {"j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user 'judge1' is mapped to the "
+                      "account NAME, which cannot be used; choose another name. Nothing was imported."}, mapped
+    assert nothing_judged()
+
+    admin = logged_in(User.objects.get(username="root"))
+    page = admin.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.replace('user="judge1"', 'user="otto"').encode())},
+                      follow=True).content.decode()
+    assert html.escape("user 'otto' is an organizer account.") in page and nothing_judged()
 
 
 def test_reimporting_leaves_out_what_the_campaign_holds(campaign, tmp_path, organizer):

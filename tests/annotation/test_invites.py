@@ -1,6 +1,8 @@
 """One-time invite links: who may create them, for whom, and that a link works once and only while valid."""
 from __future__ import annotations
 
+import html
+import re
 from datetime import timedelta
 from io import StringIO
 
@@ -83,15 +85,18 @@ def test_invites_never_log_in_as_staff_or_organizers(campaign, organizer, kind):
     target = User.objects.create_user("target", is_staff=kind == "staff", is_superuser=kind == "superuser")
     if kind == "organizer":
         small_campaign("other").organizers.add(target)
-    with pytest.raises(InviteError, match="only for judges"):
+    with pytest.raises(InviteError, match="^'target' cannot be used; choose another name.$"):
         create_invite(campaign, "target", organizer)
+    admin = User.objects.create_superuser("root", password="root-password-1")
+    with pytest.raises(InviteError, match="'target' is a staff or organizer account; invite links are only for judges"):
+        create_invite(campaign, "target", admin)
     assert not Invite.objects.exists()
 
 
 def test_an_organizer_cannot_invite_another_campaigns_judge(campaign, organizer):
     other = small_campaign("other")
     judge("theirs", other)
-    with pytest.raises(InviteError, match="campaign you do not manage"):
+    with pytest.raises(InviteError, match="^'theirs' cannot be used; choose another name.$"):
         create_invite(campaign, "theirs", organizer)
     admin = User.objects.create_superuser("root", password="root-password-1")
     assert create_invite(campaign, "theirs", admin)[0].judge.username == "theirs"
@@ -104,9 +109,35 @@ def test_an_organizer_cannot_take_over_the_account_another_organizer_invited(cam
     other = small_campaign("other")
     other.organizers.add(other_organizer)
     create_invite(other, "fresh", other_organizer)
-    with pytest.raises(InviteError, match="invited to a campaign you do not manage"):
+    with pytest.raises(InviteError, match="^'fresh' cannot be used; choose another name.$"):
         create_invite(campaign, "fresh", organizer)
     assert list(Invite.objects.values_list("campaign__name", flat=True)) == ["other"]
+
+
+def error_messages(page: str) -> list[str]:
+    return [html.unescape(text) for text in re.findall(r'<li class="error">(.*?)</li>', page)]
+
+
+def test_the_page_tells_an_organizer_the_same_for_every_username_they_cannot_invite(campaign, organizer):
+    """Whether the username is another organizer's judge, an organizer's or a staff account, or the name of an
+    account another organizer invited (not yet used): one message, that does not say which (or that it exists)."""
+    other_organizer = User.objects.create_user("otto", password="otto-password-1")
+    other = small_campaign("other")
+    other.organizers.add(other_organizer)
+    judge("their-judge", other, password="their-password-1")
+    User.objects.create_user("staffer", password="staff-password-1", is_staff=True)
+    User.objects.create_superuser("root", password="root-password-1")
+    create_invite(other, "pending", other_organizer)
+    client = Client()
+    client.force_login(organizer)
+    said = {}
+    for username in ("their-judge", "otto", "staffer", "root", "pending"):
+        page = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": username, "valid_days": 14},
+                           follow=True).content.decode()
+        (message,) = error_messages(page)
+        said[username] = message.replace(repr(username), "NAME")
+    assert set(said.values()) == {"NAME cannot be used; choose another name. No invite was created."}, said
+    assert list(Invite.objects.values_list("judge__username", flat=True)) == ["pending"]
 
 
 @pytest.mark.parametrize("username", ["", " ", "has space", "x" * 151, "semi;colon"])
@@ -236,13 +267,27 @@ def test_invite_command_links_ask_own_accounts_to_log_in(campaign, organizer, ki
 
 
 def test_the_campaign_page_says_when_a_link_asks_to_log_in(campaign, organizer):
+    """To an admin, who sees every account anyway; an organizer reads the same for an existing account as for a
+    new one (the page's hint says that an account with a password logs in first)."""
     User.objects.create_user("pat", password="pat-password-1")
-    client = Client()
-    client.force_login(organizer)
-    page = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "pat", "valid_days": 14},
-                       follow=True).content.decode()
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("root", password="root-password-1"))
+    page = admin.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "pat", "valid_days": 14},
+                      follow=True).content.decode()
     assert "Invited pat." in page
     assert "pat is an existing account: the link asks them to log in with their own password first." in page
-    fresh = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "fresh", "valid_days": 14},
-                        follow=True).content.decode()
+    fresh = admin.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "fresh", "valid_days": 14},
+                       follow=True).content.decode()
     assert "Invited fresh." in fresh and "fresh is an existing account" not in fresh
+
+    client = Client()
+    client.force_login(organizer)
+    said = {}
+    for username in ("pat", "newcomer"):
+        page = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": username, "valid_days": 14},
+                           follow=True).content.decode()
+        said[username] = [html.unescape(text).replace(username, "NAME")
+                          for text in re.findall(r'<ul class="messages" role="status">(.*?)</ul>', page)]
+    assert said["pat"] == said["newcomer"] == [
+        '<li class="success">Invited NAME. Copy the link now: it is shown only once.</li>'], said
+    assert "An existing account with a password of its own, or an organizer's, logs in with it" in page

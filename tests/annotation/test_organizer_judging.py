@@ -138,7 +138,7 @@ def test_messages_stay_at_the_top_without_a_known_section(campaign, organizer):
     [
         ({"username": "", "valid_days": 14}, "Give the judge's username."),
         ({"username": "no spaces please", "valid_days": 14}, "is not a valid username"),
-        ({"username": "orga", "valid_days": 14}, "invite links are only for judges"),
+        ({"username": "orga", "valid_days": 14}, "'orga' cannot be used; choose another name."),
         ({"username": "fresh", "valid_days": 0}, "The link's validity is a whole number of days (1 to 365)."),
         ({"username": "fresh", "valid_days": "soon"}, "The link's validity is a whole number of days (1 to 365)."),
     ],
@@ -207,7 +207,7 @@ def test_the_invite_command_prints_one_working_link_per_judge(campaign):
     ("arguments", "message"),
     [
         (["--campaign", "small", "ann", "bad name"], "bad name: 'bad name' is not a valid username"),
-        (["--campaign", "small", "ann", "orga"], "orga: 'orga' is a staff or organizer account"),
+        (["--campaign", "small", "ann", "orga"], "orga: 'orga' cannot be used; choose another name."),
         (["--campaign", "small", "ann", "ann"], "ann given more than once"),
         (["--campaign", "nope", "ann"], "no campaign named 'nope'"),
         (["--campaign", "small", "ann", "--base-url", "judge.example.org"], "is not an http(s) address"),
