@@ -9,13 +9,13 @@ stops working after ``valid_for``.
 The link itself logs the judge in only when ``judge_accounts.link_may_log_in`` allows it, checked when the link
 is used: a judge-only account without a usable password all of whose campaigns the inviter manages (as an account
 the invite created is). Any other account (one with a password, a member of the organizers group, ...) must be
-logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else.
-Staff, admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of, or
-anyone invited to, a campaign they do not manage (whose link would then log in an account another organizer made
-for their judge); admins can. An organizer who is not an admin is told only that such a username cannot be used
-(``judge_accounts.UNUSABLE``), the same for every such account, so that invites do not tell which usernames exist on
-the site or what they are; admins are told why. Two organizers inviting the same new username at once make one
-account.
+logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else. Staff,
+admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of, or anyone
+invited to, a campaign they do not manage (whose link would then log in an account another organizer made for their
+judge); admins can. An organizer who is not an admin is told only that such a username cannot be used
+(``judge_accounts.UNUSABLE``), the same for every such account, so that invites do not tell what an account is (its
+role, or whose judge it is; that it exists shows, since a new name is accepted); admins are told why. Two organizers
+inviting the same new username at once make one account.
 """
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ campaign. Two rules keep one person from acting as another:
 
 What a refusal says depends on who asks. An organizer who is not an admin gets one reason for every existing account
 they may not use (``UNUSABLE``), whatever the account is (an admin, staff or organizer account, a judge of or someone
-invited to a campaign they do not manage, an account of its own): a reason naming it would tell organizers which
-usernames exist on the site and what roles they have. Admins and the command line, who can see every account
-anyway, get the particular reason.
+invited to a campaign they do not manage, an account of its own): a reason naming it would tell organizers the roles of
+other people's accounts and whose judges they are (that a name is taken still shows). Admins and the command line, who
+can see every account anyway, get the particular reason.
 """
 from __future__ import annotations
 

@@ -88,9 +88,9 @@ def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
 def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     """Invite a judge (creating the account when new); the link is shown once on the campaign page.
 
-    The messages are the same for a new username and an existing account, and the same for every username that
-    cannot be invited (``invites``), so that they do not tell an organizer which usernames exist on the site; only an
-    admin is told that the link asks an existing account to log in first."""
+    The messages are the same for a new username and an existing account that may be invited, and the same for
+    every username that cannot be invited (``invites``), so that they do not tell an organizer what an account is;
+    only an admin is told that the link asks an existing account to log in first."""
     campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, InviteForm, "{errors} No invite was created.")
     if form is None:
