@@ -12,9 +12,10 @@ MAX_COUNT = 10_000
 class Command(CampaignCommand):
     help = (
         "Add up to COUNT screens to a relative ranking campaign, each of a different sentence, chosen where the "
-        "judgments so far leave the system ranking most uncertain: a running TrueSkill belief per system, the pairs "
-        "whose Expected Wins rank ranges overlap, and the pairs each sentence's candidates separate. The screens get "
-        "the campaign's redundancy and are served like sampled ones. Run it again as judgments come in."
+        "judgments so far leave the system ranking most uncertain: a running TrueSkill belief per system, the "
+        "contested pairs (those the Expected Wins bootstrap reverses in some samples but in fewer than 30%), and the "
+        "pairs each sentence's candidates separate. The screens get the campaign's redundancy and are served like "
+        "sampled ones. Run it again as judgments come in."
     )
 
     def add_campaign_arguments(self, parser):
