@@ -16,7 +16,8 @@ class Command(CampaignCommand):
     help = (
         "Score every system of a campaign with automatic metrics computed from the campaign's own references "
         "(import_references): m2 (M2 F0.5 against the M2 gold edits, as the official m2scorer), gleu (GLEU of "
-        "cnap/gec-ranking against all reference texts) and chrf (sacrebleu's chrF++). Writes the system scores "
+        "cnap/gec-ranking against all reference texts), chrf (sacrebleu's chrF++) and errant (ERRANT F0.5 against "
+        "the M2 gold edits; needs pip install -e '.[errant]' and spaCy's en_core_web_sm). Writes the system scores "
         "as METRIC<TAB>LP<TAB>TESTSET<TAB>SYSTEM<TAB>SCORE lines (to --out, or standard output) and, with "
         "--segments, the sentence scores with the segment number (from 1) before the score. A metric whose "
         "references are missing is reported and skipped."
