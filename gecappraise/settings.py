@@ -43,7 +43,8 @@ Behind HTTPS (production; each off/0 by default so that plain-HTTP development k
 Logins:
   LOGIN_FAILURE_LIMIT failed logins of one username from one address before it is locked out (default 10)
   LOGIN_LOCKOUT_MINUTES how long that lock-out lasts (default 15); django-axes counts the failures in the database
-E-mail (password reset by e-mail exists only when one of these is set; without, its link and pages are hidden):
+E-mail (password reset by e-mail exists only when EMAIL_HOST or EMAIL_BACKEND is set; without, its link and pages
+are hidden):
   EMAIL_HOST          SMTP server; with EMAIL_PORT (25), EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS or
                       EMAIL_USE_SSL ("1"), EMAIL_TIMEOUT (seconds, default 10)
   EMAIL_BACKEND       another Django e-mail backend, e.g. django.core.mail.backends.console.EmailBackend
