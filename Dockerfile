@@ -1,5 +1,6 @@
 # Image of the web, worker and beat services of docker-compose.yml (and of workers on other machines).
-# Python 3.12, as the test suite runs where it can (./dev): the image runs the versions of NumPy and SciPy CI tested.
+# Python 3.12, as the test suite runs where it can (./dev). The packages are not pinned: like ./dev's .venv, the image
+# gets the newest versions pyproject.toml allows when it is built, which may be newer than those CI last tested.
 FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app \
     MPLCONFIGDIR=/tmp/matplotlib NUMBA_CACHE_DIR=/tmp/numba
