@@ -4,8 +4,9 @@ Dockerfile and docker-compose.yml run it), from the environment:
   PORT              port to listen on, all interfaces (default 8000)
   WEB_CONCURRENCY   worker processes (default 2 per core, plus one)
   GUNICORN_TIMEOUT  seconds one request may take before its worker is replaced (default 120). The longest request
-                    is an upload of MAX_UPLOAD_MB parsed and imported in one transaction; analyses, reports'
-                    computations and other long jobs run on the Celery workers.
+                    is an upload of up to IMPORT_IN_REQUEST_MB parsed and imported in one transaction (a larger one
+                    is only stored, and imported by a background job); analyses, reports' computations and other
+                    long jobs run on the Celery workers.
   LOG_FORMAT        "json" (default) or "text", as in gecappraise/settings.py: gunicorn's access and error lines
                     go to standard output and error as one JSON object per line.
 """
