@@ -67,21 +67,34 @@ from gecappraise.log_formats import FORMATTERS
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+def _env(name: str, default: str = "") -> str:
+    """The variable's value, or ``default`` when it is unset or blank: docker-compose.yml passes every setting it
+    does not give a value of its own as an empty string, which means "the default" here."""
+    return os.environ.get(name, "").strip() or default
+
+
 def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    value = _env(name)
+    return value.lower() in {"1", "true", "yes", "on"} if value else default
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
+def _env_number(name: str, default: float, kind: type) -> float:
+    value = _env(name)
     if not value:
         return default
     try:
-        return int(value)
+        return kind(value)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
+        what = "a whole number" if kind is int else "a number"
+        raise ImproperlyConfigured(f"{name} must be {what}, not {value!r}.") from None
+
+
+def _env_int(name: str, default: int) -> int:
+    return _env_number(name, default, int)
+
+
+def _env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float)
 
 
 def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
@@ -96,8 +109,8 @@ def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
     return (meta if meta.startswith("HTTP_") else f"HTTP_{meta}"), expected.strip()
 
 
-DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or ""
+DATABASE_URL = _env("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+CELERY_BROKER_URL = _env("CELERY_BROKER_URL") or _env("REDIS_URL")
 EMBEDDED = DATABASE_URL.startswith("sqlite") and not CELERY_BROKER_URL
 
 
@@ -121,23 +134,23 @@ def _install_secret_key(path: Path) -> str:
 
 
 DEBUG = _env_bool("DEBUG", False)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+SECRET_KEY = _env("SECRET_KEY")
 if not SECRET_KEY:
     if not (DEBUG or EMBEDDED):
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = _install_secret_key(Path(os.environ.get("SECRET_KEY_FILE", BASE_DIR / ".secret-key")))
+    SECRET_KEY = _install_secret_key(Path(_env("SECRET_KEY_FILE") or BASE_DIR / ".secret-key"))
 
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+ALLOWED_HOSTS = [h for h in _env("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
 if DEBUG:
     ALLOWED_HOSTS.append("*")
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+CSRF_TRUSTED_ORIGINS = [o for o in _env("CSRF_TRUSTED_ORIGINS").split(",") if o]
 SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = _env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
-SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(os.environ.get("SECURE_PROXY_SSL_HEADER", ""))
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(_env("SECURE_PROXY_SSL_HEADER"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -214,19 +227,19 @@ CROWD_NEW_WORKERS_PER_HOUR = _env_int("CROWD_NEW_WORKERS_PER_HOUR", 30)
 AXES_CLIENT_IP_CALLABLE = "gecappraise.client_address.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_HOST = _env("EMAIL_HOST")
 EMAIL_PORT = _env_int("EMAIL_PORT", 25)
-EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_USER = _env("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = _env_bool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = _env_bool("EMAIL_USE_SSL", False)
 EMAIL_TIMEOUT = _env_int("EMAIL_TIMEOUT", 10)
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+DEFAULT_FROM_EMAIL = _env("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+EMAIL_BACKEND = _env("EMAIL_BACKEND") or (
     "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.dummy.EmailBackend"
 )
 #: Password reset by e-mail is offered only when e-mail can be sent (gecappraise/accounts.py).
-PASSWORD_RESET_ENABLED = bool(os.environ.get("EMAIL_BACKEND") or EMAIL_HOST)
+PASSWORD_RESET_ENABLED = bool(_env("EMAIL_BACKEND") or EMAIL_HOST)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -259,12 +272,12 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-MAX_UPLOAD_BYTES = int(float(os.environ.get("MAX_UPLOAD_MB", "50")) * 1024 * 1024)
-IMPORT_IN_REQUEST_BYTES = int(float(os.environ.get("IMPORT_IN_REQUEST_MB", "8")) * 1024 * 1024)
-JUDGE_LEASE_MINUTES = float(os.environ.get("JUDGE_LEASE_MINUTES", "30"))
+MAX_UPLOAD_BYTES = int(_env_float("MAX_UPLOAD_MB", 50) * 1024 * 1024)
+IMPORT_IN_REQUEST_BYTES = int(_env_float("IMPORT_IN_REQUEST_MB", 8) * 1024 * 1024)
+JUDGE_LEASE_MINUTES = _env_float("JUDGE_LEASE_MINUTES", 30)
 # The largest request body an organizer may send (annotation/request_limits.py; anyone else: 1 MB), and, as
 # Django's default, at most 2.5 MB of it outside files.
-MAX_REQUEST_BYTES = int(float(os.environ.get("MAX_REQUEST_MB", "200")) * 1024 * 1024)
+MAX_REQUEST_BYTES = int(_env_float("MAX_REQUEST_MB", 200) * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000
 
@@ -288,19 +301,19 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-ANALYSIS_EXECUTION = os.environ.get("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
+ANALYSIS_EXECUTION = _env("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
 if ANALYSIS_EXECUTION not in {"celery", "process", "inline"}:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured(f"ANALYSIS_EXECUTION must be celery, process or inline, not {ANALYSIS_EXECUTION!r}.")
-ANALYSIS_DISPATCH_SECONDS = float(os.environ.get("ANALYSIS_DISPATCH_SECONDS", "2"))
+ANALYSIS_DISPATCH_SECONDS = _env_float("ANALYSIS_DISPATCH_SECONDS", 2)
 ANALYSIS_CLAIM_SECONDS = _env_int("ANALYSIS_CLAIM_SECONDS", 600)
 ANALYSIS_PROCESSES = max(1, _env_int("ANALYSIS_PROCESSES", 1))
 
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or (
+CELERY_RESULT_BACKEND = _env("CELERY_RESULT_BACKEND") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else "cache+memory://"
 )
 CELERY_TASK_ACKS_LATE = True
@@ -324,7 +337,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("text" if DEBUG else "json")
+LOG_FORMAT = _env("LOG_FORMAT") or ("text" if DEBUG else "json")
 if LOG_FORMAT not in {"json", "text"}:
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}.")
 LOGGING = {
@@ -332,12 +345,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": FORMATTERS,
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": _env("LOG_LEVEL", "WARNING")},
     # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
     # went to both that handler and the root's (printed twice). runserver's request lines (django.server, INFO)
     # are printed once, by the root's handler's format.
     "loggers": {
-        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True},
+        "django": {"handlers": [], "level": _env("LOG_LEVEL", "WARNING"), "propagate": True},
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }

@@ -2,10 +2,13 @@
 gunicorn's settings from the environment."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import runpy
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,51 @@ def test_services_run_the_product_in_production_mode(compose):
         assert environment["DATABASE_URL"].startswith("postgres://") and environment["CELERY_BROKER_URL"].startswith("redis://")
         assert {dependency: rule["condition"] for dependency, rule in services[name]["depends_on"].items()} == {
             "postgres": "service_healthy", "redis": "service_healthy"}
+
+
+#: Settings docker-compose.yml sets itself: the services' database and broker, production mode, and the key file of
+#: the embedded mode, which the services never use.
+SET_BY_COMPOSE = {"DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "DEBUG", "SECRET_KEY_FILE"}
+
+
+def test_every_setting_reaches_the_services_from_the_environment_or_env_file():
+    """What the compose file's header promises: any setting of settings.py, put in the environment or .env, reaches
+    the web, worker and beat containers."""
+    if shutil.which("docker-compose") is None:
+        pytest.skip("docker-compose is not installed")
+    source = (REPO / "gecappraise" / "settings.py").read_text()
+    names = set(re.findall(r'_env(?:_bool|_int|_float)?\("([A-Z_]+)"', source)) | {"EMAIL_HOST_PASSWORD"}
+    assert {"SECURE_HSTS_PRELOAD", "TRUSTED_PROXY_COUNT", "ANALYSIS_CLAIM_SECONDS"} <= names  # the parse works
+    names -= SET_BY_COMPOSE
+    env = {**os.environ, **{name: f"set-{name.lower()}" for name in names}}
+    result = subprocess.run(["docker-compose", "config"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    for service in ("web", "worker", "beat"):
+        environment = services[service]["environment"]
+        missing = sorted(name for name in names if environment.get(name) != f"set-{name.lower()}")
+        assert missing == [], f"{service} does not get {missing}"
+
+
+def test_an_unset_setting_reaches_the_services_empty_and_means_its_default(monkeypatch):
+    """docker-compose.yml passes a setting nobody set as an empty string; settings.py reads that as its default."""
+    if shutil.which("docker-compose") is None:
+        pytest.skip("docker-compose is not installed")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("MAX_", "EMAIL_", "ANALYSIS_"))}
+    result = subprocess.run(["docker-compose", "config"], cwd=REPO, env={**env, "SECRET_KEY": "x"},
+                            capture_output=True, text=True)
+    environment = yaml.safe_load(result.stdout)["services"]["web"]["environment"]
+    passed = {key: value for key, value in environment.items() if key not in SET_BY_COMPOSE}
+    code = ("import django, json; from django.conf import settings as s; django.setup(); print(json.dumps(["
+            "s.MAX_UPLOAD_BYTES, s.MAX_REQUEST_BYTES, s.ANALYSIS_DISPATCH_SECONDS, s.EMAIL_PORT, s.SECURE_HSTS_PRELOAD,"
+            " s.ANALYSIS_CLAIM_SECONDS, s.DEFAULT_FROM_EMAIL]))")
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+        env={"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "gecappraise.settings",
+             "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused", **passed},
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [50 * 2**20, 200 * 2**20, 2, 25, False, 600, "webmaster@localhost"]
 
 
 def test_workers_scale_and_data_services_are_checked_and_kept(compose):
