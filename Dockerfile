@@ -16,8 +16,11 @@ COPY manage.py ./
 RUN python -m compileall -q gecappraise annotation ranking manage.py
 COPY templates templates
 COPY static static
-# DEBUG=0: the hashed, compressed files and manifest that whitenoise serves when DEBUG is off.
-RUN SECRET_KEY=build-only DEBUG=0 python manage.py collectstatic --noinput
+# The hashed, compressed files and their manifest, which the services' settings serve (DEBUG off, PostgreSQL). The
+# database URL only takes the settings out of the embedded mode, whose static files are served unhashed and which
+# would write no manifest; collectstatic never connects.
+RUN SECRET_KEY=build-only DEBUG=0 DATABASE_URL=postgres://build-only@localhost/unused \
+    python manage.py collectstatic --noinput
 # The workers' numba cache volume (docker-compose.yml) takes this folder's owner when it is first created.
 RUN useradd --system --uid 10001 gecappraise && mkdir -p /var/cache/numba && chown gecappraise /var/cache/numba
 USER gecappraise

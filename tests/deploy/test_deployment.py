@@ -112,3 +112,42 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch):
     assert conf["logconfig_dict"]["handlers"]["access"]["formatter"] == "json"
     monkeypatch.delenv("GUNICORN_TIMEOUT")
     assert runpy.run_path(str(REPO / "gecappraise" / "gunicorn_conf.py"))["timeout"] == 120
+
+
+def dockerfile_steps() -> list[str]:
+    """The Dockerfile's instructions, continuation lines joined, comments left out."""
+    text = re.sub(r"\\\n\s*", " ", (REPO / "Dockerfile").read_text())
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.slow
+def test_the_images_static_files_are_the_hashed_ones_the_services_serve(tmp_path):
+    """The image's collectstatic step, run as the Dockerfile runs it on what it copies, writes the manifest that the
+    services' settings (DEBUG off, PostgreSQL) read: every page's static files resolve to their hashed names.
+    (Before, the step ran in the embedded mode, wrote no manifest, and every page of the image failed.)"""
+    copied = [part for step in dockerfile_steps() if step.startswith("COPY ") for part in step.split()[1:-1]]
+    for name in copied:
+        if name in {"pyproject.toml", "README.md"}:
+            continue
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    step = next(step for step in dockerfile_steps() if "collectstatic" in step)
+    assert step.startswith("RUN ")
+    bin_dir = str(Path(sys.executable).parent)
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    built = subprocess.run(["sh", "-c", step.removeprefix("RUN ")], cwd=tmp_path, capture_output=True, text=True,
+                           env={"PATH": path, "PYTHONPATH": str(tmp_path)})
+    assert built.returncode == 0, built.stderr
+    manifest = json.loads((tmp_path / "staticfiles" / "staticfiles.json").read_text())["paths"]
+    ours = {str(file.relative_to(REPO / "static")) for file in (REPO / "static").rglob("*") if file.is_file()}
+    assert ours <= set(manifest)
+    code = ("import django; django.setup(); from django.templatetags.static import static; "
+            "print(static('favicon.svg'), static('css/site.css'))")
+    served = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+        env={"PATH": path, "PYTHONPATH": str(tmp_path), "DJANGO_SETTINGS_MODULE": "gecappraise.settings",
+             "SECRET_KEY": "x", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused"},
+    )
+    assert served.returncode == 0, served.stderr
+    assert served.stdout.split() == [f"/static/{manifest['favicon.svg']}", f"/static/{manifest['css/site.css']}"]
+    assert (tmp_path / "staticfiles" / f"{manifest['css/site.css']}.gz").is_file()
