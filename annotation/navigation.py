@@ -1,6 +1,7 @@
 """The site header's links by role (a template context processor, listed in settings.TEMPLATES)."""
 from __future__ import annotations
 
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
@@ -21,5 +22,7 @@ def _links(user) -> dict[str, bool]:
 
 
 def role_links(request: HttpRequest) -> dict:
-    """``nav``: the header's role links, computed only when a template reads them (JSON views pay nothing)."""
-    return {"nav": SimpleLazyObject(lambda: _links(request.user))}
+    """``nav``: the header's role links, computed only when a template reads them (JSON views pay nothing). A request
+    refused before the authentication middleware ran (a 400 for a host name the site does not serve) has no user:
+    its page shows the links of nobody logged in."""
+    return {"nav": SimpleLazyObject(lambda: _links(getattr(request, "user", None) or AnonymousUser()))}

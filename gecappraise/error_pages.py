@@ -4,7 +4,7 @@ JSON endpoints."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
@@ -26,6 +26,8 @@ def _bad_request_reason(exception: Exception) -> str:
         return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files; nothing was read."
     if isinstance(exception, TooManyFieldsSent):
         return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields; nothing was read."
+    if isinstance(exception, DisallowedHost):
+        return "This server does not answer to that host name (settings: ALLOWED_HOSTS)."
     if isinstance(exception, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
         return f"The request's fields other than files are larger than {limit:g} MB in all; nothing was read."

@@ -76,3 +76,16 @@ def test_fields_outside_files_over_djangos_limit_are_refused_with_the_limit_name
     api = organizer_client.post("/api/campaigns/", data)
     assert api.status_code == 400 and "larger than 2.5 MB in all" in json.loads(api.content)["detail"]
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/", "/campaigns/", "/api/campaigns/", "/no/such/page/"])
+def test_a_host_name_the_site_does_not_serve_gets_a_400_that_says_so(path):
+    """Django refuses the host before the authentication middleware runs, so the page is rendered without a user
+    (before: the header's links read ``request.user`` and the answer was a 500)."""
+    response = Client().get(path, HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    reason = "This server does not answer to that host name"
+    if path.startswith("/api/"):
+        assert json.loads(response.content)["detail"].startswith(reason)
+    else:
+        assert reason in response.content.decode() and "Log in" in response.content.decode()
