@@ -13,6 +13,9 @@ IGNORED_JUDGES = ("admin",)
 CORRELATION_DECIMALS = 3
 """Decimals of the human scores correlated with metrics: G15 correlated Table 3b as printed (METHODS 10)."""
 MAX_DECIMALS = 15
+MIN_BOOTSTRAP = 3
+"""The fewest bootstrap samples: a rank range of any confidence below 1 drops at least one sample at each end
+(``trimmed_count``), so 2 leave none, whatever the confidence."""
 MAX_BOOTSTRAP = 100_000
 """The most bootstrap samples per method: 100 times G15's 1,000 (a run of a billion was accepted and never ended)."""
 MAX_ACCURACY_FOLDS = 1000
@@ -53,8 +56,8 @@ class AnalysisParameters:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ignored_judges", tuple(self.ignored_judges))
-        if not 2 <= self.bootstrap <= MAX_BOOTSTRAP:
-            raise ValueError(f"bootstrap must be from 2 to {MAX_BOOTSTRAP:,}, got {self.bootstrap}")
+        if not MIN_BOOTSTRAP <= self.bootstrap <= MAX_BOOTSTRAP:
+            raise ValueError(f"bootstrap must be from {MIN_BOOTSTRAP} to {MAX_BOOTSTRAP:,}, got {self.bootstrap}")
         for name in ("confidence", "judge_confidence"):
             if not 0 < getattr(self, name) < 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")

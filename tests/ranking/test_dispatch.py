@@ -179,7 +179,7 @@ def test_a_run_that_fails_in_the_background_is_recorded_failed_and_shown_so():
     AnalysisRun.objects.filter(pk=run.pk).update(parameters={**run.parameters, "bootstrap": 1})
     compute_here(run.pk)  # logs the error; the request, command or process that called it goes on
     run.refresh_from_db()
-    assert run.status == AnalysisRun.Status.FAILED and "bootstrap must be from 2 to 100,000" in run.error
+    assert run.status == AnalysisRun.Status.FAILED and "bootstrap must be from 3 to 100,000" in run.error
     body = client.get(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}").content.decode()
     assert f'data-run="{run.pk}">Analysis {run.pk}: <span class="run-label">Failed</span>' in body
     assert '<td class="run-status" data-status="failed"><span class="run-label">Failed</span>' in body

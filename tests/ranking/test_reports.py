@@ -99,7 +99,7 @@ def test_the_command_refuses_what_it_cannot_report_and_writes_nothing(campaign, 
     refused("--format", "html", "--analysis", str(other.pk), match=f"'reports' has no analysis {other.pk}")
     refused("--format", "html", "--seed", "3", match="--seed only apply with --run")
     refused("--format", "html", "--standalone", "--run", match="--standalone applies to --format latex only")
-    refused("--format", "html", "--run", "--bootstrap", "1", match="bootstrap must be from 2 to 100,000")
+    refused("--format", "html", "--run", "--bootstrap", "1", match="bootstrap must be from 3 to 100,000")
     with pytest.raises(CommandError, match="no campaign named 'nope'"):
         call_command("export_report", "--campaign", "nope", "--format", "csv", "--out", str(out))
     with pytest.raises(CommandError, match="invalid choice: 'pdf'"):

@@ -209,6 +209,18 @@ SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 
 
 
 @pytest.mark.django_db
+def test_the_fewest_bootstrap_samples_the_commands_take_give_an_analysis(tmp_path):
+    """3 samples: each rank range (0.95 for the systems, 0.90 for the judges) drops one at each end."""
+    synthetic_campaign("few", np.random.default_rng(6), n_rankings=20)
+    out = tmp_path / "out.json"
+    call_command("analyze", "--campaign", "few", "--bootstrap", "3", "--out", str(out), stderr=io.StringIO())
+    result = json.loads(out.read_text())
+    assert result["parameters"]["bootstrap"] == 3
+    ranges = [system["range"] for system in result["expected_wins"]["systems"]]
+    assert len(ranges) == 6 and all(1 <= low <= high <= 6 for low, high in ranges)
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("command", "option", "value", "message"),
     [
@@ -220,8 +232,9 @@ SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 
          "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got -5"),
         ("analyze", "--correlation-decimals", "16",
          "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got 16"),
-        ("analyze", "--bootstrap", "1000000000", "bootstrap must be from 2 to 100,000, got 1000000000"),
-        ("export_report", "--bootstrap", "100001", "bootstrap must be from 2 to 100,000, got 100001"),
+        ("analyze", "--bootstrap", "1000000000", "bootstrap must be from 3 to 100,000, got 1000000000"),
+        ("export_report", "--bootstrap", "100001", "bootstrap must be from 3 to 100,000, got 100001"),
+        ("analyze", "--bootstrap", "2", "bootstrap must be from 3 to 100,000, got 2"),
         ("analyze", "--accuracy-folds", "1001", "accuracy_folds must be 0 (skip) or from 2 to 1,000, got 1001"),
         ("analyze", "--ignored-judges", "admin,amdin", "--ignored-judges names no judge of 'cli': amdin"),
         ("analyze", "--judge", "ann", "'ann' is among --ignored-judges: the analysis would hold no judgment (give "

@@ -13,6 +13,7 @@ from ranking.core.parameters import (
     MAX_BOOTSTRAP,
     MAX_DECIMALS,
     MAX_SEED,
+    MIN_BOOTSTRAP,
     AnalysisParameters,
 )
 from ranking.loading import contestant_names
@@ -73,7 +74,7 @@ class Command(CampaignCommand):
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--bootstrap", type=int, default=1000,
-                            help=f"bootstrap samples per method, 2 to {MAX_BOOTSTRAP:,} (default 1000)")
+                            help=f"bootstrap samples per method, {MIN_BOOTSTRAP} to {MAX_BOOTSTRAP:,} (default 1000)")
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
         parser.add_argument("--seed", type=int, default=1, help=f"random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
