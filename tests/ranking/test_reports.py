@@ -97,7 +97,8 @@ def test_the_command_refuses_what_it_cannot_report_and_writes_nothing(campaign, 
     refused("--format", "html", "--analysis", str(failed.pk), match=f"analysis {failed.pk} of 'reports' is failed")
     other = done_run(synthetic_campaign("other", np.random.default_rng(22)))
     refused("--format", "html", "--analysis", str(other.pk), match=f"'reports' has no analysis {other.pk}")
-    refused("--format", "html", "--seed", "3", match="--seed only apply with --run")
+    refused("--format", "html", "--seed", "3", match="--seed applies only with --run")
+    refused("--format", "html", "--seed", "3", "--bootstrap", "9", match="--bootstrap, --seed apply only with --run")
     refused("--format", "html", "--standalone", "--run", match="--standalone applies to --format latex only")
     refused("--format", "html", "--run", "--bootstrap", "1", match="bootstrap must be from 3 to 100,000")
     with pytest.raises(CommandError, match="no campaign named 'nope'"):

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
+from django.template.defaultfilters import pluralize
 
 from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
@@ -56,11 +57,12 @@ class Command(CampaignCommand):
         except ScoreImportError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
-            f"Imported {summary.ratings} ratings on {summary.screens} screens by {summary.raters} "
-            f"rater{'s' if summary.raters != 1 else ''} into {campaign.name!r}."
+            f"Imported {summary.ratings} rating{pluralize(summary.ratings)} on {summary.screens} "
+            f"screen{pluralize(summary.screens)} by {summary.raters} rater{pluralize(summary.raters)} into "
+            f"{campaign.name!r}."
         )
         if options["skip_unknown"]:
             self.stdout.write(
-                f"Skipped {summary.skipped} cell{'s' if summary.skipped != 1 else ''} naming no system of the "
+                f"Skipped {summary.skipped} cell{pluralize(summary.skipped)} naming no system of the "
                 f"campaign ({', '.join(map(shown, summary.unknown)) or 'none'})."
             )

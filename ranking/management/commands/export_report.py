@@ -41,7 +41,7 @@ class Command(CampaignCommand):
     def handle_campaign(self, campaign, **options):
         given = [f"--{name}" for name in RUN_OPTIONS if options[name] is not None]
         if given and not options["run"]:
-            raise CommandError(f"{', '.join(given)} only apply with --run")
+            raise CommandError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only with --run")
         if options["standalone"] and options["format"] != "latex":
             raise CommandError("--standalone applies to --format latex only")
         run = self.fresh_run(campaign, options) if options["run"] else self.stored_run(campaign, options["analysis"])
