@@ -55,7 +55,9 @@ Logs:
                       off) or "text"
 """
 import os
+import re
 import secrets
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -267,6 +269,10 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG or EMBEDDED
+if WHITENOISE_USE_FINDERS:
+    # Served from the finders, so no collected folder is expected: whitenoise's warning that STATIC_ROOT is missing
+    # would only puzzle a new user of ./dev demo.
+    warnings.filterwarnings("ignore", message=re.escape(f"No directory at: {STATIC_ROOT}"), category=UserWarning)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
