@@ -88,15 +88,25 @@ def test_command_adds_screens_and_refuses_bad_requests_with_a_message():
     call_command("active_screens", "--campaign", "active-cli", "--count", "2", stdout=out)
     assert out.getvalue().strip() == "active-cli: 2 screens added (0 to 1)"
     assert Screen.objects.filter(campaign=campaign).count() == 2
-    small_campaign("active-cli-prws", mode=Campaign.Mode.PRWS)
     for arguments, message in [
         (["--campaign", "active-cli", "--count", "0"], "--count must be between 1 and 10000, got 0"),
         (["--campaign", "nowhere"], "no campaign named 'nowhere'"),
-        (["--campaign", "active-cli-prws"], "active screens are for relative ranking campaigns"),
     ]:
         with pytest.raises(CommandError, match=message):
             call_command("active_screens", *arguments)
     assert Screen.objects.filter(campaign=campaign).count() == 2
+
+
+def test_the_command_gives_a_prws_campaign_easls_screens():
+    """EASL's first pass: the first screens show candidates no screen showed yet, each sentence's up to M."""
+    campaign = small_campaign("active-cli-prws", mode=Campaign.Mode.PRWS)
+    out = StringIO()
+    call_command("active_screens", "--campaign", "active-cli-prws", "--count", "2", stdout=out)
+    assert out.getvalue().strip() == "active-cli-prws: 2 screens added (0 to 1)"
+    shown = [list(screen.slots.values_list("candidate_id", flat=True))
+             for screen in Screen.objects.filter(campaign=campaign).order_by("number")]
+    assert len(shown) == 2 and all(len(candidates) >= 2 for candidates in shown)
+    assert len({pk for candidates in shown for pk in candidates}) == sum(map(len, shown))
 
 
 def test_active_screens_get_their_repeats_like_sampled_ones():

@@ -1,21 +1,24 @@
-"""manage.py active_screens: add screens chosen by active selection to a relative ranking campaign (issue 13)."""
+"""manage.py active_screens: add screens chosen by active selection to a campaign (issue 13): TrueSkill for relative
+ranking, EASL for PRWS."""
 from __future__ import annotations
 
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand
-from ranking.active_screens import write_active_screens
+from annotation.models import Campaign
+from ranking.active_screens import write_active_prws_screens, write_active_screens
 
 MAX_COUNT = 10_000
 
 
 class Command(CampaignCommand):
     help = (
-        "Add up to COUNT screens to a relative ranking campaign, each of a different sentence, chosen where the "
-        "judgments so far leave the system ranking most uncertain: a running TrueSkill belief per system, the "
+        "Add up to COUNT screens to a campaign, chosen where the judgments so far leave the system ranking most "
+        "uncertain. Relative ranking: each of a different sentence, from a running TrueSkill belief per system, the "
         "contested pairs (those the Expected Wins bootstrap reverses in some samples but in fewer than 30%), and the "
-        "pairs each sentence's candidates separate. The screens get the campaign's redundancy and are served like "
-        "sampled ones. Run it again as judgments come in."
+        "pairs each sentence's candidates separate. PRWS: EASL, every candidate once, then the candidates of the most "
+        "uncertain score (a Beta belief each) with partners of similar mean. The screens get the campaign's "
+        "redundancy and are served like sampled ones. Run it again as judgments come in."
     )
 
     def add_campaign_arguments(self, parser):
@@ -26,7 +29,8 @@ class Command(CampaignCommand):
         if not 1 <= count <= MAX_COUNT:
             raise CommandError(f"--count must be between 1 and {MAX_COUNT}, got {count}")
         try:
-            numbers = write_active_screens(campaign, count)
+            write = write_active_prws_screens if campaign.mode == Campaign.Mode.PRWS else write_active_screens
+            numbers = write(campaign, count)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         if numbers:
