@@ -1,7 +1,24 @@
 """Judge page URLs (included at the site root by annotation.urls)."""
-from django.urls import path
+from django.urls import include, path
 
 from .views import crowd, judge, start
+
+#: The pages of one campaign a judge judges, below ``judge/campaigns/<campaign_id>/``.
+campaign_pages = [
+    path("", judge.campaign, name="judge-campaign"),
+    path("done/", judge.done, name="judge-done"),
+    path("guidelines/", judge.guidelines_page, name="judge-guidelines"),
+    path("training/", judge.training_page, name="judge-training"),
+    path("training/<int:position>/feedback/", judge.training_feedback, name="judge-training-feedback"),
+    path("undo/", judge.undo, name="judge-undo"),
+]
+
+#: What a judge does on one assigned screen, below ``judge/screens/<token>/``.
+screen_pages = [
+    path("", judge.screen, name="judge-screen"),
+    path("flag/", judge.flag, name="judge-flag"),
+    path("lease/", judge.lease, name="judge-lease"),
+]
 
 urlpatterns = [
     path("", start.start, name="home"),
@@ -9,17 +26,6 @@ urlpatterns = [
     path("invite/<str:secret>/", judge.invite, name="invite"),
     path("crowd/<str:key>/", crowd.study_link, name="crowd-study-link"),
     path("judge/password/", judge.password, name="judge-password"),
-    path("judge/campaigns/<int:campaign_id>/", judge.campaign, name="judge-campaign"),
-    path("judge/campaigns/<int:campaign_id>/done/", judge.done, name="judge-done"),
-    path("judge/campaigns/<int:campaign_id>/guidelines/", judge.guidelines_page, name="judge-guidelines"),
-    path("judge/campaigns/<int:campaign_id>/training/", judge.training_page, name="judge-training"),
-    path(
-        "judge/campaigns/<int:campaign_id>/training/<int:position>/feedback/",
-        judge.training_feedback,
-        name="judge-training-feedback",
-    ),
-    path("judge/campaigns/<int:campaign_id>/undo/", judge.undo, name="judge-undo"),
-    path("judge/screens/<uuid:token>/", judge.screen, name="judge-screen"),
-    path("judge/screens/<uuid:token>/flag/", judge.flag, name="judge-flag"),
-    path("judge/screens/<uuid:token>/lease/", judge.lease, name="judge-lease"),
+    path("judge/campaigns/<int:campaign_id>/", include(campaign_pages)),
+    path("judge/screens/<uuid:token>/", include(screen_pages)),
 ]

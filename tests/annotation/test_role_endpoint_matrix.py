@@ -100,7 +100,7 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/<int:pk>/references/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/judgments.xml": get(ITS_ORGANIZERS),
-    "^campaigns/(?P<pk>[0-9]+)/judgments\\.(?P<extension>csv|json)$": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/^judgments\\.(?P<extension>csv|json)$": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/crowd-workers.csv": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/invites/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/invites/<int:invite_id>/revoke/": post(ITS_ORGANIZERS),
