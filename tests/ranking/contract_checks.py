@@ -64,21 +64,24 @@ def assert_contract(analysis: dict) -> None:
     jsonschema.Draft202012Validator(SCHEMA).validate(analysis)
     missing = list(nulls_without_reason(analysis))
     assert not missing, f"nulls without a reason: {missing[:5]}"
-    for matrix in BARE_MATRICES:
-        holder = _get(analysis, matrix[:-1])
-        if holder is None or matrix[-1] not in holder:
-            continue
+    for matrix, holder, rows in _present(analysis, BARE_MATRICES):
         reasons = holder.get("reasons", {})
-        for row, cells in holder[matrix[-1]].items():
+        for row, cells in rows.items():
             for column, cell in cells.items():
                 assert (cell is None) == (column in reasons.get(row, {})), (matrix, row, column)
-    for vector in BARE_VECTORS:
-        holder = _get(analysis, vector[:-1])
-        if holder is None or vector[-1] not in holder:
-            continue
+    for vector, holder, values in _present(analysis, BARE_VECTORS):
         reasons = holder.get("correlation_reasons", {})
-        for name, value in holder[vector[-1]].items():
+        for name, value in values.items():
             assert (value is None) == (name in reasons), (vector, name)
+
+
+def _present(analysis: dict, paths: set[tuple]) -> Iterator[tuple[tuple, dict, Any]]:
+    """``(path, holder, value)`` of each of ``paths`` the analysis has: the object holding its last key, and the
+    value there."""
+    for path in paths:
+        holder = _get(analysis, path[:-1])
+        if holder is not None and path[-1] in holder:
+            yield path, holder, holder[path[-1]]
 
 
 def _get(value: Any, path: tuple) -> Any:
