@@ -88,6 +88,18 @@ def test_documents_file_gives_documents_and_positions():
         (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),
         (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source file (source) has 4 lines"),
         ([], None, "no system output files were given"),
+        # Over-long names and document ids, and control characters: refused by the import, before the database.
+        (systems() + [named("s" * 101, SYSTEMS["alpha"])], None,
+         "system name '" + "s" * 101 + "': 101 characters, over the limit of 100"),
+        (systems(), named("docs", b"a\na\n" + b"d" * 201 + b"\n" + b"d" * 201 + b"\n"),
+         "docs: line 3: the document id has 201 characters, over the limit of 200"),
+        (systems(), named("docs", b"a\na\nb\tc\nb\tc\n"),
+         "docs: line 3: the document id holds the non-printable character U+0009"),
+        (systems(beta=b"ok\nbad\x00line\n\nx\n"), None, "beta: line 2: the control character U+0000 at column 4"),
+        (systems(gamma=b"a\nb\nc\x01\nd\n"), None, "gamma: line 3: the control character U+0001 at column 2"),
+        (systems(alpha=b"a\nb\rc\nd\ne\n"), None, "alpha: line 2: the control character U+000D at column 2"),
+        (systems(alpha="a\nb\nc\nd\x85e\n".encode()), None, "alpha: line 4: the control character U+0085"),
+        (systems(alpha=b"a\nb\nc\nd\x7f\n"), None, "alpha: line 4: the control character U+007F"),
     ],
 )
 def test_bad_input_is_rejected_whole(files, documents, message):
@@ -258,29 +270,6 @@ def test_conll14_outputs(conll14_dir):
     assert round(mean, 1) == 5.7 and abs(mean - 5.667) < 0.001
     assert Candidate.objects.filter(segment__campaign=campaign).count() == sum(k * v for k, v in histogram.items())
     assert Output.objects.filter(segment__campaign=campaign).count() == 13 * 1312
-
-
-@pytest.mark.parametrize(
-    ("files", "documents", "message"),
-    [
-        (systems() + [named("s" * 101, SYSTEMS["alpha"])], None,
-         "system name '" + "s" * 101 + "': 101 characters, over the limit of 100"),
-        (systems(), named("docs", b"a\na\n" + b"d" * 201 + b"\n" + b"d" * 201 + b"\n"),
-         "docs: line 3: the document id has 201 characters, over the limit of 200"),
-        (systems(), named("docs", b"a\na\nb\tc\nb\tc\n"),
-         "docs: line 3: the document id holds the non-printable character U+0009"),
-        (systems(beta=b"ok\nbad\x00line\n\nx\n"), None, "beta: line 2: the control character U+0000 at column 4"),
-        (systems(gamma=b"a\nb\nc\x01\nd\n"), None, "gamma: line 3: the control character U+0001 at column 2"),
-        (systems(alpha=b"a\nb\rc\nd\ne\n"), None, "alpha: line 2: the control character U+000D at column 2"),
-        (systems(alpha="a\nb\nc\nd\x85e\n".encode()), None, "alpha: line 4: the control character U+0085"),
-        (systems(alpha=b"a\nb\nc\nd\x7f\n"), None, "alpha: line 4: the control character U+007F"),
-    ],
-)
-def test_over_long_fields_and_control_characters_are_refused_before_the_database(files, documents, message):
-    with pytest.raises(InputFileError) as error:
-        import_outputs("bad", named("source", SOURCE), files, documents)
-    assert message in str(error.value)
-    assert nothing_written()
 
 
 def test_a_nul_byte_in_the_source_is_refused():
