@@ -6,8 +6,8 @@ Measured in the same run:
   hypothesis) pairs shared by the systems); a first call on one sentence loads the compiled kernel from numba's
   cache beforehand, and the time of that is printed apart;
 * *baseline*: the same scores computed step by step as the official ``m2scorer`` computes them
-  (``reference_sentence_counts``: Python dictionaries and lists, every system's every sentence scored anew), on the
-  systems given by ``--baseline-systems`` (default: all).
+  (``sentence_counts(..., kernel=False)``: Python dictionaries and lists, every system's every sentence scored
+  anew), on the systems given by ``--baseline-systems`` (default: all).
 
 The official Python 2 scorer itself is slower still: it also runs every Bellman-Ford round (the baseline stops
 after a round without change) and copies its graphs. Run once on this machine for this issue (Python 2.7.18, 2 cores
@@ -24,6 +24,7 @@ Run: .venv/bin/python benchmarks/metrics.py [--baseline-systems CAMB AMU ...]
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -39,7 +40,7 @@ django.setup()
 
 from annotation.services.references import parse_m2  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
-from ranking.core.m2 import corpus_m2, reference_sentence_counts, sentence_counts  # noqa: E402
+from ranking.core.m2 import corpus_m2, sentence_counts  # noqa: E402
 
 CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14"
 SYSTEMS = ("CAMB", "CUUI", "AMU", "POST", "NTHU", "RAC", "UMC", "PKU", "SJTU", "UFC", "IPN", "IITB", "INPUT")
@@ -75,7 +76,7 @@ def baseline_f(sources, gold, hypotheses):
     from ranking.core import m2
 
     original = m2.sentence_counts
-    m2.sentence_counts = reference_sentence_counts
+    m2.sentence_counts = functools.partial(original, kernel=False)
     try:
         return corpus_m2(sources, hypotheses, gold).f_beta
     finally:

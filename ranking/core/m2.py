@@ -295,17 +295,13 @@ def _count_matches(sequence: Sequence[tuple], gold: Sequence[GoldEdit]) -> int:
     return matches
 
 
-def reference_sentence_counts(
+def _stepwise_counts(
     source: Sequence[str],
     hypothesis: Sequence[str],
     gold_by_annotator: Sequence[Sequence[GoldEdit]],
-    max_unchanged_words: int = 2,
+    max_unchanged_words: int,
 ) -> tuple[EditCounts, ...]:
-    """Edit counts of one sentence against each annotator, computed step by step as the official scorer does.
-
-    Used for lattices too large for the compiled kernel and as its reference in tests. Raises ``ValueError``
-    where the official scorer stops with an error (an arc it removed is listed again).
-    """
+    """``sentence_counts`` computed step by step as the official scorer does (``ValueError`` where it stops)."""
     try:
         lattice = build_lattice(source, hypothesis, max_unchanged_words)
         counts = []
@@ -339,19 +335,25 @@ def sentence_counts(
     hypothesis: Sequence[str],
     gold_by_annotator: Sequence[Sequence[GoldEdit]],
     max_unchanged_words: int = 2,
+    *,
+    kernel: bool = True,
 ) -> tuple[EditCounts, ...]:
     """Edit counts of one hypothesis sentence against each annotator's gold edits, in the given order.
 
-    Equal to ``reference_sentence_counts``; computed by the numba kernel unless the lattice is larger than
-    ``MAX_KERNEL_VERTICES``. A hypothesis equal to the source proposes nothing (its lattice is the diagonal).
+    Computed by the numba kernel, or step by step as the official scorer does where the lattice is larger than
+    ``MAX_KERNEL_VERTICES`` or ``kernel`` is false (the kernel's reference in tests and benchmarks); both give the
+    same counts. A hypothesis equal to the source proposes nothing (its lattice is the diagonal). Raises
+    ``ValueError`` where the official scorer stops with an error (an arc it removed is listed again).
     """
+    if not kernel:
+        return _stepwise_counts(source, hypothesis, gold_by_annotator, max_unchanged_words)
     if list(source) == list(hypothesis):
         return tuple(EditCounts(0, 0, len(gold)) for gold in gold_by_annotator)
     ids: dict[str, int] = {}
     source_ids = np.array([ids.setdefault(token, len(ids)) for token in source], dtype=np.int64)
     hypothesis_ids = np.array([ids.setdefault(token, len(ids)) for token in hypothesis], dtype=np.int64)
     if m2_kernel.lattice_size(source_ids, hypothesis_ids) > m2_kernel.MAX_KERNEL_VERTICES:
-        return reference_sentence_counts(source, hypothesis, gold_by_annotator, max_unchanged_words)
+        return _stepwise_counts(source, hypothesis, gold_by_annotator, max_unchanged_words)
     edits = [edit for gold in gold_by_annotator for edit in gold]
     owners = np.array([a for a, gold in enumerate(gold_by_annotator) for _ in gold], dtype=np.int64)
     status, counts = m2_kernel.annotator_counts(
