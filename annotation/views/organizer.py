@@ -11,7 +11,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_POST
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..models import Assignment, BackgroundJob, Campaign, Judgment, ScreenJob
@@ -23,7 +22,7 @@ from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
-from .posted import messages_section, to_section, valid_post
+from .posted import campaign_post, messages_section, to_section, valid_post
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv, "text/csv; charset=utf-8"),
@@ -111,10 +110,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "organizer/campaign_detail.html", context)
 
 
-@login_required
-@require_POST
-def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request, pk)
+@campaign_post
+def campaign_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = valid_post(request, ScreensForm, f"{SCREENS_COUNT_ERROR} No screen was added.")
     if form is None:
         return to_section(campaign.pk, "screens")
@@ -131,11 +128,9 @@ def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
     return to_section(campaign.pk, "screens")
 
 
-@login_required
-@require_POST
-def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> HttpResponse:
+@campaign_post
+def screen_job_resume(request: HttpRequest, campaign: Campaign, screen_job_id: int) -> HttpResponse:
     """Go on with a screen job that stopped: it writes the screens it has not written yet."""
-    campaign = managed_campaign_or_404(request, pk)
     job = get_object_or_404(ScreenJob, pk=screen_job_id, campaign=campaign)
     if resume_job(job):
         messages.success(request, f"Going on with the {job.requested - job.created:,} screens not added yet; see "
@@ -145,10 +140,8 @@ def screen_job_resume(request: HttpRequest, pk: int, screen_job_id: int) -> Http
     return to_section(campaign.pk, "screens")
 
 
-@login_required
-@require_POST
-def campaign_appraise_import(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = managed_campaign_or_404(request, pk)
+@campaign_post
+def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = AppraiseUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))

@@ -20,7 +20,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
 from ..judging_forms import (
     AttentionChecksForm,
@@ -36,7 +35,7 @@ from ..services import attention_requests, background_jobs, guidelines, invites,
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
-from .posted import to_section, valid_post
+from .posted import campaign_post, to_section, valid_post
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
@@ -83,15 +82,13 @@ def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
     }
 
 
-@login_required
-@require_POST
-def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
+@campaign_post
+def invite_create(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Invite a judge (creating the account when new); the link is shown once on the campaign page.
 
     The messages are the same for a new username and an existing account that may be invited, and the same for
     every username that cannot be invited (``invites``), so that they do not tell an organizer what an account is;
     only an admin is told that the link asks an existing account to log in first."""
-    campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, InviteForm, "{errors} No invite was created.")
     if form is None:
         return to_section(campaign.pk, "invites")
@@ -113,11 +110,9 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
     return to_section(campaign.pk, "invites")
 
 
-@login_required
-@require_POST
-def invite_revoke(request: HttpRequest, pk: int, invite_id: int) -> HttpResponse:
+@campaign_post
+def invite_revoke(request: HttpRequest, campaign: Campaign, invite_id: int) -> HttpResponse:
     """Revoke an unused invite: its link stops working."""
-    campaign = managed_campaign_or_404(request, pk)
     invite = get_object_or_404(Invite.objects.select_related("judge", "campaign"), pk=invite_id, campaign=campaign)
     try:
         invites.revoke_invite(invite, request.user)
@@ -205,11 +200,9 @@ def training_add(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "organizer/training_form.html", context, status=400 if form.errors else 200)
 
 
-@login_required
-@require_POST
-def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpResponse:
+@campaign_post
+def training_delete(request: HttpRequest, campaign: Campaign, screen_id: int) -> HttpResponse:
     """Delete a training screen and the judges' answers to it."""
-    campaign = managed_campaign_or_404(request, pk)
     screen = get_object_or_404(TrainingScreen, pk=screen_id, campaign=campaign)
     answers = screen.answers.count()
     number = screen.position + 1
@@ -219,12 +212,10 @@ def training_delete(request: HttpRequest, pk: int, screen_id: int) -> HttpRespon
     return to_section(campaign.pk, "training")
 
 
-@login_required
-@require_POST
-def attention_add(request: HttpRequest, pk: int) -> HttpResponse:
+@campaign_post
+def attention_add(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Put attention checks on a share of the unserved screens without one (``attention_requests``): at once, or
     by a background job when the share covers more than ``MAX_CHECKS_PER_REQUEST`` screens."""
-    campaign = managed_campaign_or_404(request, pk)
     form = valid_post(request, AttentionChecksForm, "{errors} No attention check was added.")
     if form is None:
         return to_section(campaign.pk, "attention")

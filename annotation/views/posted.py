@@ -1,14 +1,35 @@
-"""The organizer pages' posted forms: valid, or refused with a message that says what was not done; and the way
-back to the section of the campaign page that posted them, where their message is shown."""
+"""The organizer pages' posts: what every post on one campaign checks first (``campaign_post``); posted forms,
+valid or refused with a message that says what was not done; and the way back to the section of the campaign page
+that posted them, where their message is shown."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from ..judging_forms import error_text
+from ..permissions import managed_campaign_or_404
+
+
+def campaign_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """``view`` as a POST on one campaign's organizer page: a visitor not logged in is sent to log in, another
+    method gets 405, and ``view`` is called with the campaign ``pk`` in place of ``pk`` if the user manages it (404
+    otherwise, as ``managed_campaign_or_404``)."""
+
+    @login_required
+    @require_POST
+    @wraps(view)
+    def on_campaign(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
+        return view(request, managed_campaign_or_404(request, pk), **kwargs)
+
+    return on_campaign
 
 
 def valid_post(request: HttpRequest, form_class: type[forms.Form], refusal: str) -> forms.Form | None:

@@ -3,22 +3,18 @@ metrics, checked and stored as ``manage.py import_references`` does (same servic
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_POST
 
 from ..campaign_forms import named_file
-from ..permissions import managed_campaign_or_404
+from ..models import Campaign
 from ..services.references import import_references, reference_summary
 from ..services.textfiles import InputFileError
-from .posted import to_section
+from .posted import campaign_post, to_section
 
 
-@login_required
-@require_POST
-def campaign_references_import(request: HttpRequest, pk: int) -> HttpResponse:
+@campaign_post
+def campaign_references_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """POST ``m2`` (one file) and/or ``references`` (several files): all stored, or none with the reason."""
-    campaign = managed_campaign_or_404(request, pk)
     m2 = request.FILES.get("m2")
     texts = request.FILES.getlist("references")
     try:
