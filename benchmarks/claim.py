@@ -29,7 +29,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from load import tear_down, test_set, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
+from load import test_set, throwaway_site  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment  # noqa: E402
 from annotation.services import queue  # noqa: E402
@@ -72,8 +72,7 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    test_db, _ = throwaway_database()
-    try:
+    with throwaway_site():
         source, systems, _ = test_set()
         campaign = import_outputs("claim", source, systems)
         create_screens(campaign, args.screens)
@@ -87,8 +86,6 @@ def main() -> None:
                 totals[name][0] += cpu / args.rounds
                 totals[name][1] += wall / args.rounds
                 assert slot == timed(two_queries, campaign, judge, now, 1)[2], "both claim the same slot"
-    finally:
-        tear_down(None, test_db)
     for name, (cpu, wall) in totals.items():
         print(f"{name}: {1000 * cpu:.2f} ms CPU, {1000 * wall:.2f} ms wall per claim")
     (base_cpu, base_wall), (cpu, wall) = totals.values()

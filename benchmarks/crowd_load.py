@@ -50,7 +50,7 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import ms, run_threads, start_gunicorn, tear_down, throwaway_database  # noqa: E402  (the judges' benchmark beside this file)
+from load import ms, run_threads, throwaway_site  # noqa: E402  (the judges' benchmark beside this file)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -246,15 +246,12 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8720, help="gunicorn's port (the project's 8720-8739)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    test_db, database = throwaway_database()
-    server = None
-    try:
+    with throwaway_site() as site:
         campaign = build_campaign(args.screens, args.workers * args.screens + args.workers)
         link = reverse("crowd-study-link", args=[campaign.crowd_key])
-        connection.close()
-        server = start_gunicorn(args.port, args.gunicorn_workers, database)
+        site.serve(args.port, args.gunicorn_workers)
         print(f"{args.workers} concurrent crowd workers, {args.screens} screens each, gunicorn with "
-              f"{args.gunicorn_workers} workers on {os.cpu_count()} cores, PostgreSQL ({test_db})")
+              f"{args.gunicorn_workers} workers on {os.cpu_count()} cores, PostgreSQL ({site.test_db})")
         tally = Tally()
         run_threads(baseline_loop, [(args.port, tally, rng.spawn(1)[0], args.screens + 1, args.think)
                                     for _ in range(args.workers)])
@@ -281,8 +278,6 @@ def main() -> int:
         good = not tally.errors and found["judges"] == args.workers and found["accounts"] == args.workers and not any(
             found[key] for key in ("two_judges", "foreign", "duplicated", "lost", "wrong_codes"))
         return 0 if good else 1
-    finally:
-        tear_down(server, test_db)
 
 
 if __name__ == "__main__":

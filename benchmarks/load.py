@@ -35,6 +35,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -100,20 +102,37 @@ def build_campaign(judges: int, screens: int) -> tuple[Campaign, list[str], str]
     return campaign, sessions, label
 
 
-def throwaway_database() -> tuple[str, str]:
-    """A new test database (``test_`` + DATABASE_URL's name, made afresh): its name and its URL for gunicorn."""
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    default = settings.DATABASES["default"]
-    return test_db, f"postgres://{default['USER']}@{default['HOST']}:{default['PORT']}/{test_db}"
+@dataclass
+class Site:
+    """A benchmark's throw-away database ``test_db`` and, once ``serve`` has started it, the gunicorn serving the
+    project against it."""
+
+    test_db: str
+    server: subprocess.Popen | None = None
+
+    def serve(self, port: int, workers: int) -> subprocess.Popen:
+        """Start gunicorn on ``port`` with ``workers`` workers against the database (this process's connection,
+        which built the data, is closed first); returns it once it answers."""
+        connection.close()
+        default = settings.DATABASES["default"]
+        database = f"postgres://{default['USER']}@{default['HOST']}:{default['PORT']}/{self.test_db}"
+        self.server = start_gunicorn(port, workers, database)
+        return self.server
 
 
-def tear_down(server: subprocess.Popen | None, test_db: str) -> None:
-    """Stop gunicorn (if it started) and drop the throw-away database."""
-    if server is not None:
-        server.terminate()
-        server.wait(timeout=30)
-    connection.close()
-    connection.creation.destroy_test_db(test_db, verbosity=0)
+@contextmanager
+def throwaway_site() -> Iterator[Site]:
+    """A new test database (``test_`` + DATABASE_URL's name, made afresh) for the block; at its end gunicorn stops
+    (if the block started it) and the database is dropped, whatever happened."""
+    site = Site(connection.creation.create_test_db(verbosity=0, autoclobber=True))
+    try:
+        yield site
+    finally:
+        if site.server is not None:
+            site.server.terminate()
+            site.server.wait(timeout=30)
+        connection.close()
+        connection.creation.destroy_test_db(site.test_db, verbosity=0)
 
 
 def free_port() -> int:
@@ -313,26 +332,24 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    test_db, database = throwaway_database()
-    server = None
-    try:
+    with throwaway_site() as site:
         campaign, sessions, label = build_campaign(args.judges, args.submits + args.judges)
-        connection.close()
         port = args.port or free_port()
-        server = start_gunicorn(port, args.workers, database)
+        server = site.serve(port, args.workers)
         print(f"{label}; {args.judges} concurrent judges, gunicorn with {args.workers} workers on "
-              f"{os.cpu_count()} cores, PostgreSQL ({test_db}), mean think time {args.think} s")
+              f"{os.cpu_count()} cores, PostgreSQL ({site.test_db}), mean think time {args.think} s")
         baseline = Tally(target=args.submits)
         run_threads(baseline_loop, [(port, baseline, rng.spawn(1)[0], args.think) for _ in range(args.judges)])
         tally = Tally(target=args.submits)
-        cpu_before = cpu_seconds(server_processes(server.pid, test_db))
+        cpu_before = cpu_seconds(server_processes(server.pid, site.test_db))
         started = time.perf_counter()
         run_threads(judge_loop, [
             (port, campaign.pk, key, tally, rng.spawn(1)[0], args.think, campaign.max_candidates, args.double)
             for key in sessions
         ])
         seconds = time.perf_counter() - started
-        cpu_after = cpu_seconds(server_processes(server.pid, test_db))  # backends opened during the run count whole
+        # Backends opened during the run count whole.
+        cpu_after = cpu_seconds(server_processes(server.pid, site.test_db))
         server_cpu = sum(used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items())
         if tally.errors or baseline.errors:
             raise SystemExit("errors: " + "; ".join((tally.errors + baseline.errors)[:5]))
@@ -350,8 +367,6 @@ def main() -> None:
               f"per serve or submit, {server_cpu / seconds:.2f} of the {os.cpu_count()} cores")
         print(f"serve p50 {serve50:.1f} ms p95 {serve95:.1f} ms; submit p50 {submit50:.1f} ms p95 {submit95:.1f} ms; "
               f"{len(tally.acknowledged)} submits, lost {lost}, duplicated {duplicated}")
-    finally:
-        tear_down(server, test_db)
 
 
 if __name__ == "__main__":
