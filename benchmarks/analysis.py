@@ -50,12 +50,11 @@ from ranking.core.pairs import ExpandedPairs
 from ranking.core.trueskill import (
     MU,
     SIGMA,
+    _chain_rows,
     _run_lanes,
-    beta_for,
     bootstrap_trueskill,
-    draw_margin,
+    chain_settings,
     pair_cells,
-    series_tables,
 )
 
 CHAIN_AT_A_TIME_RUNS = 250
@@ -102,18 +101,14 @@ def trueskill_chain_at_a_time(
     rng = np.random.default_rng(seed)
     cells = np.broadcast_to(pair_cells(pairs.first, pairs.second, pairs.relation, n_systems),
                             (n_runs, n_systems, n_systems, 3))
-    n_iterations = np.full(n_runs, len(pairs) + 1)
-    beta = beta_for(n_iterations)
-    margin = draw_margin(beta)
+    chains = chain_settings(np.full(n_runs, len(pairs) + 1))
     states = rng.integers(0, 2**64, size=(n_runs, 4), dtype=np.uint64)
     states[~states.any(axis=1), 0] = 1
-    tables, e0 = series_tables(beta, margin)
     if direct:
-        tables[:] = np.nan  # the kernel's sign for "compute every update directly"
+        chains.tables[:] = np.nan  # the kernel's sign for "compute every update directly"
     out = np.empty((n_runs, n_systems))
     for k in range(n_runs):
-        _run_lanes(cells[k:k + 1], n_iterations[k:k + 1], beta[k:k + 1], margin[k:k + 1], tables[k:k + 1],
-                   e0[k:k + 1], MU, SIGMA, states[k:k + 1], out[k:k + 1])
+        _run_lanes(cells[k:k + 1], _chain_rows(chains, k, k + 1), MU, SIGMA, states[k:k + 1], out[k:k + 1])
     return out
 
 

@@ -39,6 +39,7 @@ Deviations from the reference scripts:
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -496,23 +497,45 @@ def _judgment_tables(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return better, better_or_tie, total
 
 
+class ChainSettings(NamedTuple):
+    """What the kernels take of each chain, row k for chain k (:func:`chain_settings`): its number of steps, its beta
+    and draw margin, and the series of its updates near its start, ``tables`` around ``e0`` (:func:`series_tables`)."""
+
+    n_iterations: np.ndarray
+    beta: np.ndarray
+    margin: np.ndarray
+    tables: np.ndarray
+    e0: np.ndarray
+
+
+def chain_settings(n_iterations: np.ndarray) -> ChainSettings:
+    """The settings of chains of ``n_iterations`` steps each (C,): beta from :func:`beta_for`, the draw margin from
+    :func:`draw_margin`, and their series (:func:`series_tables`)."""
+    beta = beta_for(n_iterations)
+    margin = draw_margin(beta)
+    return ChainSettings(n_iterations, beta, margin, *series_tables(beta, margin))
+
+
+@njit(cache=True)
+def _chain_rows(chains: ChainSettings, lo: int, hi: int) -> ChainSettings:
+    """The settings of chains ``lo`` to ``hi - 1``."""
+    return ChainSettings(chains.n_iterations[lo:hi], chains.beta[lo:hi], chains.margin[lo:hi], chains.tables[lo:hi],
+                         chains.e0[lo:hi])
+
+
 @njit(cache=True)
 def _run_lanes(
     cells: np.ndarray,
-    n_iterations: np.ndarray,
-    beta: np.ndarray,
-    margin: np.ndarray,
-    tables: np.ndarray,
-    e0: np.ndarray,
+    chains: ChainSettings,
     mu0: float,
     sigma0: float,
     states: np.ndarray,
     mu_out: np.ndarray,
 ) -> None:
-    """TrueSkill runs (METHODS 6) of L chains: chain l on the outcome counts ``cells[l]`` (L, S, S, 3) for
-    ``n_iterations[l]`` steps, with uniforms from the xoshiro256** state ``states[l]`` and the update's series
-    ``tables[l]`` around ``e0[l]`` (:func:`series_tables`); writes its final mu to ``mu_out[l]``. Ratings are kept as
-    mu and sigma^2.
+    """TrueSkill runs (METHODS 6) of L chains: chain l on the outcome counts ``cells[l]`` (L, S, S, 3) with the
+    settings ``chains`` row l (its ``n_iterations`` steps, beta, draw margin and the update's series), with uniforms
+    from the xoshiro256** state ``states[l]``; writes its final mu to ``mu_out[l]``. Ratings are kept as mu and
+    sigma^2.
 
     Step: the system ``a`` with the largest sigma^2 (the highest index among equals; a system without judgments
     never plays) meets the opponent drawn by :func:`_opponent` on one of the pair's judgments drawn uniformly.
@@ -534,7 +557,7 @@ def _run_lanes(
         for s in range(n):
             key[lane, s] = var[lane, s] if total[lane, s].sum() > 0 else -1.0
             if key[lane, s] >= 0.0:
-                steps[lane] = n_iterations[lane]
+                steps[lane] = chains.n_iterations[lane]
     for k in range(steps.max()):
         for lane in range(n_lanes):
             if k >= steps[lane]:
@@ -554,8 +577,8 @@ def _run_lanes(
             else:
                 winner, loser, drawn = b, a, False
             mu_w, var_w, mu_l, var_l = _rate_in_chain(
-                mu[lane, winner], var[lane, winner], mu[lane, loser], var[lane, loser], drawn, beta[lane], margin[lane],
-                tables[lane], e0[lane]
+                mu[lane, winner], var[lane, winner], mu[lane, loser], var[lane, loser], drawn, chains.beta[lane],
+                chains.margin[lane], chains.tables[lane], chains.e0[lane]
             )
             mu[lane, winner] = mu_w
             mu[lane, loser] = mu_l
@@ -568,24 +591,19 @@ def _run_lanes(
 def _run_chains(
     cells: np.ndarray,
     states: np.ndarray,
-    n_iterations: np.ndarray,
-    beta: np.ndarray,
-    margin: np.ndarray,
-    tables: np.ndarray,
-    e0: np.ndarray,
+    chains: ChainSettings,
     mu0: float,
     sigma0: float,
 ) -> np.ndarray:
-    """Runs chain k on ``cells[k]`` (C, S, S, 3) with generator state ``states[k]`` (4 words) and the series
-    ``tables[k]`` around ``e0[k]``; returns mu (C, S).
+    """Runs chain k on ``cells[k]`` (C, S, S, 3) with generator state ``states[k]`` (4 words) and the settings
+    ``chains`` row k; returns mu (C, S).
     Groups of ``LANES`` chains (:func:`_run_lanes`) run in parallel."""
     n_chains = states.shape[0]
     out = np.empty((n_chains, cells.shape[1]))
     for group in prange((n_chains + LANES - 1) // LANES):
         lo = group * LANES
         hi = min(lo + LANES, n_chains)
-        _run_lanes(cells[lo:hi], n_iterations[lo:hi], beta[lo:hi], margin[lo:hi], tables[lo:hi], e0[lo:hi], mu0,
-                   sigma0, states[lo:hi], out[lo:hi])
+        _run_lanes(cells[lo:hi], _chain_rows(chains, lo, hi), mu0, sigma0, states[lo:hi], out[lo:hi])
     return out
 
 
@@ -601,12 +619,9 @@ def run_trueskill_chains(cells: np.ndarray, rng: np.random.Generator) -> np.ndar
     whatever the number of threads; the runs are independent.
     """
     cells = _validated_cells(cells)
-    n_iterations = cells.sum(axis=(1, 2, 3)) + 1
-    beta = beta_for(n_iterations)
-    margin = draw_margin(beta)
     states = rng.integers(0, 2**64, size=(cells.shape[0], 4), dtype=np.uint64)
     states[~states.any(axis=1), 0] = 1  # the all-zero state is xoshiro's one fixed point
-    return _run_chains(cells, states, n_iterations, beta, margin, *series_tables(beta, margin), MU, SIGMA)
+    return _run_chains(cells, states, chain_settings(cells.sum(axis=(1, 2, 3)) + 1), MU, SIGMA)
 
 
 def trueskill_scores(

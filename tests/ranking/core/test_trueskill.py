@@ -23,6 +23,7 @@ from ranking.core.trueskill import (
     SERIES_E0,
     SIGMA,
     _below_exp,
+    _chain_rows,
     _exact_v_w,
     _opponent,
     _rate_variances,
@@ -31,6 +32,7 @@ from ranking.core.trueskill import (
     _uniform,
     beta_for,
     bootstrap_trueskill,
+    chain_settings,
     draw_margin,
     pair_cells,
     rate_1vs1,
@@ -391,18 +393,13 @@ def test_a_chain_scores_the_same_alone_and_in_lock_step_beside_chains_of_other_l
     """Chains run ``LANES`` at a time in lock step; chain k must not notice its neighbours, which stop earlier or
     later (each has its own number of pairs), nor which lane it had."""
     cells = np.stack([pair_cells(*synthetic_pairs(seed=k, per_pair=5 * (k + 1)), 4) for k in range(2 * LANES + 1)])
-    n_iterations = cells.sum(axis=(1, 2, 3)) + 1
-    beta = beta_for(n_iterations)
-    margin = draw_margin(beta)
+    chains = chain_settings(cells.sum(axis=(1, 2, 3)) + 1)
     states = np.random.default_rng(4).integers(1, 2**64, size=(len(cells), 4), dtype=np.uint64)
-    tables, e0 = series_tables(beta, margin)
-    together = _run_chains(cells, states.copy(), n_iterations, beta, margin, tables, e0, MU, SIGMA)
+    together = _run_chains(cells, states.copy(), chains, MU, SIGMA)
     for k in range(len(cells)):
-        alone = _run_chains(cells[k:k + 1], states[k:k + 1].copy(), n_iterations[k:k + 1], beta[k:k + 1],
-                            margin[k:k + 1], tables[k:k + 1], e0[k:k + 1], MU, SIGMA)
+        alone = _run_chains(cells[k:k + 1], states[k:k + 1].copy(), _chain_rows(chains, k, k + 1), MU, SIGMA)
         np.testing.assert_array_equal(alone[0], together[k])
-    shifted = _run_chains(cells[1:], states[1:].copy(), n_iterations[1:], beta[1:], margin[1:], tables[1:], e0[1:],
-                          MU, SIGMA)
+    shifted = _run_chains(cells[1:], states[1:].copy(), _chain_rows(chains, 1, len(cells)), MU, SIGMA)
     np.testing.assert_array_equal(shifted, together[1:])
 
 
@@ -489,11 +486,8 @@ def test_a_chain_is_the_procedure_with_the_direct_update(per_pair, band_share):
     the direct update, on a small campaign (most updates outside the series' band) and on a large one (inside)."""
     cells = pair_cells(*synthetic_pairs(per_pair=per_pair), 4)
     words = [12345, 678, 9, 1011]
-    n_iterations = np.array([cells.sum() + 1])
-    beta = beta_for(n_iterations)
-    margin = draw_margin(beta)
-    kernel = _run_chains(cells[None], np.array([words], dtype=np.uint64), n_iterations, beta, margin,
-                         *series_tables(beta, margin), MU, SIGMA)[0]
+    chains = chain_settings(np.array([cells.sum() + 1]))
+    kernel = _run_chains(cells[None], np.array([words], dtype=np.uint64), chains, MU, SIGMA)[0]
     replay, share = replayed_chain(cells, words)
     assert band_share[0] <= share <= band_share[1]
     np.testing.assert_allclose(kernel, replay, rtol=1e-11, atol=1e-13)
