@@ -8,6 +8,8 @@ changed nor deleted here. Foreign keys are raw ids, so no page lists a whole tab
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -51,10 +53,19 @@ def changelist_link(model, label: str, **filters) -> str:
 
 
 class SupportAdmin(admin.ModelAdmin):
-    """Large tables: no full count of unfiltered lists, 50 rows a page, every field shown."""
+    """Large tables: no full count of unfiltered lists, 50 rows a page, every field shown, and the related rows the
+    list shows fetched with it."""
 
     show_full_result_count = False
     list_per_page = 50
+
+    def get_list_select_related(self, request: HttpRequest) -> Sequence[str]:
+        """``list_select_related`` where the admin names it (columns that reach further, through methods); otherwise
+        the foreign keys that ``list_display`` shows, so that the list is one query."""
+        if self.list_select_related:
+            return self.list_select_related
+        related = {field.name for field in self.model._meta.get_fields() if field.many_to_one or field.one_to_one}
+        return tuple(name for name in self.list_display if name in related)
 
 
 class ReadOnlyAdmin(SupportAdmin):
@@ -111,7 +122,6 @@ class SystemAdmin(ReadOnlyAdmin):
     list_display = ("name", "kind", "campaign")
     list_filter = ("kind", "campaign")
     search_fields = ("name", "campaign__name")
-    list_select_related = ("campaign",)
 
 
 @admin.register(Document)
@@ -119,7 +129,6 @@ class DocumentAdmin(ReadOnlyAdmin):
     list_display = ("name", "position", "campaign")
     list_filter = ("campaign",)
     search_fields = ("name", "campaign__name")
-    list_select_related = ("campaign",)
 
 
 @admin.register(Segment)
@@ -127,7 +136,6 @@ class SegmentAdmin(ReadOnlyAdmin):
     list_display = ("id", "campaign", "document", "line", "position", "source")
     list_filter = ("campaign",)
     search_fields = ("source", "=line", "document__name")
-    list_select_related = ("campaign", "document")
 
 
 @admin.register(Candidate)
@@ -135,7 +143,6 @@ class CandidateAdmin(ReadOnlyAdmin):
     list_display = ("id", "segment", "text")
     list_filter = ("segment__campaign",)
     search_fields = ("text", "systems__name")
-    list_select_related = ("segment",)
 
 
 @admin.register(Output)
@@ -143,7 +150,6 @@ class OutputAdmin(ReadOnlyAdmin):
     list_display = ("id", "system", "segment", "candidate")
     list_filter = ("system__campaign", "system__kind")
     search_fields = ("system__name", "=segment__line")
-    list_select_related = ("system", "segment", "candidate")
 
 
 class AssignmentInline(ReadOnlyInline):
@@ -165,7 +171,6 @@ class ScreenAdmin(SupportAdmin):
     list_display = ("id", "campaign", "number", "segment", "excluded", "created_at", "judgments")
     list_filter = ("campaign", "excluded")
     search_fields = ("=number", "campaign__name", "segment__source")
-    list_select_related = ("campaign", "segment")
     fields = ("campaign", "number", "segment", "created_at", "excluded")
     readonly_fields = ("campaign", "number", "segment", "created_at")
     inlines = (AssignmentInline,)
@@ -190,7 +195,6 @@ class ScreenCandidateAdmin(ReadOnlyAdmin):
     list_display = ("screen", "position", "candidate")
     list_filter = ("screen__campaign",)
     search_fields = ("=screen__number",)
-    list_select_related = ("screen", "candidate")
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
@@ -215,7 +219,6 @@ class JobAdmin(ReadOnlyAdmin):
     """Background work of a campaign: found by its campaign's name or its error."""
 
     search_fields = ("campaign__name", "error")
-    list_select_related = ("campaign", "requested_by")
 
 
 @admin.register(ScreenJob)
@@ -236,7 +239,6 @@ class JobFileAdmin(ReadOnlyAdmin):
 
     list_display = ("id", "job", "position", "field", "name")
     fields = ("job", "position", "field", "name")
-    list_select_related = ("job",)
 
 
 @admin.register(BackgroundJob)
@@ -328,7 +330,6 @@ class InviteAdmin(SupportAdmin):
     list_display = ("judge", "campaign", "created_by", "created_at", "expires_at", "used_at")
     list_filter = ("campaign", ("used_at", admin.EmptyFieldListFilter))
     search_fields = ("judge__username", "campaign__name", "created_by__username")
-    list_select_related = ("judge", "campaign", "created_by")
     fields = ("campaign", "judge", "created_by", "created_at", "expires_at", "used_at")
     readonly_fields = ("campaign", "judge", "created_by", "created_at", "used_at")
 
@@ -343,7 +344,6 @@ class CrowdWorkerAdmin(ReadOnlyAdmin):
     list_display = ("worker_id", "platform", "campaign", "session_id", "completed_at", "outcome")
     list_filter = ("campaign", "platform", "outcome")
     search_fields = ("worker_id", "session_id")
-    list_select_related = ("campaign",)
 
 
 @admin.register(RaterStatus)
@@ -353,7 +353,6 @@ class RaterStatusAdmin(ReadOnlyAdmin):
     list_display = ("judge", "campaign", "decision", "attempt", "decided_by", "decided_at")
     list_filter = ("campaign", "decision")
     search_fields = ("judge__username",)
-    list_select_related = ("judge", "campaign", "decided_by")
 
 
 @admin.register(GuidelinesAcknowledgement)
@@ -361,7 +360,6 @@ class GuidelinesAcknowledgementAdmin(ReadOnlyAdmin):
     list_display = ("judge", "campaign", "acknowledged_at")
     list_filter = ("campaign",)
     search_fields = ("judge__username",)
-    list_select_related = ("judge", "campaign")
 
 
 class TrainingCandidateInline(ReadOnlyInline):
@@ -376,7 +374,6 @@ class TrainingScreenAdmin(SupportAdmin):
     list_display = ("id", "campaign", "position", "segment")
     list_filter = ("campaign",)
     search_fields = ("campaign__name", "feedback")
-    list_select_related = ("campaign", "segment")
     fields = ("campaign", "position", "segment", "feedback")
     readonly_fields = ("campaign", "position", "segment")
     inlines = (TrainingCandidateInline,)
@@ -389,7 +386,6 @@ class TrainingScreenAdmin(SupportAdmin):
 class TrainingCandidateAdmin(ReadOnlyAdmin):
     list_display = ("training_screen", "position", "candidate", "expected_rank")
     list_filter = ("training_screen__campaign",)
-    list_select_related = ("training_screen", "candidate")
 
 
 @admin.register(TrainingAnswer)
@@ -397,7 +393,6 @@ class TrainingAnswerAdmin(ReadOnlyAdmin):
     list_display = ("judge", "training_screen", "agreement", "ranks", "created_at")
     list_filter = ("training_screen__campaign",)
     search_fields = ("judge__username",)
-    list_select_related = ("judge", "training_screen")
 
 
 @admin.register(ReferenceSet)
@@ -405,7 +400,6 @@ class ReferenceSetAdmin(ReadOnlyAdmin):
     list_display = ("name", "kind", "campaign", "annotators", "imported_at")
     list_filter = ("kind", "campaign")
     search_fields = ("name", "campaign__name")
-    list_select_related = ("campaign",)
 
 
 @admin.register(GoldEdit)
@@ -413,7 +407,6 @@ class GoldEditAdmin(ReadOnlyAdmin):
     list_display = ("reference_set", "segment", "annotator", "start", "end", "error_type", "corrections")
     list_filter = ("reference_set", "error_type")
     search_fields = ("=segment__line", "error_type")
-    list_select_related = ("reference_set", "segment")
 
 
 @admin.register(ReferenceText)
@@ -421,4 +414,3 @@ class ReferenceTextAdmin(ReadOnlyAdmin):
     list_display = ("reference_set", "segment", "text")
     list_filter = ("reference_set",)
     search_fields = ("text", "=segment__line")
-    list_select_related = ("reference_set", "segment")
