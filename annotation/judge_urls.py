@@ -20,12 +20,17 @@ screen_pages = [
     path("lease/", judge.lease, name="judge-lease"),
 ]
 
+#: A judge's own pages, below ``judge/``.
+judge_pages = [
+    path("", judge.home, name="judge-home"),
+    path("password/", judge.password, name="judge-password"),
+    path("campaigns/<int:campaign_id>/", include(campaign_pages)),
+    path("screens/<uuid:token>/", include(screen_pages)),
+]
+
 urlpatterns = [
     path("", start.start, name="home"),
-    path("judge/", judge.home, name="judge-home"),
     path("invite/<str:secret>/", judge.invite, name="invite"),
     path("crowd/<str:key>/", crowd.study_link, name="crowd-study-link"),
-    path("judge/password/", judge.password, name="judge-password"),
-    path("judge/campaigns/<int:campaign_id>/", include(campaign_pages)),
-    path("judge/screens/<uuid:token>/", include(screen_pages)),
+    path("judge/", include(judge_pages)),
 ]

@@ -114,8 +114,8 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/<int:pk>/analyses/status.json": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/leaderboard.json": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/history.json": get(ITS_ORGANIZERS),
-    "^campaigns/(?P<pk>[0-9]+)/pairs/(?P<kind>unexpanded|expanded)\\.tsv$": get(ITS_ORGANIZERS),
-    "^campaigns/(?P<pk>[0-9]+)/analyses/(?P<run_id>[0-9]+)\\.(?P<extension>json|html|tex|csv)$": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/^pairs/(?P<kind>unexpanded|expanded)\\.tsv$": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/^analyses/(?P<run_id>[0-9]+)\\.(?P<extension>json|html|tex|csv)$": get(ITS_ORGANIZERS),
     # judges' pages (an invite link is a bearer secret: it shows its confirmation to anyone who has it)
     "": get(LOGGED_IN),
     "judge/": get(LOGGED_IN),
