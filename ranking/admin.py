@@ -12,19 +12,19 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from annotation.admin import ReadOnlyAdmin
+
 from .models import AnalysisChunk, AnalysisRun
 
 
 @admin.register(AnalysisRun)
-class AnalysisRunAdmin(admin.ModelAdmin):
+class AnalysisRunAdmin(ReadOnlyAdmin):
     """Search by campaign, requester or error text; filter by status and campaign. Runs can be deleted, not edited."""
 
     list_display = ("id", "campaign", "status", "parameter_summary", "seed", "requested_by", "created_at",
                     "finished_at", "attempts", "short_error")
     list_filter = ("status", "campaign", "created_at")
     search_fields = ("campaign__name", "requested_by__username", "error", "=task_id")
-    list_select_related = ("campaign", "requested_by")
-    show_full_result_count = False
     fields = ("campaign", "requested_by", "status", "progress", "stage", "attempts", "task_id", "seed",
               "parameters_json", "snapshot_json", "timings_json", "error", "result_stored", "chunks_stored",
               "created_at", "started_at", "heartbeat_at", "finished_at")
@@ -32,12 +32,6 @@ class AnalysisRunAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).defer("result")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
     @admin.display(description="parameters")
     def parameter_summary(self, run: AnalysisRun) -> str:
@@ -71,7 +65,7 @@ class AnalysisRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(AnalysisChunk)
-class AnalysisChunkAdmin(admin.ModelAdmin):
+class AnalysisChunkAdmin(ReadOnlyAdmin):
     """The stored bootstrap chunks of runs on the workers, read-only: which a stalled run has (not their samples)."""
 
     list_display = ("id", "run", "method", "chunk")
@@ -81,10 +75,4 @@ class AnalysisChunkAdmin(admin.ModelAdmin):
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return super().get_queryset(request).defer("samples")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
+        return super().get_queryset(request).defer("samples", "run__result")
