@@ -141,7 +141,7 @@ def finish_analysis_task(self, run_id: int) -> None:
     run.chunks.all().delete()
 
 
-@app.task
+@app.task(ignore_result=True)
 def analysis_failed_task(request, exc, traceback, run_id: int) -> None:
     """Errback of every task of a run: a chunk or the last step failed for good."""
     mark_failed(run_id, f"{type(exc).__name__}: {exc}")
