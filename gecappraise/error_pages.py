@@ -1,6 +1,6 @@
 """The site's 400, 403, 404 and 500 answers: pages in the site layout (templates/400.html, 403.html, 404.html,
-500.html) that say why and where to go, and ``{"detail": ...}`` JSON, as the REST API answers, for the API and the
-JSON endpoints."""
+500.html, and 403_csrf.html for a form refused by the CSRF check) that say why and where to go, and
+``{"detail": ...}`` JSON, as the REST API answers, for the API and the JSON endpoints."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -27,7 +27,7 @@ def _bad_request_reason(exception: Exception) -> str:
     if isinstance(exception, TooManyFieldsSent):
         return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields; nothing was read."
     if isinstance(exception, DisallowedHost):
-        return "This server does not answer to that host name (settings: ALLOWED_HOSTS)."
+        return "This server does not answer to that host name."
     if isinstance(exception, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
         return f"The request's fields other than files are larger than {limit:g} MB in all; nothing was read."
@@ -54,6 +54,18 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
     if wants_json(request):
         return JsonResponse({"detail": str(exception) or FORBIDDEN}, status=403)
     return defaults.permission_denied(request, exception)
+
+
+CSRF_EXPIRED = ("The page that sent it was opened before your last log-in or log-out, in another tab or long ago, so "
+                "its security token no longer matches.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """403 for a POST the CSRF check refused (settings.CSRF_FAILURE_VIEW): most often a page opened before the user
+    logged in or out elsewhere; the styled page says so and how to go on, or ``{"detail": ...}``."""
+    if wants_json(request):
+        return JsonResponse({"detail": f"CSRF check failed: {reason}"}, status=403)
+    return render(request, "403_csrf.html", {"reason": CSRF_EXPIRED}, status=403)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

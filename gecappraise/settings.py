@@ -205,6 +205,7 @@ TEMPLATES = [
 ]
 
 WSGI_APPLICATION = "gecappraise.wsgi.application"
+CSRF_FAILURE_VIEW = "gecappraise.error_pages.csrf_failure"
 
 # Connections live for a minute between requests and are checked before a request uses them; a GET or HEAD whose
 # connection drops midway is answered again (gecappraise/dropped_connections.py).

@@ -92,6 +92,18 @@ def test_a_refusal_is_a_styled_403_saying_why(people):
     assert "Only organizers manage campaigns." in html and "logged in as <strong>jude</strong>" in html
 
 
+def test_a_form_refused_by_the_csrf_check_is_a_styled_403_saying_why_and_what_to_do(people):
+    """A page opened before the user logged out and in again in another tab sends a token that no longer matches
+    (before: Django's bare "CSRF verification failed" page, with no way back)."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(people["organizer"])
+    page = client.post(reverse("logout"))
+    html = page.content.decode()
+    assert page.status_code == 403 and 'class="site-header"' in html
+    assert "This form has expired" in html and "before your last log-in or log-out" in html
+    assert "Nothing was saved" in html and "Log in</a>, then try again" not in html
+
+
 def test_api_errors_are_json(people):
     client = client_of(people["judge"])
     missing = client.get("/api/no-such-endpoint/")
