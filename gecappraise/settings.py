@@ -49,8 +49,8 @@ are hidden):
                       EMAIL_USE_SSL ("1"), EMAIL_TIMEOUT (seconds, default 10)
   EMAIL_BACKEND       another Django e-mail backend, e.g. django.core.mail.backends.console.EmailBackend
   DEFAULT_FROM_EMAIL  the sender of the product's e-mails (default webmaster@localhost)
-Logs:
-  LOG_LEVEL           WARNING by default
+Logs (the web's, the Celery workers' and beat's):
+  LOG_LEVEL           WARNING by default; Celery's lines for each task received, done or sent by beat only at DEBUG
   LOG_FORMAT          "json" (one JSON object per line: time, level, logger, message; the default when DEBUG is
                       off) or "text"
 """
@@ -359,5 +359,9 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": _env("LOG_LEVEL", "WARNING"), "propagate": True},
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # A line per task received and done, and per task beat sends, is a line every second with the dispatch
+        # every ANALYSIS_DISPATCH_SECONDS: shown at DEBUG only.
+        **{name: {"level": "DEBUG" if _env("LOG_LEVEL") == "DEBUG" else "WARNING"}
+           for name in ("celery.app.trace", "celery.worker.strategy", "celery.beat")},
     },
 }
