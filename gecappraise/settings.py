@@ -266,7 +266,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG or EMBEDDED
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "gecappraise.static_storage.StaticFilesStorage"
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG or EMBEDDED

@@ -123,7 +123,8 @@ def dockerfile_steps() -> list[str]:
 @pytest.mark.slow
 def test_the_images_static_files_are_the_hashed_ones_the_services_serve(tmp_path):
     """The image's collectstatic step, run as the Dockerfile runs it on what it copies, writes the manifest that the
-    services' settings (DEBUG off, PostgreSQL) read: every page's static files resolve to their hashed names.
+    services' settings (DEBUG off, PostgreSQL) read: every page's static files resolve to their hashed names, and
+    the JavaScript modules import each other by them.
     (Before, the step ran in the embedded mode, wrote no manifest, and every page of the image failed.)"""
     copied = [part for step in dockerfile_steps() if step.startswith("COPY ") for part in step.split()[1:-1]]
     for name in copied:
@@ -151,3 +152,6 @@ def test_the_images_static_files_are_the_hashed_ones_the_services_serve(tmp_path
     assert served.returncode == 0, served.stderr
     assert served.stdout.split() == [f"/static/{manifest['favicon.svg']}", f"/static/{manifest['css/site.css']}"]
     assert (tmp_path / "staticfiles" / f"{manifest['css/site.css']}.gz").is_file()
+    for module in ("js/judge.js", "js/prws.js"):  # their import of screen.js names its hashed file
+        text = (tmp_path / "staticfiles" / manifest[module]).read_text()
+        assert f'from "./{Path(manifest["js/screen.js"]).name}"' in text and 'from "./screen.js"' not in text
