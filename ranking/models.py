@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from annotation.models import Campaign, JobStatus
 
@@ -77,6 +78,27 @@ class AnalysisRun(models.Model):
 
     def __str__(self) -> str:
         return f"analysis {self.pk} of {self.campaign_id} ({self.status})"
+
+    QUIET_SECONDS = 60
+    """A claimed run silent this long says so on the analyses page (``stage_shown``)."""
+
+    def stage_shown(self, now: datetime | None = None) -> str:
+        """The stage as the analyses page shows it. A running run no worker has reported on for ``QUIET_SECONDS``
+        says how long, and that it goes back to the queue once silent for ``ANALYSIS_CLAIM_SECONDS`` (a worker
+        killed whole returns its task to the broker only after Redis's visibility timeout, an hour)."""
+        if self.status != self.Status.RUNNING or self.heartbeat_at is None:
+            return self.stage
+        quiet = ((now or timezone.now()) - self.heartbeat_at).total_seconds()
+        if quiet < self.QUIET_SECONDS:
+            return self.stage
+        note = (f"no word from a worker for {_minutes(quiet)}; it goes back to the queue after "
+                f"{_minutes(settings.ANALYSIS_CLAIM_SECONDS)} without one")
+        return f"{self.stage}; {note}" if self.stage else note
+
+
+def _minutes(seconds: float) -> str:
+    whole = max(1, round(seconds / 60))
+    return f"{whole} minute{'s' if whole != 1 else ''}"
 
 
 class AnalysisChunk(models.Model):

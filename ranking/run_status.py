@@ -67,7 +67,7 @@ def run_status(run: AnalysisRun) -> dict:
         "status": run.status,
         "label": run.get_status_display(),
         "progress": run.progress,
-        "stage": run.stage,
+        "stage": run.stage_shown(),
         "error": run.error,
         "reports": [
             {"label": label, "url": report_url(run, extension, download)}

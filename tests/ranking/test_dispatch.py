@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -219,9 +220,29 @@ def test_the_status_endpoint_gives_what_the_table_shows_to_organizers_only(setti
 
 
 @pytest.mark.django_db
+def test_a_running_run_no_worker_reported_on_for_a_minute_says_so_and_when_it_is_put_back(settings):
+    """A worker killed whole leaves its chunk with the broker for an hour; the run goes back to the queue after
+    ANALYSIS_CLAIM_SECONDS without a report, and meanwhile the page says why it stands still."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSIS_CLAIM_SECONDS = "celery", 600
+    campaign = synthetic_campaign("quiet", np.random.default_rng(16))
+    client = Client()
+    client.force_login(organizer_of(campaign))
+    quiet, fresh = create_run(campaign, FAST), create_run(campaign, FAST)
+    AnalysisRun.objects.filter(pk__in=[quiet.pk, fresh.pk]).update(status="running", stage="bootstrap trueskill",
+                                                                     heartbeat_at=timezone.now())
+    AnalysisRun.objects.filter(pk=quiet.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=3, seconds=5))
+    status = client.get(reverse("campaign-analyses-status", args=[campaign.pk])).json()
+    runs = {run["id"]: run for run in status["runs"]}
+    note = ("bootstrap trueskill; no word from a worker for 3 minutes; it goes back to the queue after 10 minutes "
+            "without one")
+    assert (runs[quiet.pk]["stage"], runs[fresh.pk]["stage"]) == (note, "bootstrap trueskill")
+    assert f"({note})" in client.get(reverse("campaign-analyses", args=[campaign.pk])).content.decode()
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("execution", "said", "sent"),
-    [("process", "Computed 1 waiting analyses.", False), ("celery", "Sent 1 waiting analyses to the workers.", True)],
+    [("process", "Computed 1 waiting analysis.", False), ("celery", "Sent 1 waiting analysis to the workers.", True)],
 )
 def test_requeue_analyses_computes_or_sends_the_waiting_runs(settings, execution, said, sent):
     """Without Celery the command computes the waiting runs itself; with it, it sends them to the workers (the test

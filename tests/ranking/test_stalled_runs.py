@@ -121,8 +121,8 @@ def test_requeue_analyses_recomputes_the_run_of_a_killed_embedded_process(settin
     settings.ANALYSIS_CLAIM_SECONDS = 1
     call_command("requeue_analyses", stdout=out)
     assert out.getvalue().strip().splitlines()[1:] == [
-        "Put back 1 analyses whose worker stopped reporting for 1 s in the queue.",
-        "Computed 1 waiting analyses.",
+        "Put back 1 analysis whose worker stopped reporting for 1 s in the queue.",
+        "Computed 1 waiting analysis.",
     ]
     run.refresh_from_db()
     assert run.status == "done" and run.progress == 100.0 and run.error == ""

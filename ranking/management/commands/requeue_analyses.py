@@ -19,10 +19,14 @@ class Command(BaseCommand):
         stalled = put_back_stalled()
         if stalled:
             self.stdout.write(
-                f"Put back {stalled} analyses whose worker stopped reporting for "
+                f"Put back {_analyses(stalled)} whose worker stopped reporting for "
                 f"{settings.ANALYSIS_CLAIM_SECONDS} s in the queue."
             )
         if settings.ANALYSIS_EXECUTION == "celery":
-            self.stdout.write(f"Sent {requeue()} waiting analyses to the workers.")
+            self.stdout.write(f"Sent {_analyses(requeue(), 'waiting ')} to the workers.")
         else:
-            self.stdout.write(f"Computed {requeue()} waiting analyses.")
+            self.stdout.write(f"Computed {_analyses(requeue(), 'waiting ')}.")
+
+
+def _analyses(count: int, kind: str = "") -> str:
+    return f"{count} {kind}{'analysis' if count == 1 else 'analyses'}"
