@@ -7,6 +7,7 @@ for, so loading the URLs imports no NumPy, SciPy, matplotlib or numba.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -47,18 +48,38 @@ def analyses_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"runs": [run_status(run) for run in runs]})
 
 
+REPORT_CACHE_SECONDS = 3600
+"""How long a web process keeps a report it rendered: a done run's result never changes, and the HTML report's
+plots take about a second to draw."""
+
+
+def rendered_report(run: AnalysisRun, name: str) -> str:
+    """The done run's report ``name`` (a format of ``reports.formats``), rendered once per web process and kept for
+    ``REPORT_CACHE_SECONDS`` (under the run's id and finish time, which a database restored from a backup does not
+    give another result); the run's result is read from the database only when it is rendered."""
+    from .reports.formats import render_report
+
+    key = f"analysis-report:{run.pk}:{run.finished_at.isoformat() if run.finished_at else ''}:{name}"
+    text = cache.get(key)
+    if text is None:
+        result = AnalysisRun.objects.values_list("result", flat=True).get(pk=run.pk)
+        text = render_report(result, name, standalone=name == "latex")
+        cache.set(key, text, REPORT_CACHE_SECONDS)
+    return text
+
+
 @login_required
 def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) -> HttpResponse:
     """A done run's report as JSON, HTML, LaTeX (a standalone document) or CSV, for the campaign's organizers.
 
     The HTML report opens in the browser (``?download=1`` downloads it); the other formats download as files."""
-    from .reports.formats import BY_EXTENSION, render_report, report_filename
+    from .reports.formats import BY_EXTENSION, report_filename
 
     campaign = managed_campaign_or_404(request, pk)
-    run = get_object_or_404(AnalysisRun, pk=run_id, campaign=campaign, status=AnalysisRun.Status.DONE)
+    run = get_object_or_404(AnalysisRun.objects.defer("result"), pk=run_id, campaign=campaign,
+                            status=AnalysisRun.Status.DONE)
     report = BY_EXTENSION[extension]
-    text = render_report(run.result, report.name, standalone=report.name == "latex")
-    response = HttpResponse(text, content_type=report.content_type)
+    response = HttpResponse(rendered_report(run, report.name), content_type=report.content_type)
     name = report_filename(campaign.name, run.pk, run.seed, report.extension)
     disposition = "inline" if report.name == "html" and "download" not in request.GET else "attachment"
     response["Content-Disposition"] = f'{disposition}; filename="{name}"'

@@ -139,6 +139,17 @@ def test_organizers_open_the_html_report_and_download_every_report_from_the_anal
     assert client.get(download)["Content-Disposition"] == f'attachment; filename="reports-analysis-{run.pk}-seed5.html"'
 
 
+def test_a_report_is_rendered_once_and_then_served_as_it_was(campaign, monkeypatch):
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    run = done_run(campaign)
+    client = logged_in(organizer)
+    url = reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "html"])
+    first = client.get(url).content
+    monkeypatch.setattr("ranking.reports.formats.render_report", lambda *args, **kwargs: pytest.fail("rendered again"))
+    assert client.get(url).content == first and client.get(f"{url}?download=1").content == first
+
+
 def test_nobody_else_gets_a_report(campaign):
     run = done_run(campaign)
     queued = AnalysisRun.objects.create(campaign=campaign, parameters={}, seed=1)
