@@ -15,6 +15,10 @@
 //   clear of it (not one focused by a click, which the scroll would move from under the pointer).
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
+// - Focus on arrival: a screen opens with focus on the sentence (#context), so that a screen reader reads it first
+//   and Tab goes on to the first correction; on the server's message instead when there is one (an undone screen,
+//   a refused form), so that it is read. The focus ring shows unless the judge's last action on the previous page
+//   was a click or a tap (kept in sessionStorage), as :focus-visible decides within a page.
 
 export const config = JSON.parse(document.getElementById("judge-config").textContent);
 export const form = document.getElementById("ranking-form");
@@ -26,6 +30,7 @@ const helpDialog = document.getElementById("help-dialog");
 const flagDialog = document.getElementById("flag-dialog");
 
 const TICK_MS = 1000;
+const INPUT_KEY = "gecappraise-input";
 const timerKey = `gecappraise-active:${location.pathname}`;
 const valuesKey = config.token ? `gecappraise-values:${config.token}` : null;
 let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
@@ -34,6 +39,17 @@ let lastTick = Date.now();
 
 export function focusedCandidate() {
   return candidates.find((candidate) => candidate.contains(document.activeElement)) || null;
+}
+
+// Focus on arrival (see the top): the form's errors, else the server's message, else the sentence; not when
+// something has focus already (a dialog reopened with its errors).
+function focusOnArrival() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const target = form.querySelector(".errors") || document.querySelector("main .messages")
+    || document.getElementById("context");
+  if (!target) return;
+  if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true, focusVisible: sessionStorage.getItem(INPUT_KEY) !== "pointer" });
 }
 
 function openDialog(dialog) {
@@ -179,6 +195,8 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   ["keydown", "pointerdown", "pointermove", "wheel", "scroll", "touchstart"].forEach((type) =>
     window.addEventListener(type, markActivity, { passive: true, capture: true }),
   );
+  window.addEventListener("keydown", () => sessionStorage.setItem(INPUT_KEY, "keyboard"), { capture: true });
+  window.addEventListener("pointerdown", () => sessionStorage.setItem(INPUT_KEY, "pointer"), { capture: true });
   window.addEventListener("focus", () => {
     lastTick = Date.now();
     markActivity();
@@ -220,4 +238,5 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   if (values) writeValues(values);
   saveValues();
   updateState();
+  focusOnArrival();
 }
