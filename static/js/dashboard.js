@@ -2,12 +2,18 @@
 // judging data (dashboard.json) and the leaderboard (leaderboard.json); the history (history.json) is fetched again
 // when the data changed, while checkpoints are still being computed, or when K changes. Polling pauses while the
 // page is hidden. Text from the server (system, judge and flag texts) only ever goes into textContent.
+//
+// Accessibility: the organizer can pause the updates ("Pause updates", aria-pressed; WCAG 2.2.2), e.g. to read a
+// table with a screen reader while it stays put. The time of the last update is shown but not announced (it
+// changes at every poll); a screen reader hears, in the polite region #dashboard-announce, only that an update
+// failed and that updates work again. The stopping hint (a polite live region) is written only when its text
+// changes.
 const root = document.getElementById("dashboard");
 const SVG = "http://www.w3.org/2000/svg";
 const COLORS = ["#1f5fbf", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#2c3e50", "#b7950b", "#e84393",
   "#6d4c41", "#00838f", "#7cb342", "#5e35b1", "#f4511e", "#546e7a", "#ad1457", "#2e7d32", "#283593", "#ef6c00",
   "#00695c"];
-const state = { historyKey: null, k: null, timer: null };
+const state = { historyKey: null, k: null, timer: null, paused: false, failing: false, status: "Loading…" };
 
 const $ = (id) => document.getElementById(id);
 const seconds = (value) => (value === null ? "–" : `${value.toFixed(1)} s`);
@@ -15,6 +21,20 @@ const score = (value) => (value === null ? "–" : value.toFixed(3));
 const count = (value) => (value === null ? "–" : value.toLocaleString("en"));
 // "1 flagged screen", "2 flagged screens": a count with its noun in the singular or the plural.
 const counted = (value, noun, plural = `${noun}s`) => `${count(value)} ${value === 1 ? noun : plural}`;
+
+// Writes ``text`` into ``element`` only when it differs, so that a live region is not announced again unchanged.
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function showStatus(text = state.status) {
+  state.status = text;
+  $("dashboard-status").textContent = `${state.paused ? "Paused. " : ""}${text}`;
+}
+
+function announce(text) {
+  $("dashboard-announce").textContent = text;
+}
 
 function cell(row, text, className = "", title = "") {
   const td = row.insertCell();
@@ -153,13 +173,13 @@ function renderStopping(hint) {
   const box = $("stopping-hint");
   box.classList.toggle("met", hint.met);
   if (hint.reason) {
-    box.textContent = `Stopping hint: not yet (${hint.reason}).`;
+    setText(box, `Stopping hint: not yet (${hint.reason}).`);
   } else if (hint.met) {
-    box.textContent = `Clusters unchanged over the last ${count(hint.k)} judgments (the same since ` +
-      `${count(hint.stable_since)}): more judgments are unlikely to change them.`;
+    setText(box, `Clusters unchanged over the last ${count(hint.k)} judgments (the same since ` +
+      `${count(hint.stable_since)}): more judgments are unlikely to change them.`);
   } else {
-    box.textContent = `Clusters unchanged over the last ${count(hint.stable_for)} judgments (since ` +
-      `${count(hint.stable_since)}); the hint waits for ${count(hint.k)}.`;
+    setText(box, `Clusters unchanged over the last ${count(hint.stable_for)} judgments (since ` +
+      `${count(hint.stable_since)}); the hint waits for ${count(hint.k)}.`);
   }
 }
 
@@ -255,21 +275,39 @@ async function refresh() {
       renderHistory(history);
       state.historyKey = history.pending ? null : key;
     }
-    $("dashboard-status").textContent = `Last update ${new Date().toLocaleTimeString()}.`;
+    showStatus(`Last update ${new Date().toLocaleTimeString()}.`);
+    if (state.failing) announce("The dashboard updates again.");
+    state.failing = false;
   } catch (error) {
-    $("dashboard-status").textContent = `Could not update: ${error.message}`;
+    showStatus(`Could not update: ${error.message}`);
+    if (!state.failing) announce(`The dashboard could not update: ${error.message}`);
+    state.failing = true;
   }
 }
 
 function schedule() {
   clearTimeout(state.timer);
-  if (!document.hidden) state.timer = setTimeout(async () => { await refresh(); schedule(); }, Number(root.dataset.pollMs));
+  if (!document.hidden && !state.paused) {
+    state.timer = setTimeout(async () => { await refresh(); schedule(); }, Number(root.dataset.pollMs));
+  }
+}
+
+async function togglePause(button) {
+  state.paused = !state.paused;
+  button.setAttribute("aria-pressed", String(state.paused));
+  showStatus();
+  if (state.paused) {
+    clearTimeout(state.timer);
+  } else {
+    await refresh();
+    schedule();
+  }
 }
 
 function setK(value) {
   const k = Number(value);
   if (!Number.isInteger(k) || k < 1) {
-    $("stopping-hint").textContent = "K must be a whole number of judgments, at least 1.";
+    setText($("stopping-hint"), "K must be a whole number of judgments, at least 1.");
     return false;
   }
   state.k = k;
@@ -285,8 +323,11 @@ if (root) {
   $("stopping-form").addEventListener("submit", (event) => event.preventDefault());
   input.addEventListener("change", async () => { if (setK(input.value)) await refresh(); });
   document.addEventListener("visibilitychange", async () => {
-    if (!document.hidden) await refresh();
+    if (!document.hidden && !state.paused) await refresh();
     schedule();
   });
+  const pause = $("dashboard-pause");
+  pause.hidden = false;
+  pause.addEventListener("click", () => togglePause(pause));
   refresh().then(schedule);
 }
