@@ -15,6 +15,8 @@
 //   clear of it (not one focused by a click, which the scroll would move from under the pointer).
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
+// - Single-character keys (digits, "+", "m", "?") can be limited to when a correction has focus (WCAG 2.1.4):
+//   the box "Single keys work anywhere on the page" in the guidelines dialog, kept in localStorage; on by default.
 // - Focus on arrival: a screen opens with focus on the sentence (#context), so that a screen reader reads it first
 //   and Tab goes on to the first correction; on the server's message instead when there is one (an undone screen,
 //   a refused form), so that it is read. The focus ring shows unless the judge's last action on the previous page
@@ -31,6 +33,8 @@ const flagDialog = document.getElementById("flag-dialog");
 
 const TICK_MS = 1000;
 const INPUT_KEY = "gecappraise-input";
+const KEYS_ANYWHERE_KEY = "gecappraise-keys-anywhere";
+const keysAnywhereBox = document.getElementById("keys-anywhere");
 const timerKey = `gecappraise-active:${location.pathname}`;
 const valuesKey = config.token ? `gecappraise-values:${config.token}` : null;
 let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
@@ -142,6 +146,7 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   function onKeyDown(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || dialogOpen()) return;
     if (event.target.closest("textarea, input[type=text], select")) return;
+    if (event.key.length === 1 && !keysAnywhereBox.checked && !focusedCandidate()) return;
     if (event.key === "?") {
       event.preventDefault();
       openDialog(helpDialog);
@@ -208,6 +213,9 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   setInterval(keepLease, config.heartbeatSeconds * 1000);
 
   document.getElementById("help-open").addEventListener("click", () => openDialog(helpDialog));
+  keysAnywhereBox.checked = localStorage.getItem(KEYS_ANYWHERE_KEY) !== "off";
+  keysAnywhereBox.addEventListener("change", () =>
+    localStorage.setItem(KEYS_ANYWHERE_KEY, keysAnywhereBox.checked ? "on" : "off"));
   if (flagDialog) {
     const flagForm = document.getElementById("flag-form");
     document.getElementById("flag-open").addEventListener("click", () => openDialog(flagDialog));
