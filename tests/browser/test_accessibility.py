@@ -241,6 +241,9 @@ def test_the_ranking_screen_and_its_dialogs_pass_axe_and_the_hand_checks(live_se
     page.get_by_role("link", name="Continue").click()
     expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 1")
     page.wait_for_load_state()
+    assert page.evaluate("() => document.activeElement.id === 'context'"
+                         " && !document.activeElement.matches(':focus-visible')"), (
+        "after a click, the screen opens with focus on the sentence but no focus ring: it looks as before")
     assert axe_violations(page) == [], "ranking screen"
     hand_checks(page)
     page.locator("#candidate-0 label.rank").nth(1).click()
