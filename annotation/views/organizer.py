@@ -64,7 +64,8 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
-    """A background import's state; the page reloads itself until the job has finished."""
+    """A background import's state; the page updates itself until the job has finished (in place with
+    JavaScript, static/js/background_job.js; by reloading without)."""
     background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
     return render(request, "organizer/background_job.html", {"job": job})

@@ -11,7 +11,7 @@
   lands on the sentence when a screen opens (on the message, when the server left one). The single-character
   keys can be kept to a focused correction (2.1.4).
 - The organizer's live dashboard can be paused (2.2.2) and does not announce each poll; the crowd worker's
-  redirect to the platform can be stopped (2.2.1).
+  redirect to the platform can be stopped (2.2.1); a background job's page updates in place instead of reloading.
 """
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 from PIL import Image
 from playwright.sync_api import expect
 
-from annotation.models import Campaign, Flag, Judgment
+from annotation.models import BackgroundJob, Campaign, Flag, Judgment
 from annotation.services.training import add_training_screen
 from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
 from tests.browser.session import log_in
@@ -564,3 +565,23 @@ def test_single_keys_can_be_kept_to_a_focused_correction(live_server, new_page, 
     assert checked_ranks(page)[1:] == [None] * (n - 1)
     page.get_by_role("button", name="Guidelines").click()
     expect(page.get_by_label("Single keys work anywhere on the page")).not_to_be_checked()
+
+
+def test_a_background_jobs_page_updates_in_place_instead_of_reloading(live_server, new_page, organizer, settings):
+    """The page of a job not finished reloaded itself every 2 s (a meta refresh: axe's critical meta-refresh, and
+    focus back at the top each time); it now updates its status in place, a live region, until the job ends."""
+    settings.ANALYSIS_EXECUTION = "celery"  # nobody runs the job: the test finishes it
+    job = BackgroundJob.objects.create(kind=BackgroundJob.Kind.APPRAISE_XML, requested_by=organizer)
+    page = new_page()
+    log_in(page, live_server, "orga", "organizer-pw-1", reverse("background-job", args=[job.pk]))
+    expect(page.locator("#job-status")).to_contain_text("Queued: waiting for a worker")
+    assert axe_violations(page) == []
+    page.evaluate("() => { window.stillTheSamePage = true; }")
+    tab_to(page, "← Campaigns")  # the organizer is somewhere on the page: an update must not move them
+    BackgroundJob.objects.filter(pk=job.pk).update(
+        status=BackgroundJob.Status.FAILED, error="judgments.xml: not Appraise XML", finished_at=timezone.now())
+    expect(page.locator("#job-status")).to_contain_text("Failed: nothing was imported.", timeout=8000)
+    expect(page.locator("#job-error")).to_have_text("judgments.xml: not Appraise XML")
+    assert page.evaluate("() => window.stillTheSamePage === true"), "updated without a reload"
+    assert focused(page) == "← Campaigns", "focus stays where it was"
+    assert page.locator("#job-status").get_attribute("role") == "status"
