@@ -210,7 +210,9 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
     lastTick = Date.now();
   });
   setInterval(tick, TICK_MS / 4);
-  setInterval(keepLease, config.heartbeatSeconds * 1000);
+  // A training screen has no lease (no leaseUrl, no heartbeatSeconds): without this test the interval ran at once
+  // and without end, posting to ".../undefined".
+  if (config.leaseUrl) setInterval(keepLease, config.heartbeatSeconds * 1000);
 
   document.getElementById("help-open").addEventListener("click", () => openDialog(helpDialog));
   keysAnywhereBox.checked = localStorage.getItem(KEYS_ANYWHERE_KEY) !== "off";

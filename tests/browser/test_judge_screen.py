@@ -239,6 +239,24 @@ def test_training_screen_and_its_feedback(live_server, new_page, artifacts, camp
     assert TrainingAnswer.objects.get().ranks == [1, 2, 3] and not Judgment.objects.exists()
 
 
+def test_a_training_screen_sends_no_lease_request(live_server, new_page, campaign):
+    """A training screen has no lease (no leaseUrl in its config): its page posts nothing while the judge works. It
+    used to post to ".../training/undefined" without pause, the interval's delay being NaN."""
+    shown = [candidate_of(campaign, 4, name) for name in ("ZEPHYRSYS", "INPUT", "QUOKKAGEC")]
+    add_training_screen(campaign, campaign.segments.get(line=4), shown, [1, 3, 2])
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "tina")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    expect(page.locator(".counter")).to_have_text("Training screen 1 of 1")
+    page.wait_for_load_state("domcontentloaded")
+    posted = []
+    page.on("request", lambda request: request.method == "POST" and posted.append(request.url))
+    for step in range(10):  # a judge reading and moving the pointer for a second
+        page.mouse.move(100 + 10 * step, 300)
+        page.wait_for_timeout(100)
+    assert posted == []
+
+
 def test_an_active_judge_keeps_the_screen_past_its_lease(live_server, new_page, campaign, settings):
     """screen.js renews the lease while the judge works, so a long screen is not given to someone else."""
     settings.JUDGE_LEASE_MINUTES = 0.05  # a 3 s lease, renewed every 0.75 s of activity
