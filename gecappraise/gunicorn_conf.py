@@ -8,7 +8,8 @@ Dockerfile and docker-compose.yml run it), from the environment:
                     is only stored, and imported by a background job); analyses, reports' computations and other
                     long jobs run on the Celery workers.
   LOG_FORMAT        "json" (default) or "text", as in gecappraise/settings.py: gunicorn's access and error lines
-                    go to standard output and error as one JSON object per line.
+                    go to standard output and error as one JSON object per line; an access line ends with the
+                    request's duration ("... 12ms").
 """
 import multiprocessing
 import os
@@ -22,6 +23,8 @@ graceful_timeout = 30
 max_requests = 2000
 max_requests_jitter = 200
 accesslog = "-"
+# gunicorn's default line with the request's duration in milliseconds at the end (%(M)s).
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(M)sms'
 errorlog = "-"
 control_socket_disable = True  # gunicorn 27's control socket wants a home directory; the image's user has none
 

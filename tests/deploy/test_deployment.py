@@ -110,6 +110,7 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch):
     conf = runpy.run_path(str(REPO / "gecappraise" / "gunicorn_conf.py"))
     assert (conf["workers"], conf["timeout"], conf["bind"]) == (3, 300, "0.0.0.0:9000")
     assert conf["logconfig_dict"]["handlers"]["access"]["formatter"] == "json"
+    assert conf["access_log_format"].endswith(" %(M)sms")  # each request's duration
     monkeypatch.delenv("GUNICORN_TIMEOUT")
     assert runpy.run_path(str(REPO / "gecappraise" / "gunicorn_conf.py"))["timeout"] == 120
 
