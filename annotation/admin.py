@@ -22,6 +22,7 @@ from .models import (
     Campaign,
     Candidate,
     CandidateJudgment,
+    CrowdSession,
     CrowdWorker,
     Document,
     Flag,
@@ -337,13 +338,31 @@ class InviteAdmin(SupportAdmin):
         return False
 
 
+class CrowdSessionInline(ReadOnlyInline):
+    """A crowd worker's sessions (platform submissions), their screens and what each was given."""
+
+    model = CrowdSession
+    fields = ("session_id", "study_id", "current", "base", "screens", "started_at", "completed_at", "outcome", "code")
+
+
 @admin.register(CrowdWorker)
 class CrowdWorkerAdmin(ReadOnlyAdmin):
-    """Crowd workers of crowd campaigns; they are made by the study link (``services.crowd_entry``)."""
+    """Crowd workers of crowd campaigns, with their sessions; they are made by the study link
+    (``services.crowd_entry``)."""
 
-    list_display = ("worker_id", "platform", "campaign", "session_id", "completed_at", "outcome")
-    list_filter = ("campaign", "platform", "outcome")
-    search_fields = ("worker_id", "session_id")
+    list_display = ("worker_id", "platform", "campaign", "created_at")
+    list_filter = ("campaign", "platform")
+    search_fields = ("worker_id", "sessions__session_id")
+    inlines = (CrowdSessionInline,)
+
+
+@admin.register(CrowdSession)
+class CrowdSessionAdmin(ReadOnlyAdmin):
+    """Crowd workers' sessions (platform submissions); the study link makes them (``services.crowd_entry``)."""
+
+    list_display = ("session_id", "worker", "current", "started_at", "completed_at", "outcome")
+    list_filter = ("worker__campaign", "current", "outcome")
+    search_fields = ("session_id", "worker__worker_id")
 
 
 @admin.register(RaterStatus)

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 
 class JobStatus(models.TextChoices):
@@ -828,12 +829,7 @@ class ReferenceText(models.Model):
 
 class CrowdWorker(models.Model):
     """A crowd platform's worker in one crowd campaign: the campaign-local judge account ``judge`` (no password, no
-    e-mail) of ``worker_id`` on ``platform``, and the worker's current session.
-
-    ``session_id`` is the platform's submission (Prolific ``SESSION_ID``, MTurk ``assignmentId``); ``session_base``
-    is how many screens the worker had submitted when it started, so the session's screens are the rest.
-    ``code`` and ``outcome`` are what the worker was given when the session ended (``completed_at``).
-    """
+    e-mail) of ``worker_id`` on ``platform``. Their platform submissions are their ``sessions`` (CrowdSession)."""
 
     class Platform(models.TextChoices):
         PROLIFIC = "prolific", "Prolific"
@@ -844,18 +840,12 @@ class CrowdWorker(models.Model):
     platform = models.CharField(max_length=16, choices=Platform.choices)
     worker_id = models.CharField(max_length=64)
     judge = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="crowd_worker")
-    study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
-    session_id = models.CharField(max_length=64, blank=True)
-    session_base = models.PositiveIntegerField(default=0)
     created_from = models.CharField(
         max_length=64, blank=True,
         help_text="A keyed hash of the address the worker first came from (the address itself is not kept), for the "
         "limit of new workers per address.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=16, blank=True)
-    code = models.CharField(max_length=32, blank=True)
 
     class Meta:
         ordering = ["campaign_id", "platform", "worker_id"]
@@ -868,3 +858,41 @@ class CrowdWorker(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform} worker {self.worker_id} in {self.campaign_id}"
+
+
+class CrowdSession(models.Model):
+    """One platform submission of a crowd worker (Prolific ``SESSION_ID``, MTurk ``assignmentId``; empty for a link
+    opened without one): the organizer approves and pays each session by its own code.
+
+    The worker judges in one session at a time, their ``current`` one: the session their last visit of the study
+    link named, unless that one's code had been given already (its link then shows the code again, and the current
+    session stays). A session's screens are ``screens``, those submitted while it was current before, plus, while it
+    is current, the worker's screens submitted since it last became current (``base``: how many the worker had
+    submitted then). ``code`` and ``outcome`` are what the worker was given when the session ended
+    (``completed_at``). ``started_at`` is when the session began; for a session carried over from before sessions
+    had records of their own, the worker's first visit if they had submitted no screen before it, else empty (not
+    known).
+    """
+
+    worker = models.ForeignKey(CrowdWorker, on_delete=models.CASCADE, related_name="sessions")
+    session_id = models.CharField(max_length=64, blank=True)
+    study_id = models.CharField(max_length=64, blank=True, help_text="Prolific STUDY_ID or MTurk hitId.")
+    current = models.BooleanField(default=True)
+    base = models.PositiveIntegerField(default=0)
+    screens = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, blank=True)
+    code = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["worker_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "session_id"], name="crowd_session_once_per_worker"),
+            models.UniqueConstraint(
+                fields=["worker"], condition=Q(current=True), name="crowd_session_one_current_per_worker"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"session {self.session_id or '(none)'} of {self.worker}"

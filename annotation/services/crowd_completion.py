@@ -1,8 +1,11 @@
 """The end of a crowd worker's session: screen limits, the completion code and the platform's completion URL
 (issue 10).
 
-A session ends when the worker has judged the campaign's ``crowd_session_screens`` screens in it, has reached the
-campaign's ``crowd_campaign_screens`` in all, or nothing is left to judge. The completion code is
+A session is one platform submission (``CrowdSession``): the worker judges in their current session, the one whose id
+their last visit of the study link named. It ends when the worker has judged the campaign's
+``crowd_session_screens`` screens in it, has reached the campaign's ``crowd_campaign_screens`` in all (over all
+their sessions), or nothing is left to judge; once its code is given it is over, and its link shows the code again.
+The completion code is
 
     code = BASE32(HMAC-SHA256(SECRET_KEY, "crowd-completion" | campaign key | platform | worker id | session id
                               | outcome))[:12]
@@ -10,10 +13,10 @@ campaign's ``crowd_campaign_screens`` in all, or nothing is left to judge. The c
 so nobody without the server's secret can make the code of a worker or an outcome, and the code of one worker, or
 of one session (Prolific ``SESSION_ID``, MTurk ``assignmentId``), is worth nothing to another. A session in which
 the worker submitted no screen gets no code (nothing was left for them: they must not be paid for it), and once a
-session's code is given its screens can no longer be undone. The outcome is ``completed``, or with
-``crowd_code_encodes_qc`` the worker's rater QC verdict then (``passed`` or ``failed``, ``rater_qc.verdict_for``;
-an organizer's include or exclude decides), as Appraise encodes it, so the organizer can approve or reject a
-submission by its code alone.
+session's code is given its screens can no longer be undone (nor can an earlier session's from a later one). The
+outcome is ``completed``, or with ``crowd_code_encodes_qc`` the worker's rater QC verdict then (``passed`` or
+``failed``, ``rater_qc.verdict_for``; an organizer's include or exclude decides), as Appraise encodes it, so the
+organizer can approve or reject a submission by its code alone.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from ..models import Assignment, Campaign, CrowdWorker
+from ..models import Assignment, Campaign, CrowdSession, CrowdWorker
 from . import rater_qc
 
 CODE_LENGTH = 12
@@ -38,34 +41,52 @@ class Outcome:
     FAILED = "failed"
 
 
-def crowd_worker_of(campaign: Campaign, judge: AbstractBaseUser) -> CrowdWorker | None:
-    """``judge``'s CrowdWorker in ``campaign`` (None in a campaign not in crowd mode, or for an invited judge)."""
+def current_session_of(campaign: Campaign, judge: AbstractBaseUser) -> CrowdSession | None:
+    """``judge``'s current CrowdSession in ``campaign``, with its worker (None in a campaign not in crowd mode, or for
+    an invited judge)."""
     if not campaign.crowd or not judge.is_authenticated:
         return None
-    return CrowdWorker.objects.filter(campaign=campaign, judge=judge).first()
+    return (
+        CrowdSession.objects.select_related("worker__campaign", "worker__judge")
+        .filter(worker__campaign=campaign, worker__judge=judge, current=True)
+        .first()
+    )
 
 
 def submitted_screens(worker: CrowdWorker) -> int:
-    """Screens the worker has submitted in the campaign (judged or flagged)."""
+    """Screens the worker has submitted in the campaign (judged or flagged), in all their sessions."""
     return Assignment.objects.filter(
         campaign=worker.campaign_id, judge=worker.judge_id, status=Assignment.Status.SUBMITTED
     ).count()
 
 
-def limit_reached(worker: CrowdWorker, submitted: int) -> bool:
-    """Whether a worker with ``submitted`` screens has judged all their session may hold: the campaign's screens per
-    session since the session began, or its screens per worker (0: no such limit)."""
-    campaign = worker.campaign
-    if submitted - worker.session_base >= campaign.crowd_session_screens:
+def session_screens(session: CrowdSession, submitted: int) -> int:
+    """Screens submitted in ``session`` when its worker has ``submitted`` screens in all: those of its earlier
+    turns as the current session, and, if it is current, those since it became current again."""
+    return session.screens + (submitted - session.base if session.current else 0)
+
+
+def campaign_screens_left(campaign: Campaign, submitted: int) -> int | None:
+    """Screens a worker with ``submitted`` screens may still judge in the campaign (None: no such limit)."""
+    if not campaign.crowd_campaign_screens:
+        return None
+    return max(campaign.crowd_campaign_screens - submitted, 0)
+
+
+def limit_reached(session: CrowdSession, submitted: int) -> bool:
+    """Whether ``session``, its worker having ``submitted`` screens in all, may hold no more screens: its code was
+    given, it holds the campaign's screens per session, or the worker has the campaign's screens per worker."""
+    campaign = session.worker.campaign
+    if session.completed_at is not None or session_screens(session, submitted) >= campaign.crowd_session_screens:
         return True
-    return bool(campaign.crowd_campaign_screens) and submitted >= campaign.crowd_campaign_screens
+    return campaign_screens_left(campaign, submitted) == 0
 
 
 def may_serve_after_submit(campaign: Campaign, judge: AbstractBaseUser) -> bool:
     """Whether the submit ``judge`` is making may serve them another screen (always, but for a crowd worker whose
     session is full with this submit)."""
-    worker = crowd_worker_of(campaign, judge)
-    return worker is None or not limit_reached(worker, submitted_screens(worker) + 1)
+    session = current_session_of(campaign, judge)
+    return session is None or not limit_reached(session, submitted_screens(session.worker) + 1)
 
 
 def completion_code(campaign: Campaign, platform: str, worker_id: str, session_id: str, outcome: str) -> str:
@@ -83,38 +104,44 @@ def outcome_of(worker: CrowdWorker) -> str:
     return Outcome.FAILED if rater_qc.verdict_for(worker.campaign, worker.judge).excluded else Outcome.PASSED
 
 
-def session_screens(worker: CrowdWorker) -> int:
-    """Screens the worker has submitted in their current session."""
-    return submitted_screens(worker) - worker.session_base
-
-
-def complete(worker: CrowdWorker) -> CrowdWorker:
-    """End the worker's session: its outcome and code are fixed at the first call and kept by later ones. A session
-    without a submitted screen is not ended and gets no code (``code`` stays empty): a later visit, when screens
-    are left, goes on with it."""
+def complete(session: CrowdSession) -> CrowdSession:
+    """End ``session``: its outcome and code (over its session id) are fixed at the first call and kept by later
+    ones. A session without a submitted screen is not ended and gets no code (``code`` stays empty): a later visit,
+    when screens are left, goes on with it."""
     with transaction.atomic():
-        locked = CrowdWorker.objects.select_for_update().select_related("campaign", "judge").get(pk=worker.pk)
-        if locked.completed_at is None and session_screens(locked) > 0:
-            locked.outcome = outcome_of(locked)
+        locked = CrowdSession.objects.select_for_update().select_related("worker__campaign", "worker__judge").get(
+            pk=session.pk
+        )
+        worker = locked.worker
+        if locked.completed_at is None and session_screens(locked, submitted_screens(worker)) > 0:
+            locked.outcome = outcome_of(worker)
             locked.code = completion_code(
-                locked.campaign, locked.platform, locked.worker_id, locked.session_id, locked.outcome
+                worker.campaign, worker.platform, worker.worker_id, locked.session_id, locked.outcome
             )
             locked.completed_at = timezone.now()
             locked.save(update_fields=["outcome", "code", "completed_at"])
     return locked
 
 
-def may_undo(campaign: Campaign, judge: AbstractBaseUser) -> bool:
-    """Whether ``judge`` may undo their last screen: always, but for a crowd worker whose session's code has been
-    given (the code stands for the screens submitted then)."""
-    worker = crowd_worker_of(campaign, judge)
-    return worker is None or worker.completed_at is None
-
-
-def completion_url(worker: CrowdWorker) -> str | None:
-    """The campaign's completion URL with the worker's code in place of ``{code}`` (None when none is set, or when
-    the session has no code)."""
-    template = worker.campaign.crowd_completion_url
-    if not template or not worker.code:
+def undo_refusal(campaign: Campaign, judge: AbstractBaseUser) -> str | None:
+    """Why ``judge`` may not undo their last screen, or None when they may: a crowd worker may not once their
+    session's code was given (the code stands for the screens submitted then), nor when their last screen was
+    submitted before their current session became current (it counts in another session, or in this one's earlier
+    turn, as it was)."""
+    session = current_session_of(campaign, judge)
+    if session is None:
         return None
-    return template.replace(CODE_PLACEHOLDER, quote(worker.code, safe=""))
+    if session.completed_at is not None:
+        return "Your session is complete and its code was given: its screens cannot be changed."
+    if submitted_screens(session.worker) <= session.base:
+        return "Your last screen was submitted before you opened this session's study link: it cannot be changed now."
+    return None
+
+
+def completion_url(session: CrowdSession) -> str | None:
+    """The campaign's completion URL with the session's code in place of ``{code}`` (None when none is set, or when
+    the session has no code)."""
+    template = session.worker.campaign.crowd_completion_url
+    if not template or not session.code:
+        return None
+    return template.replace(CODE_PLACEHOLDER, quote(session.code, safe=""))

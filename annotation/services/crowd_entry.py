@@ -3,7 +3,8 @@
 A link is opened with the platform's parameters: Prolific ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``; Mechanical
 Turk ``workerId``, ``assignmentId``, ``hitId``; or a generic ``worker``. The worker id names one ``CrowdWorker`` of
 the campaign (unique per campaign and platform), whose judge account has no password and no e-mail and judges this
-campaign only, so the same id always resumes the same judge. MTurk shows a HIT's preview with
+campaign only, so the same id always resumes the same judge. The session id names one of the worker's
+``CrowdSession``s (one platform submission each), which becomes their current one. MTurk shows a HIT's preview with
 ``assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE``: a preview stores nothing.
 """
 from __future__ import annotations
@@ -19,8 +20,8 @@ from django.http import QueryDict
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from ..models import Campaign, CrowdWorker
-from .crowd_completion import submitted_screens
+from ..models import Campaign, CrowdSession, CrowdWorker
+from .crowd_completion import session_screens, submitted_screens
 
 #: MTurk's ``assignmentId`` while a worker previews a HIT they have not accepted.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -124,11 +125,15 @@ def _check_new_worker_limit(campaign: Campaign, origin: str) -> None:
         )
 
 
-def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdWorker:
-    """The campaign's CrowdWorker of ``visit`` (made, with its judge, on the first visit; concurrent first visits
-    make one), from the client ``address``; a new worker past the address's hourly limit raises TooManyNewWorkers.
-    A visit with a session id other than the worker's current one starts a new session: its screens are counted
-    from the worker's submitted screens so far, and its completion is not given yet."""
+def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdSession:
+    """The worker's CrowdSession that ``visit`` names, from the client ``address``: their current one after the visit,
+    but for a session whose code was given, which is over (its code is shown again) and leaves the current one as
+    it was.
+
+    The worker and their judge are made on the first visit (concurrent first visits make one); a new worker past
+    the address's hourly limit raises TooManyNewWorkers. A visit naming the session id of one of the worker's open
+    sessions makes it current again and goes on with it; a new session id starts a new session, with no screens and
+    no completion yet; a visit without a session id goes on with the current session."""
     if visit.preview:
         raise ValueError("A preview makes no worker.")
     found = _find(campaign, visit)
@@ -136,9 +141,7 @@ def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdWorker:
         origin = address_key(address)
         _check_new_worker_limit(campaign, origin)
         found = _create(campaign, visit, origin)
-    if visit.session_id and visit.session_id != found.session_id:
-        _start_session(found, visit)
-    return found
+    return _open_session(found, visit)
 
 
 def _find(campaign: Campaign, visit: Visit) -> CrowdWorker | None:
@@ -150,17 +153,19 @@ def _find(campaign: Campaign, visit: Visit) -> CrowdWorker | None:
 
 
 def _create(campaign: Campaign, visit: Visit, origin: str) -> CrowdWorker:
-    """Make the worker's judge and CrowdWorker; if a concurrent visit made them first, theirs."""
+    """Make the worker's judge, CrowdWorker and first session (current); if a concurrent visit made them first,
+    theirs."""
     try:
         with transaction.atomic():
             judge = get_user_model()(username=_username(campaign, visit))
             judge.set_unusable_password()
             judge.save()
             campaign.judges.add(judge)
-            return CrowdWorker.objects.create(
-                campaign=campaign, platform=visit.platform, worker_id=visit.worker_id, judge=judge,
-                study_id=visit.study_id, session_id=visit.session_id, created_from=origin,
+            worker = CrowdWorker.objects.create(
+                campaign=campaign, platform=visit.platform, worker_id=visit.worker_id, judge=judge, created_from=origin,
             )
+            worker.sessions.create(session_id=visit.session_id, study_id=visit.study_id)
+            return worker
     except IntegrityError:
         found = _find(campaign, visit)
         if found is None:
@@ -168,15 +173,25 @@ def _create(campaign: Campaign, visit: Visit, origin: str) -> CrowdWorker:
         return found
 
 
-def _start_session(worker: CrowdWorker, visit: Visit) -> None:
+def _open_session(worker: CrowdWorker, visit: Visit) -> CrowdSession:
+    """The visit's session, made the worker's current one unless it is over (see ``enter``), under a lock of the
+    worker: the current session that is left keeps the screens submitted in it, and the one taken up counts on from
+    the worker's submitted screens now."""
     with transaction.atomic():
-        locked = CrowdWorker.objects.select_for_update().get(pk=worker.pk)
-        if locked.session_id == visit.session_id:
-            return
-        locked.session_id = visit.session_id
-        locked.study_id = visit.study_id or locked.study_id
-        locked.session_base = submitted_screens(locked)
-        locked.completed_at = None
-        locked.outcome = locked.code = ""
-        locked.save(update_fields=["session_id", "study_id", "session_base", "completed_at", "outcome", "code"])
-    worker.refresh_from_db()
+        CrowdWorker.objects.select_for_update().filter(pk=worker.pk).get()
+        current = worker.sessions.get(current=True)
+        if not visit.session_id or visit.session_id == current.session_id:
+            return current
+        named = worker.sessions.filter(session_id=visit.session_id).first()
+        if named is not None and named.completed_at is not None:
+            return named
+        submitted = submitted_screens(worker)
+        current.screens = session_screens(current, submitted)
+        current.current = False
+        current.save(update_fields=["screens", "current"])
+        if named is None:
+            return worker.sessions.create(session_id=visit.session_id, study_id=visit.study_id, base=submitted)
+        named.current = True
+        named.base = submitted
+        named.save(update_fields=["current", "base"])
+        return named

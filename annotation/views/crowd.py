@@ -1,11 +1,11 @@
 """Crowd campaigns' pages (issue 10): the public study link, a worker's completion page, and the organizer's CSV
-of workers.
+of workers' sessions.
 
-The study link parses the platform's parameters (``crowd_entry.parse_visit``), logs the worker in as their
-campaign-local judge and sends them on to their current screen; an MTurk preview shows a sample screen and stores
-nothing. A refused link changes nothing and says why. Someone signed in with an account of their own (an organizer
-trying the link, an invited judge) is asked first: continuing signs them out and in as the crowd worker; until
-they confirm, nothing is stored.
+The study link parses the platform's parameters (``crowd_entry.parse_visit``), makes the link's session the
+worker's current one, logs the worker in as their campaign-local judge and sends them on to their current screen;
+an MTurk preview shows a sample screen and stores nothing. A refused link changes nothing and says why. Someone
+signed in with an account of their own (an organizer trying the link, an invited judge) is asked first: continuing
+signs them out and in as the crowd worker; until they confirm, nothing is stored.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods
 
 from gecappraise.client_address import client_address
 
-from ..models import Campaign, CrowdWorker
+from ..models import Campaign, CrowdSession
 from ..permissions import is_crowd_worker, managed_campaign_or_404
 from ..services import crowd_completion, crowd_entry, crowd_exports
 from ..services.presentation import display
@@ -33,7 +33,8 @@ def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def study_link(request: HttpRequest, key: str) -> HttpResponse:
-    """The campaign's public study link: create or resume the worker's judge, log them in, go on judging.
+    """The campaign's public study link: create or resume the worker's judge and the link's session, log them in,
+    go on judging in it; the link of an earlier session whose code was given shows that code again.
 
     GET asks first when the browser is signed in to an account that is not a crowd worker's (the worker's POST of
     that page, with the same query string, goes on)."""
@@ -52,11 +53,14 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
         context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
         return render(request, "judge/crowd_switch.html", context)
     try:
-        worker = crowd_entry.enter(campaign, visit, client_address(request))
+        session = crowd_entry.enter(campaign, visit, client_address(request))
     except crowd_entry.TooManyNewWorkers as error:
         return _refused(request, str(error), 429)
-    if request.user != worker.judge:
-        login(request, worker.judge, backend=MODEL_BACKEND)
+    judge = session.worker.judge
+    if request.user != judge:
+        login(request, judge, backend=MODEL_BACKEND)
+    if not session.current:
+        return completion(request, campaign, session)
     return redirect("judge-campaign", campaign.pk)
 
 
@@ -73,17 +77,18 @@ def _preview(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     return render(request, "judge/crowd_preview.html", {"campaign": campaign, "display": shown})
 
 
-def completion(request: HttpRequest, campaign: Campaign, worker: CrowdWorker) -> HttpResponse:
-    """The end of the worker's session: their completion code and, if the organizer set one, the way (followed at
-    once by the browser) to the platform's completion URL."""
-    finished = crowd_completion.complete(worker)
-    context = {"campaign": campaign, "worker": finished, "completion_url": crowd_completion.completion_url(finished)}
+def completion(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
+    """The end of the worker's ``session``: its completion code and, if the organizer set one, the way (followed at
+    once by the browser) to the platform's completion URL; a session without a submitted screen gets no code."""
+    finished = crowd_completion.complete(session)
+    context = {"campaign": campaign, "session": finished, "completion_url": crowd_completion.completion_url(finished)}
     return render(request, "judge/crowd_done.html", context)
 
 
 @login_required
 def crowd_workers_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    """The crowd workers of a campaign as CSV (``crowd_exports.COLUMNS``), for its organizers."""
+    """The sessions of a campaign's crowd workers as CSV, one row per session, that is per platform submission
+    (``crowd_exports.COLUMNS``), for its organizers to approve and pay each submission."""
     campaign = managed_campaign_or_404(request, pk)
     response = HttpResponse(crowd_exports.crowd_workers_csv(campaign), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-crowd-workers.csv"'

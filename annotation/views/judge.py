@@ -130,8 +130,10 @@ def _go_on(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """Redirect to the judge's next screen (served now), or to the done page when nothing is left or a crowd
     worker's session is full."""
-    worker = crowd_completion.crowd_worker_of(campaign, request.user)
-    if worker is not None and crowd_completion.limit_reached(worker, crowd_completion.submitted_screens(worker)):
+    session = crowd_completion.current_session_of(campaign, request.user)
+    if session is not None and crowd_completion.limit_reached(
+        session, crowd_completion.submitted_screens(session.worker)
+    ):
         return redirect("judge-done", campaign.pk)
     try:
         assignment = queue.next_assignment(campaign, request.user)
@@ -191,15 +193,15 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
-    completion page (one who still has screens goes back to them)."""
+    session's completion page (one who still has screens in it goes back to them)."""
     found = judged_campaign_or_404(request, campaign_id)
-    worker = crowd_completion.crowd_worker_of(found, request.user)
-    if worker is not None:
-        if not crowd_completion.limit_reached(worker, crowd_completion.submitted_screens(worker)):
+    session = crowd_completion.current_session_of(found, request.user)
+    if session is not None:
+        if not crowd_completion.limit_reached(session, crowd_completion.submitted_screens(session.worker)):
             assignment = queue.next_assignment(found, request.user)
             if assignment is not None:
                 return redirect("judge-screen", assignment.token)
-        return crowd.completion(request, found, worker)
+        return crowd.completion(request, found, session)
     return render(
         request,
         "judge/done.html",
@@ -438,11 +440,13 @@ def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> Http
 @require_POST
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
-    and serve it again, showing the values that were submitted (ranks or scores) to judge it again from."""
+    and serve it again, showing the values that were submitted (ranks or scores) to judge it again from. A crowd
+    worker may not once their session's code was given, nor undo a screen submitted before their session became
+    current (``crowd_completion.undo_refusal``)."""
     found = judged_campaign_or_404(request, campaign_id)
-    if not crowd_completion.may_undo(found, request.user):
-        return _refused(request, "Your session is complete and its code was given: its screens cannot be changed.",
-                        409, found)
+    refusal = crowd_completion.undo_refusal(found, request.user)
+    if refusal is not None:
+        return _refused(request, refusal, 409, found)
     form = UndoForm(request.POST)
     if not form.is_valid():
         return _refused(

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.campaign_forms import CampaignImportForm
-from annotation.models import Assignment, Campaign, CrowdWorker, Judgment, RaterStatus
+from annotation.models import Assignment, Campaign, CrowdSession, CrowdWorker, Judgment, RaterStatus
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import crowd_completion, queue, rater_qc
 from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
@@ -110,7 +110,9 @@ def test_link_makes_a_passwordless_judge_of_this_campaign_only(crowd):
     screen_url = open_screen(client, prolific(crowd, "PID1"))
     assert "/judge/screens/" in screen_url
     worker = CrowdWorker.objects.get()
-    assert (worker.platform, worker.worker_id, worker.study_id, worker.session_id) == ("prolific", "PID1", "ST", "S1")
+    session = worker.sessions.get()
+    assert (worker.platform, worker.worker_id, session.study_id, session.session_id, session.current) == (
+        "prolific", "PID1", "ST", "S1", True)
     assert not worker.judge.has_usable_password() and worker.judge.email == ""
     assert list(worker.judge.judged_campaigns.all()) == [crowd]
 
@@ -156,15 +158,15 @@ def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
     done_url = submit(client, following)
     assert done_url == reverse("judge-done", args=[crowd.pk])
     response = client.get(done_url)
-    worker = CrowdWorker.objects.get()
-    assert worker.code and worker.outcome == "completed" and worker.completed_at is not None
-    assert worker.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
+    session = CrowdSession.objects.get()
+    assert session.code and session.outcome == "completed" and session.completed_at is not None
+    assert session.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
     page = response.content.decode()
-    assert worker.code in page
-    assert f"https://app.prolific.com/submissions/complete?cc={worker.code}" in page
+    assert session.code in page
+    assert f"https://app.prolific.com/submissions/complete?cc={session.code}" in page
     assert 'http-equiv="refresh"' in page
     # no third screen was served in this session, and reopening the link lands on the code again
-    assert Assignment.objects.filter(judge=worker.judge).count() == 2
+    assert Assignment.objects.filter(judge=session.worker.judge).count() == 2
     assert client.get(prolific(crowd, "PID1"), follow=True).redirect_chain[-1][0] == done_url
     # a new platform session continues with new screens
     assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
@@ -175,7 +177,7 @@ def test_done_page_gives_no_code_while_screens_are_left(crowd):
     open_screen(client, prolific(crowd, "PID1"))
     response = client.get(reverse("judge-done", args=[crowd.pk]))
     assert response.status_code == 302 and "/judge/screens/" in response["Location"]
-    assert CrowdWorker.objects.get().code == ""
+    assert CrowdSession.objects.get().code == ""
 
 
 def test_each_session_has_a_code_of_its_own(crowd):
@@ -185,11 +187,12 @@ def test_each_session_has_a_code_of_its_own(crowd):
     client = Client()
     done_url = submit(client, open_screen(client, prolific(crowd, "PID1", session="S1")))
     client.get(done_url)
-    first = CrowdWorker.objects.get().code
+    first = CrowdSession.objects.get(session_id="S1").code
     submit(client, open_screen(client, prolific(crowd, "PID1", session="S2")))
     client.get(done_url)
-    second = CrowdWorker.objects.get().code
+    second = CrowdSession.objects.get(session_id="S2").code
     assert first and second and first != second
+    assert CrowdSession.objects.get(session_id="S1").code == first, "the first session keeps its code"
 
 
 def test_no_code_for_a_session_without_a_submitted_screen(crowd):
@@ -202,8 +205,8 @@ def test_no_code_for_a_session_without_a_submitted_screen(crowd):
     assert response.redirect_chain[-1][0] == reverse("judge-done", args=[crowd.pk])
     page = response.content.decode()
     assert 'id="no-work"' in page and 'id="completion-code"' not in page and 'http-equiv="refresh"' not in page
-    worker = CrowdWorker.objects.get(worker_id="LATE")
-    assert (worker.code, worker.outcome, worker.completed_at) == ("", "", None)
+    session = CrowdSession.objects.get(worker__worker_id="LATE")
+    assert (session.code, session.outcome, session.completed_at) == ("", "", None)
 
 
 def test_a_session_whose_code_was_given_cannot_be_undone(crowd):
@@ -213,7 +216,7 @@ def test_a_session_whose_code_was_given_cannot_be_undone(crowd):
     screen_url = open_screen(client, prolific(crowd, "PID1"))
     token = screen_url.rstrip("/").split("/")[-1]
     client.get(submit(client, screen_url))
-    assert CrowdWorker.objects.get().code
+    assert CrowdSession.objects.get().code
     response = client.post(reverse("judge-undo", args=[crowd.pk]), {"token": token})
     assert response.status_code == 409 and b"its screens cannot be changed" in response.content
     assert Judgment.objects.filter(assignment__token=token).exists()
@@ -267,7 +270,8 @@ def test_code_encodes_the_rater_qc_verdict(crowd):
     rater_qc.set_decision(crowd, bad.judge, RaterStatus.Decision.EXCLUDE)
     passing.get(reverse("judge-done", args=[crowd.pk]))
     failing.get(reverse("judge-done", args=[crowd.pk]))
-    good, bad = CrowdWorker.objects.get(worker_id="GOOD"), CrowdWorker.objects.get(worker_id="BAD")
+    good = CrowdSession.objects.get(worker__worker_id="GOOD")
+    bad = CrowdSession.objects.get(worker__worker_id="BAD")
     assert (good.outcome, bad.outcome) == ("passed", "failed")
     assert bad.code == crowd_completion.completion_code(crowd, "prolific", "BAD", "S1", "failed")
 
@@ -290,11 +294,90 @@ def test_organizer_downloads_the_workers_csv(crowd):
     active = sum(judgment.active_time.total_seconds() for judgment in judgments)
     assert (done["screens"], done["session_screens"]) == ("2", "2")
     assert active > 0 and float(done["active_seconds"]) == pytest.approx(active, abs=1e-3)
-    assert done["outcome"] == "completed" and done["code"] == CrowdWorker.objects.get(worker_id="PID1").code
+    assert done["outcome"] == "completed" and done["code"] == CrowdSession.objects.get(worker__worker_id="PID1").code
     assert done["qc_outcome"] == "passed"
     assert by_id["'-w2"]["code"] == "" and by_id["'-w2"]["screens"] == "0"
     detail = organizer.get(reverse("campaign-detail", args=[crowd.pk])).content.decode()
     assert f"/crowd/{crowd.crowd_key}/" in detail and "PROLIFIC_PID={{%PROLIFIC_PID%}}" in detail
+
+
+# -- sessions: one platform submission each --
+
+CODE_ON_PAGE = re.compile(r'id="completion-code">([A-Z2-7]+)<')
+
+
+def code_on(response) -> str:
+    """The completion code a completion page shows."""
+    found = CODE_ON_PAGE.search(response.content.decode())
+    assert found, response.content[:500]
+    return found.group(1)
+
+
+def workers_csv(campaign: Campaign) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and the rows of the campaign's crowd workers CSV, as its organizer downloads it."""
+    organizer = Client()
+    organizer.force_login(User.objects.get(username="orga"))
+    response = organizer.get(reverse("campaign-crowd-workers", args=[campaign.pk]))
+    assert response.status_code == 200
+    reader = csv.DictReader(io.StringIO(response.content.decode()))
+    return list(reader.fieldnames), list(reader)
+
+
+def test_the_csv_keeps_every_session_of_a_worker_with_its_code(crowd):
+    """QA's case: W1abc finishes S1 (code X) and opens the link with S2; the organizer approves each platform
+    submission by its own row, so S1 keeps its outcome, code and times beside S2's row."""
+    crowd.crowd_session_screens = 1
+    crowd.save()
+    client = Client()
+    done_url = submit(client, open_screen(client, prolific(crowd, "W1abc", session="S1")))
+    first_code = code_on(client.get(done_url))
+    open_screen(client, prolific(crowd, "W1abc", session="S2"))
+    header, rows = workers_csv(crowd)
+    assert header == ["worker_id", "platform", "study_id", "session_id", "screens", "session_screens",
+                      "active_seconds", "qc_outcome", "qc_why", "completed_at", "outcome", "code", "started_at"]
+    assert [(row["worker_id"], row["session_id"]) for row in rows] == [("W1abc", "S1"), ("W1abc", "S2")]
+    first, second = rows
+    assert first_code == crowd_completion.completion_code(crowd, "prolific", "W1abc", "S1", "completed")
+    assert (first["session_screens"], first["outcome"], first["code"]) == ("1", "completed", first_code)
+    assert first["started_at"] and first["started_at"] <= first["completed_at"] <= second["started_at"]
+    assert (second["session_screens"], second["completed_at"], second["outcome"], second["code"]) == ("0", "", "", "")
+    assert first["screens"] == second["screens"] == "1" and first["study_id"] == second["study_id"] == "ST"
+
+
+def test_a_worker_returning_with_an_earlier_session_id_continues_that_session(crowd):
+    """S1 left after one of its two screens, S2 finished, then S1's link again: S1 goes on from its one screen and
+    ends at its own limit with its own code; S2's link then shows S2's code again and serves nothing."""
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "W1abc", session="S1")))
+    done_url = submit(client, submit(client, open_screen(client, prolific(crowd, "W1abc", session="S2"))))
+    second_code = code_on(client.get(done_url))
+    screen_url = open_screen(client, prolific(crowd, "W1abc", session="S1"))
+    assert "/judge/screens/" in screen_url
+    assert submit(client, screen_url) == done_url
+    first_code = code_on(client.get(done_url))
+    assert first_code == crowd_completion.completion_code(crowd, "prolific", "W1abc", "S1", "completed")
+    assert second_code == crowd_completion.completion_code(crowd, "prolific", "W1abc", "S2", "completed")
+    again = client.get(prolific(crowd, "W1abc", session="S2"))
+    assert again.status_code == 200 and code_on(again) == second_code
+    assert CrowdSession.objects.get(current=True).session_id == "S1", "a finished session is not taken up again"
+    judge = CrowdWorker.objects.get().judge
+    assert Assignment.objects.filter(judge=judge, status=Assignment.Status.SUBMITTED).count() == 4
+    assert not Assignment.objects.filter(judge=judge).exclude(status=Assignment.Status.SUBMITTED).exists()
+    _, rows = workers_csv(crowd)
+    assert [(row["session_id"], row["session_screens"], row["code"]) for row in rows] == [
+        ("S1", "2", first_code), ("S2", "2", second_code)]
+
+
+def test_a_screen_of_an_earlier_session_cannot_be_undone_from_a_later_one(crowd):
+    """The undo offered after S1's last submit, posted once S2 has begun, would take a screen from S1's count."""
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1", session="S1"))
+    token = screen_url.rstrip("/").split("/")[-1]
+    submit(client, screen_url)
+    open_screen(client, prolific(crowd, "PID1", session="S2"))
+    response = client.post(reverse("judge-undo", args=[crowd.pk]), {"token": token})
+    assert response.status_code == 409 and b"submitted before you opened this session" in response.content
+    assert Judgment.objects.filter(assignment__token=token).exists()
 
 
 # -- the campaign form and REST --

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import Assignment, CrowdWorker
+from annotation.models import Assignment, CrowdSession, CrowdWorker
 from annotation.services import crowd_completion, queue
 from tests.annotation.factories import add_screen, judge, small_campaign
 
@@ -75,9 +75,9 @@ def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(liv
     page.wait_for_url(re.compile(r"app\.prolific\.com"), timeout=10_000)
     assert platform and platform[-1] == COMPLETION.format(code=code)
     expect(page.get_by_role("heading")).to_have_text("Prolific: submission complete")
-    worker = CrowdWorker.objects.get()
-    assert (worker.code, worker.outcome) == (code, "completed")
-    assert Assignment.objects.filter(judge=worker.judge, status=Assignment.Status.SUBMITTED).count() == 2
+    session = CrowdSession.objects.get()
+    assert (session.code, session.outcome) == (code, "completed")
+    assert Assignment.objects.filter(judge=session.worker.judge, status=Assignment.Status.SUBMITTED).count() == 2
 
 
 def test_mturk_preview_shows_a_sample_and_stores_nothing(live_server, new_page, artifacts, crowd):
