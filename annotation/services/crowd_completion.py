@@ -30,6 +30,7 @@ from django.utils.crypto import salted_hmac
 
 from ..models import Assignment, Campaign, CrowdSession, CrowdWorker
 from . import rater_qc
+from .queue import Progress
 
 CODE_LENGTH = 12
 CODE_PLACEHOLDER = "{code}"
@@ -87,6 +88,22 @@ def may_serve_after_submit(campaign: Campaign, judge: AbstractBaseUser) -> bool:
     session is full with this submit)."""
     session = current_session_of(campaign, judge)
     return session is None or not limit_reached(session, submitted_screens(session.worker) + 1)
+
+
+def session_progress(session: CrowdSession, progress: Progress) -> Progress:
+    """The worker's progress in ``session`` ("screen 3 of 8"), from their ``progress`` in the campaign
+    (``queue.progress``): the session's screens submitted, of as many as the session may hold, or fewer when the
+    campaign has fewer left for the worker (the screens they can still reach, and what the campaign's screens per
+    worker leave them); ``more`` when the screens they can reach bound it and there are more. Repeats are not told
+    apart: the campaign's count of them is not the session's."""
+    campaign = session.worker.campaign
+    done = session_screens(session, progress.done)
+    allowed = campaign.crowd_session_screens - done
+    per_worker = campaign_screens_left(campaign, progress.done)
+    if per_worker is not None:
+        allowed = min(allowed, per_worker)
+    reachable = progress.total - progress.done
+    return Progress(done=done, total=done + max(min(allowed, reachable), 0), more=progress.more and reachable < allowed)
 
 
 def completion_code(campaign: Campaign, platform: str, worker_id: str, session_id: str, outcome: str) -> str:

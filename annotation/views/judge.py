@@ -406,12 +406,19 @@ def _render_screen(
     context.update(
         {
             "assignment": assignment,
-            "progress": queue.progress(found, request.user),
+            "progress": _screen_progress(found, request),
             "flag_form": flag_form,
             **_offered_undo(request),
         }
     )
     return render(request, "judge/prws_screen.html" if scoring else "judge/screen.html", context, status=status)
+
+
+def _screen_progress(campaign: Campaign, request: HttpRequest) -> queue.Progress:
+    """The screen's counter: the judge's progress in the campaign, or a crowd worker's in their current session."""
+    progress = queue.progress(campaign, request.user)
+    session = crowd_completion.current_session_of(campaign, request.user)
+    return progress if session is None else crowd_completion.session_progress(session, progress)
 
 
 @login_required

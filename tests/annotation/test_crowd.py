@@ -304,6 +304,8 @@ def test_organizer_downloads_the_workers_csv(crowd):
 # -- sessions: one platform submission each --
 
 CODE_ON_PAGE = re.compile(r'id="completion-code">([A-Z2-7]+)<')
+COUNTER = re.compile(r'id="screen-counter">([^<]+)<')
+PROGRESS_BAR = re.compile(r'id="screen-progress" max="(\d+)" value="(\d+)"')
 
 
 def code_on(response) -> str:
@@ -353,6 +355,7 @@ def test_a_worker_returning_with_an_earlier_session_id_continues_that_session(cr
     second_code = code_on(client.get(done_url))
     screen_url = open_screen(client, prolific(crowd, "W1abc", session="S1"))
     assert "/judge/screens/" in screen_url
+    assert COUNTER.search(client.get(screen_url).content.decode()).group(1) == "Screen 2 of 2"
     assert submit(client, screen_url) == done_url
     first_code = code_on(client.get(done_url))
     assert first_code == crowd_completion.completion_code(crowd, "prolific", "W1abc", "S1", "completed")
@@ -378,6 +381,48 @@ def test_a_screen_of_an_earlier_session_cannot_be_undone_from_a_later_one(crowd)
     response = client.post(reverse("judge-undo", args=[crowd.pk]), {"token": token})
     assert response.status_code == 409 and b"submitted before you opened this session" in response.content
     assert Judgment.objects.filter(assignment__token=token).exists()
+
+
+def test_the_counter_counts_the_session_bounded_by_what_the_campaign_leaves(crowd):
+    """Sessions of 4 screens, at most 5 screens per worker, 6 screens in the campaign: the counter counts this
+    session's screens, and its total shrinks to what the campaign still has for the worker."""
+    crowd.crowd_session_screens = 4
+    crowd.crowd_campaign_screens = 5
+    crowd.save()
+
+    def shown(client: Client, screen_url: str) -> tuple[str, tuple[str, str]]:
+        page = client.get(screen_url).content.decode()
+        return COUNTER.search(page).group(1), PROGRESS_BAR.search(page).groups()
+
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1", session="S1"))
+    assert shown(client, screen_url) == ("Screen 1 of 4", ("4", "0"))
+    for number in range(2, 5):
+        screen_url = submit(client, screen_url)
+        assert shown(client, screen_url) == (f"Screen {number} of 4", ("4", str(number - 1)))
+    submit(client, screen_url)
+    screen_url = open_screen(client, prolific(crowd, "PID1", session="S2"))
+    assert shown(client, screen_url) == ("Screen 1 of 1", ("1", "0")), "one screen left of the worker's five"
+    other = Client()
+    assert shown(other, open_screen(other, prolific(crowd, "PID2"))) == ("Screen 1 of 1", ("1", "0")), \
+        "one screen left in the campaign"
+
+
+@pytest.mark.parametrize("session_screens, campaign_screens, progress, expected", [
+    (8, 0, queue.Progress(done=5, total=1005, more=True), "Screen 4 of 8"),
+    (2000, 0, queue.Progress(done=5, total=1005, more=True), "Screen 4 of 1,003+"),
+    (8, 6, queue.Progress(done=5, total=1005, more=True), "Screen 4 of 4"),
+    (8, 0, queue.Progress(done=5, total=7, repeats=2), "Screen 4 of 5"),
+    (2, 0, queue.Progress(done=5, total=6), "Screen 3 of 3"),
+])
+def test_the_session_counter_takes_the_tightest_bound(session_screens, campaign_screens, progress, expected):
+    """Three screens of the session submitted (five in the campaign): the session's size, the screens the worker
+    can still reach (capped: more), the campaign's screens per worker, or a session made smaller since bound the
+    total; the campaign's repeats are not the session's and are not told apart."""
+    campaign = Campaign(crowd=True, crowd_session_screens=session_screens, crowd_campaign_screens=campaign_screens)
+    session = CrowdSession(worker=CrowdWorker(campaign=campaign), current=True, base=3, screens=1)
+    counted = crowd_completion.session_progress(session, progress)
+    assert f"Screen {counted.current} of {counted.plan_text}" == expected
 
 
 # -- the campaign form and REST --

@@ -1,7 +1,7 @@
-"""Crowd campaigns in headless Chromium (issue 10): a Prolific link opens the first screen with no login, leaving
-and reopening it resumes the same screen, finishing shows the completion code and follows the redirect to the
-platform, an MTurk preview stores nothing, and a crowd worker cannot open another campaign's screens or an
-organizer page. Screenshots go to test-artifacts/."""
+"""Crowd campaigns in headless Chromium (issue 10): a Prolific link opens the first screen with no login (its counter
+counting the session's screens), leaving and reopening it resumes the same screen, finishing shows the completion
+code and follows the redirect to the platform, an MTurk preview stores nothing, and a crowd worker cannot open
+another campaign's screens or an organizer page. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import re
@@ -46,6 +46,7 @@ def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(liv
     page.goto(link)
     expect(page).to_have_url(re.compile(r"/judge/screens/[0-9a-f-]+/$"))
     expect(page.locator("#source")).to_be_visible()
+    expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
     first_screen = page.url
     page.screenshot(path=artifacts / "crowd-first-screen.png")
 
@@ -61,6 +62,7 @@ def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(liv
     rank_and_submit(page, n)
     expect(page).to_have_url(re.compile(r"/judge/screens/"))
     assert page.url.split("?")[0] != first_screen
+    expect(page.locator("#screen-counter")).to_have_text("Screen 2 of 2")
     second = Assignment.objects.get(token=page.url.split("?")[0].rstrip("/").split("/")[-1])
 
     platform = []
