@@ -63,8 +63,10 @@ def submitted_screens(worker: CrowdWorker) -> int:
 
 def session_screens(session: CrowdSession, submitted: int) -> int:
     """Screens submitted in ``session`` when its worker has ``submitted`` screens in all: those of its earlier
-    turns as the current session, and, if it is current, those since it became current again."""
-    return session.screens + (submitted - session.base if session.current else 0)
+    turns as the current session, and, if it is current, those since it became current again. Never below 0: an
+    undo of an earlier session's screen that raced the switch to this one (``undo_refusal`` checks before the
+    undo's own transaction) would otherwise count this session below its start."""
+    return max(session.screens + (submitted - session.base if session.current else 0), 0)
 
 
 def campaign_screens_left(campaign: Campaign, submitted: int) -> int | None:

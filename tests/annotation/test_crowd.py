@@ -543,3 +543,14 @@ def test_a_crowd_worker_on_a_shared_browser_is_not_asked(crowd):
     response = client.get(prolific(crowd, "PID2"))
     assert response.status_code == 302
     assert client.session["_auth_user_id"] == str(CrowdWorker.objects.get(worker_id="PID2").judge.pk)
+
+
+@pytest.mark.parametrize(("screens", "base", "current", "submitted", "counted"), [
+    (2, 5, True, 7, 4),  # two earlier screens, two since it became current again
+    (2, 5, False, 9, 2),  # not current: only its earlier screens
+    (0, 5, True, 4, 0),  # an earlier session's screen undone in the instant of the switch: not below 0
+])
+def test_a_sessions_screens_are_counted_from_its_start_and_never_below_zero(screens, base, current, submitted,
+                                                                            counted):
+    session = CrowdSession(screens=screens, base=base, current=current)
+    assert crowd_completion.session_screens(session, submitted) == counted
