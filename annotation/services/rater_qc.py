@@ -42,17 +42,24 @@ CONSTANT_VALUES = "all of the rater's values are equal"
 @dataclass(frozen=True)
 class QcRule:
     """The campaign's thresholds: (a) ``control_threshold``, (b) ``p_value``, (c) ``min_total_seconds`` and
-    ``min_median_seconds`` (0 = no limit)."""
+    ``min_median_seconds`` (0 = no limit); and its ``mode``, which words the failures as the judges worked (a
+    ranking judge ranks, a PRWS judge scores)."""
 
     control_threshold: float
     p_value: float
     min_total_seconds: float
     min_median_seconds: float
+    mode: str
 
     @classmethod
     def of(cls, campaign: Campaign) -> QcRule:
         return cls(campaign.qc_control_threshold, campaign.qc_p_value, campaign.qc_min_total_seconds,
-                   campaign.qc_min_median_seconds)
+                   campaign.qc_min_median_seconds, campaign.mode)
+
+    @property
+    def judged(self) -> str:
+        """What the judges did to the corrections: ``scored`` them (PRWS) or ``ranked`` them."""
+        return "scored" if self.mode == Campaign.Mode.PRWS else "ranked"
 
     def as_json(self) -> dict:
         return {
@@ -249,7 +256,7 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
     p_value, p_reason = _mann_whitney(values, is_control)
     if p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
         shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {p_value:.3g}"
-        failures.append(f"(b) Source+error not scored below the rest ({shown}; pass at p <= {rule.p_value:g})")
+        failures.append(f"(b) Source+error not {rule.judged} below the rest ({shown}; pass at p <= {rule.p_value:g})")
     total = float(sum(work.seconds)) if work.seconds else None
     median = float(np.median(work.seconds)) if work.seconds else None
     if total is not None and rule.min_total_seconds > 0 and total < rule.min_total_seconds:

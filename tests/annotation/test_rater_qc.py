@@ -146,6 +146,21 @@ def test_verdicts_of_simulated_raters(judged):
     assert rater_qc.verdict_for(campaign, raters["random"]) == random
 
 
+def test_the_failed_test_b_says_what_the_judges_did(judged):
+    """(b) failed with "Source+error not scored below the rest" in ranking campaigns too, where judges rank: the
+    verdict, the rater QC page and the dashboard say "ranked" there and "scored" in a PRWS campaign."""
+    campaign, raters = judged
+    did = "scored" if campaign.mode == Campaign.Mode.PRWS else "ranked"
+    failure = next(f for f in rater_qc.verdict_for(campaign, raters["random"]).failures if f.startswith("(b)"))
+    assert failure.startswith(f"(b) Source+error not {did} below the rest (p = ")
+    organizer, client = organizer_client(campaign)
+    page = client.get(reverse("campaign-raters", args=[campaign.pk])).content.decode()
+    row = page[page.index('id="rater-random"'):page.index("</tr>", page.index('id="rater-random"'))]
+    assert f"(b) Source+error not {did} below the rest" in row
+    rows = client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()["rater_qc"]["raters"]
+    assert f"(b) Source+error not {did} below the rest" in {r["rater"]: r for r in rows}["random"]["why"]
+
+
 def from_all_judgments(campaign: Campaign) -> list[rater_qc.RaterVerdict]:
     """The verdicts computed afresh (no kept tallies)."""
     cache.clear()
