@@ -1,8 +1,9 @@
 """What the organizer's campaign page shows about judging: each judge's activity and attention checks, and how
 many screens carry a check (PRODUCT: "each judge's rate of ranking it last is shown on the dashboard").
 
-A judge's row counts their submitted screens (rankings and flags), the attention checks among their ranked
-screens and how often they ranked the control last (``attention.attention_check_rates``), and the median time on
+A judge's row counts their submitted screens (rankings or scores, and flags), the attention checks among their
+judged screens and how often they judged the control worst (ranked it last, or in a PRWS campaign scored it lowest;
+``attention.attention_check_rates``; the campaign page words it by the campaign's mode), and the median time on
 screen: the median of ``Judgment.duration`` (served to submitted, measured by the server) over their judgments.
 """
 from __future__ import annotations

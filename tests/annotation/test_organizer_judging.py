@@ -467,6 +467,23 @@ def test_the_judges_panel_shows_submits_checks_rate_and_median_time(campaign, or
     assert attention_coverage(campaign).with_check == 3
 
 
+@pytest.mark.parametrize("mode, said, unsaid", [
+    (Campaign.Mode.RANKING, ("Ranked the control last", "Attention checks count the ranked screens",
+                             "an attentive judge ranks it last"), ("Scored the control lowest", "scores it lowest")),
+    (Campaign.Mode.PRWS, ("Scored the control lowest", "Attention checks count the scored screens",
+                          "an attentive judge scores it lowest"), ("Ranked the control last", "ranks it last")),
+])
+def test_the_judges_panel_words_the_attention_checks_as_the_campaigns_judges_work(organizer, mode, said, unsaid):
+    """A PRWS campaign's judges table said "Ranked the control last" and "an attentive judge ranks it last", but
+    PRWS judges score: the control judged worst is the one scored lowest."""
+    campaign = small_campaign(mode=mode, owner=organizer)
+    campaign.organizers.add(organizer)
+    text = page_text(login(organizer).get(detail_url(campaign)))
+    judges = text[text.index('id="judges"'):text.index('id="invites"')]
+    assert all(words in judges for words in said), judges
+    assert not any(words in judges for words in unsaid), judges
+
+
 def control_placement_of(assignment) -> int:
     return ScreenCandidate.objects.get(
         screen=assignment.screen, candidate__outputs__system__kind=System.Kind.CONTROL
