@@ -492,6 +492,29 @@ def test_ranking_xml_does_not_go_into_a_prws_campaign():
     assert nothing_judged()
 
 
+def test_only_a_ranking_campaigns_page_offers_the_appraise_xml_import(campaign, organizer):
+    """A PRWS campaign's page offered the Appraise XML import form, whose every use is refused: it offers none now.
+    A post made anyway (the form's URL, the API) is still refused, whole."""
+    prws = import_outputs("scored", named("source", SOURCE), systems(), source_is_system=True, mode=Campaign.Mode.PRWS)
+    prws.organizers.add(organizer)
+    client = logged_in(organizer)
+    ranking_page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert f'action="{reverse("campaign-appraise-import", args=[campaign.pk])}"' in ranking_page
+    assert "Import judgments" in ranking_page and '<h2 id="appraise-title">Appraise XML</h2>' in ranking_page
+    page = client.get(reverse("campaign-detail", args=[prws.pk])).content.decode()
+    assert reverse("campaign-appraise-import", args=[prws.pk]) not in page
+    assert "Import judgments" not in page and "Appraise XML" not in page
+    assert '<h2 id="appraise-title">Judgments</h2>' in page
+    assert reverse("campaign-judgments-export", args=[prws.pk, "csv"]) in page, "the downloads stay"
+    refusal = "'scored' is a partial ranking with scalars campaign; Appraise XML holds relative rankings"
+    posted = client.post(reverse("campaign-appraise-import", args=[prws.pk]),
+                         {"file": SimpleUploadedFile("j.xml", GOOD.encode())}, follow=True)
+    assert f"j.xml: {refusal}" in html.unescape(posted.content.decode())
+    api = client.post(f"/api/campaigns/{prws.pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", GOOD.encode())})
+    assert api.status_code == 400 and api.json()["file"][0].startswith(f"j.xml: {refusal}")
+    assert nothing_judged()
+
+
 @pytest.fixture
 def small_limit(settings):
     settings.MAX_UPLOAD_BYTES = len(GOOD) - 1
