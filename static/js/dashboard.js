@@ -75,7 +75,7 @@ function renderJudges(judges) {
       cell(row, count(judge[key]), "number");
     }
     const rate = judge.attention_rate === null ? "–" : `${Math.round(100 * judge.attention_rate)}%`;
-    cell(row, rate, "number rate", judge.attention_rate === null ? "no attention check ranked yet" : "");
+    cell(row, rate, "number rate", judge.attention_rate === null ? "no attention check judged yet" : "");
     cell(row, seconds(judge.times.median), "number", judge.times.reason || "");
     cell(row, seconds(judge.times.trimmed_mean), "number", judge.times.reason || "");
   }, "No judges yet.", 9);

@@ -3,6 +3,7 @@ repeats, time per screen, judges, flags linking to their screen, excluding a scr
 back; organizers and admins only."""
 from __future__ import annotations
 
+import html
 import json
 from datetime import timedelta
 
@@ -14,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from scipy.stats import trim_mean
 
-from annotation.models import Assignment, CandidateJudgment, Flag, Judgment, Screen, System
+from annotation.models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen, System
 from annotation.services.attention import add_attention_checks
 from annotation.services.dashboard import FLAG_LIMIT, NO_TIMES, split_flag_reason
 
@@ -186,6 +187,23 @@ def test_the_screen_page_shows_systems_and_judgments_and_excludes_the_screen(cam
     assert "Nothing was changed" in response.content.decode() and Screen.objects.get(pk=screen.pk).excluded
     client.post(exclusion, {"action": "include"})
     assert not Screen.objects.get(pk=screen.pk).excluded
+
+
+@pytest.mark.parametrize("mode, said, unsaid", [
+    (Campaign.Mode.RANKING, "Ranks: 1 is best.", "Scores"),
+    (Campaign.Mode.PRWS, 'Scores: 0–100, 100 is best; * marks "meaning changed".', "Ranks"),
+])
+def test_the_screen_page_explains_the_values_its_campaigns_judges_give(organizer, mode, said, unsaid):
+    """The hint under a screen's judgments explained ranks and PRWS scores on every screen: a PRWS campaign's
+    judges give no ranks, a ranking campaign's no scores."""
+    campaign = small_campaign(f"values-{mode}", mode=mode)
+    campaign.organizers.add(organizer)
+    screen = add_screen(campaign, 4)
+    page = login(organizer).get(reverse("campaign-screen", args=[campaign.pk, screen.number])).content.decode()
+    hint = " ".join(html.unescape(page[page.index('id="screen-judgments"'):page.index("</section>",
+                                                                                   page.index('id="screen-judgments"'))])
+                    .split())
+    assert said in hint and unsaid not in hint
 
 
 def test_only_organizers_and_admins_reach_the_dashboard_and_screen_pages(campaign, organizer):

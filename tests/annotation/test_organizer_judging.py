@@ -364,6 +364,21 @@ def test_prws_training_screens_take_an_expected_order_and_are_scored_with_slider
     assert "Your order" in response.content.decode()
 
 
+@pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def test_a_training_screen_compares_the_answer_with_the_expected_order_in_either_mode(organizer, mode):
+    """The practice note said the answer "is compared with the organizers' ranking" to PRWS judges too, who score;
+    it speaks of the order the organizers expect, which both modes compare with."""
+    campaign = small_campaign(f"practice-{mode}", mode=mode)
+    segment = campaign.segments.get(line=1)
+    add_training_screen(campaign, segment, [candidate_of(campaign, 1, "ZEPHYRSYS")], [1])
+    ann = judge("ann", campaign)
+    guidelines.acknowledge(campaign, ann)
+    text = page_text(login(ann).get(reverse("judge-training", args=[campaign.pk])))
+    assert "Practice screen: your answer is compared with the order the organizers expect and is not part of the " \
+           "results." in text
+    assert "organizers' ranking" not in text
+
+
 def test_deleting_a_training_screen_keeps_positions_contiguous(campaign, organizer):
     segments = [campaign.segments.get(line=line) for line in (0, 1, 2)]
     screens = [
