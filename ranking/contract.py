@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 NO_JUDGMENTS = "no judgments yet"
 NEVER_JUDGED = "no judgment of this system"
 NO_PAIRWISE = "no pairwise comparison of this system (it was judged, but never beside another system)"
+EXCLUDED_RATERS_ONLY = "every rater who judged this system was excluded by rater QC"
 NO_DECISIVE_COMPARISON = "no decisive comparison"
 NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
@@ -148,7 +149,7 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
     }
     for method in METHODS:
         ranking = analysis.rankings[method]
-        result[method] = {**_ranking(ranking, analysis.shown), "bootstrap": ranking.n_samples}
+        result[method] = {**_ranking(ranking, analysis.shown, analysis.left_out_shown), "bootstrap": ranking.n_samples}
     result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
     result["per_judge"] = _per_judge(analysis.per_judge)
     if analysis.metrics is not None:
@@ -205,14 +206,19 @@ def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few
     return one_relation.format(n=minimum)
 
 
-def _ranking(ranking: RankingResult, shown: Collection[str] = ()) -> dict:
-    """A ranking's systems; one without a score was never judged, or (in ``shown``) never in a pair."""
+def _ranking(ranking: RankingResult, shown: Collection[str] = (), left_out_shown: Collection[str] = ()) -> dict:
+    """A ranking's systems; one without a score was never in a pair (in ``shown``), was judged only by raters
+    rater QC excluded (in ``left_out_shown``), or was never judged."""
+    def reason(system: str) -> str:
+        if system in shown:
+            return NO_PAIRWISE
+        return EXCLUDED_RATERS_ONLY if system in left_out_shown else NEVER_JUDGED
+
     return {"systems": [
         fields(
             {"system": row.system, "score": row.score, "full_data_score": row.full_data_score,
              "range": list(row.range) if row.judged else None, "cluster": row.cluster},
-            dict.fromkeys(("score", "full_data_score", "range", "cluster"),
-                          NO_PAIRWISE if row.system in shown else NEVER_JUDGED),
+            dict.fromkeys(("score", "full_data_score", "range", "cluster"), reason(row.system)),
         )
         for row in ranking.systems
     ]}

@@ -70,16 +70,11 @@ def selected_judgments(
     of ``judge`` if given; never those of screens the organizer excluded (``Screen.excluded``), nor those of the
     ``ignored_judges``, nor those rater QC excluded (``excluded_ranges``: ``(username, after, up_to)``, the judge's
     judgments with an id in ``(after, up_to]``, None unbounded; ``annotation.services.rater_qc``)."""
-    judgments = Judgment.objects.filter(
-        assignment__screen__campaign=campaign, assignment__screen__excluded=False
-    ).exclude(assignment__judge__username__in=list(ignored_judges))
-    for username, lower, upper in excluded_ranges:
-        bounds = Q(assignment__judge__username=username)
-        if lower is not None:
-            bounds &= Q(id__gt=lower)
-        if upper is not None:
-            bounds &= Q(id__lte=upper)
-        judgments = judgments.exclude(bounds)
+    judgments = without_ranges(
+        Judgment.objects.filter(assignment__screen__campaign=campaign, assignment__screen__excluded=False)
+        .exclude(assignment__judge__username__in=list(ignored_judges)),
+        excluded_ranges,
+    )
     if up_to is not None:
         judgments = judgments.filter(id__lte=up_to)
     if after is not None:
@@ -87,6 +82,44 @@ def selected_judgments(
     if judge is not None:
         judgments = judgments.filter(assignment__judge__username=judge)
     return judgments
+
+
+def _in_range(username: str, lower: int | None, upper: int | None) -> Q:
+    """The judgments of ``username`` with an id in ``(lower, upper]`` (None unbounded)."""
+    bounds = Q(assignment__judge__username=username)
+    if lower is not None:
+        bounds &= Q(id__gt=lower)
+    if upper is not None:
+        bounds &= Q(id__lte=upper)
+    return bounds
+
+
+def without_ranges(judgments: QuerySet[Judgment], ranges: Sequence[ExcludedRange]) -> QuerySet[Judgment]:
+    """``judgments`` without those in any of the ``ranges`` (``(username, after, up_to)``, as rater QC gives
+    them)."""
+    for username, lower, upper in ranges:
+        judgments = judgments.exclude(_in_range(username, lower, upper))
+    return judgments
+
+
+def systems_judged_in(
+    campaign, ranges: Sequence[ExcludedRange], up_to: int | None = None, judge: str | None = None,
+    ignored_judges: Collection[str] = IGNORED_JUDGES,
+) -> frozenset[str]:
+    """The contestants (``contestant_names``) shown in the judgments in ``ranges`` (``(username, after, up_to)``;
+    rater QC's, which the analyses leave out), selected otherwise as ``selected_judgments`` selects (``up_to``,
+    ``judge``, ``ignored_judges``, never an excluded screen's); flagged screens show none. Empty without ranges."""
+    if not ranges:
+        return frozenset()
+    within = Q()
+    for part in ranges:
+        within |= _in_range(*part)
+    judgments = selected_judgments(campaign, up_to, judge, ignored_judges=ignored_judges).filter(
+        within, flag__isnull=True)
+    judged = CandidateJudgment.objects.filter(judgment__in=judgments).values("candidate_id")
+    contestants = set(contestant_names(campaign))
+    return frozenset(name for names in candidate_systems(campaign, judged).values() for name in names
+                     if name in contestants)
 
 
 def load_rankings(

@@ -28,7 +28,7 @@ from annotation.services.rater_qc import analysis_exclusions
 
 from .contract import analysis_json, parameters_json, snapshot_json
 from .core.parameters import METHODS, AnalysisParameters, chunk_sizes
-from .loading import campaign_snapshot, load_rankings, load_scores
+from .loading import campaign_snapshot, load_rankings, load_scores, systems_judged_in
 from .models import AnalysisChunk, AnalysisRun
 
 if TYPE_CHECKING:
@@ -106,6 +106,15 @@ def qc_excluded(run: AnalysisRun) -> list[str] | None:
     if "rater_qc" not in run.parameters:
         return None
     return [rater["rater"] for rater in run.parameters["rater_qc"]["excluded"]]
+
+
+def left_out_systems(run: AnalysisRun) -> frozenset[str]:
+    """The systems shown in the judgments of the raters rater QC excluded from the run (their current attempts, up
+    to the snapshot, of the run's judge if it has one): the analysis says a system it has no judgment of was judged
+    only by them (``Analysis.left_out_shown``)."""
+    return systems_judged_in(run.campaign, qc_ranges(run, "excluded_ranges"),
+                             up_to=run.snapshot.get("last_judgment_id"), judge=run.parameters.get("judge"),
+                             ignored_judges=run_parameters(run).ignored_judges)
 
 
 def rater_qc_json(run: AnalysisRun) -> dict | None:
@@ -303,7 +312,8 @@ def finish(
     with_metrics = run.campaign.reference_sets.exists()
     analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
                        progress=analysis_progress(progress, with_metrics), prws=scores, prws_excluded=qc_excluded(run),
-                       prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"))
+                       prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"),
+                       left_out_shown=left_out_systems(run))
     result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
                            judge=run.parameters.get("judge"))
     qc = rater_qc_json(run)

@@ -148,7 +148,9 @@ class Analysis:
     """Everything ``analyze`` computes. ``rankings`` holds each method's ranking (Expected Wins, TrueSkill; keyed as
     ``METHODS``). ``accuracy`` (Table 4) is None unless asked for, or when it had to be ``accuracy_skipped``;
     ``prws`` and ``prws_metrics`` are those of a PRWS campaign. ``shown`` names the systems shown in some ranking:
-    a system without a score that is in it was judged, but never beside another system (no pair)."""
+    a system without a score that is in it was judged, but never beside another system (no pair). ``left_out_shown``
+    names the systems shown in the judgments rater QC left out (its excluded raters'): a system without a score
+    that is in it and not in ``shown`` was judged only by raters rater QC excluded."""
 
     parameters: AnalysisParameters
     pairs: PairStatistics
@@ -162,6 +164,7 @@ class Analysis:
     prws: PrwsReport | None = None
     prws_metrics: MetricSignificance | None = None
     shown: frozenset[str] = frozenset()
+    left_out_shown: frozenset[str] = frozenset()
 
 
 def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals: int | None) -> MetricCorrelations:
@@ -219,6 +222,7 @@ def analyze(
     prws: Scores | None = None,
     prws_excluded: Collection[str] | None = None,
     prws_threshold: float | None = None,
+    left_out_shown: Collection[str] = (),
 ) -> Analysis:
     """The analysis of ``rankings`` (any number, none included).
 
@@ -226,7 +230,8 @@ def analyze(
     task queue assembled them from ``bootstrap_chunk``); they are computed here when not given. ``prws`` are the
     scores of a PRWS campaign, whose relative judgments ``rankings`` are; ``prws_excluded`` names the raters its
     statistics leave out (None: those failing the Source+error check, ``prws.rater_quality``), whose threshold is
-    ``prws_threshold`` (None: N19's 0.7). Raises ``ValueError`` only for bad input
+    ``prws_threshold`` (None: N19's 0.7). ``left_out_shown`` names the systems shown in the judgments rater QC left
+    out of ``rankings`` (``Analysis.left_out_shown``). Raises ``ValueError`` only for bad input
     (samples of the wrong shape, a metric without a score for a judged system).
     """
     report = progress or (lambda fraction, stage: None)
@@ -252,6 +257,7 @@ def analyze(
         "head_to_head": head_to_head(win_matrix(pairs, n_systems), systems),
         "per_judge": _per_judge(rankings, pairs, parameters),
         "shown": _names(rankings.shown_systems().any(axis=0), systems),
+        "left_out_shown": frozenset(left_out_shown),
     }
     if metrics:
         analysis["metrics"] = metric_correlations(ranked["expected_wins"], metrics, parameters.correlation_decimals)

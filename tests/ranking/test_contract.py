@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranking.contract import (
+    EXCLUDED_RATERS_ONLY,
     NEVER_JUDGED,
     NO_DECISIVE_COMPARISON,
     WILLIAMS_PERFECT,
@@ -222,6 +223,21 @@ def test_the_overall_intra_agreement_says_why_it_is_undefined():
         "inter: fewer than two judges; intra: every judge with 50 repeated comparisons or more gave one relation "
         "throughout, so chance agreement is 1 and kappa is undefined"
     )
+
+
+def test_a_system_judged_only_by_raters_rater_qc_excluded_says_so():
+    """"left" was judged only by raters whom rater QC excluded (their judgments are not in the rankings): its
+    reason was 'no judgment of this system', as if nobody had judged it."""
+    items = [("j1", 20, [(("A",), 1), (("B",), 2)]), ("j2", 20, [(("B",), 1), (("A",), 2)])]
+    rankings = Rankings.from_items(items, system_names=["A", "B", "left", "unseen"])
+    analysis = analysis_json(analyze(rankings, FAST, left_out_shown={"A", "left"}), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    for method in ("expected_wins", "trueskill"):
+        reasons = {row["system"]: row.get("reason") for row in analysis[method]["systems"]}
+        assert reasons == {"A": None, "B": None, "left": EXCLUDED_RATERS_ONLY, "unseen": NEVER_JUDGED}
+        assert EXCLUDED_RATERS_ONLY == "every rater who judged this system was excluded by rater QC"
+    assert {row["system"]: row.get("reason") for row in analysis["per_judge"]["rankings"]["j1"]["systems"]}[
+        "left"] == NEVER_JUDGED, "j1 never judged it"
 
 
 def test_a_system_only_ever_shown_alone_has_no_pairwise_comparison():
