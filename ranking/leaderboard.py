@@ -24,7 +24,9 @@ polling an unchanged campaign costs two aggregate queries. A checkpoint's bootst
 request computes the missing ones for at most ``HISTORY_BUDGET_SECONDS`` (most useful first: the newest, which
 the stopping hint needs, then the whole curve coarse to fine) and says how many are still missing.
 
-Undefined values are ``None`` with a ``reason`` beside them (no pairwise judgment yet, fewer than two systems).
+Undefined values are ``None`` with a ``reason`` beside them (no pairwise judgment yet, fewer than two systems, or
+every judgment so far is one rater QC leaves out); in that last case ``rater_qc_url`` is the campaign's rater QC
+page, where the organizer decides on the raters.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
+from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
 from annotation.services.rater_qc import QcExclusions, analysis_exclusions
@@ -59,6 +62,9 @@ HISTORY_BUDGET_SECONDS = 0.25
 STATE_SECONDS = 24 * 3600
 """How long a campaign's counts stay cached without a request."""
 NO_PAIRS = "no pairwise judgment yet"
+QC_EXCLUDED_ONLY = "the judgments so far are all from raters whom rater QC excluded"
+QC_LEFT_OUT_ONLY = ("the judgments so far are all ones rater QC leaves out: from raters it excluded, or from attempts "
+                    "before a fresh one")
 TOO_FEW_SYSTEMS = "fewer than two systems to rank"
 
 
@@ -339,11 +345,29 @@ def _rng(campaign: Campaign, *extra: int):
     return campaign_rng(campaign, "live", *extra)
 
 
-def _reason(state: LiveCounts) -> str | None:
+def _reason(campaign: Campaign, state: LiveCounts) -> str | None:
+    """Why the leaderboard has no ranking (None when it has one)."""
     if len(state.names) < 2:
         return TOO_FEW_SYSTEMS
     if state.counts is None or state.counts.sum() == 0:
-        return NO_PAIRS
+        return _rater_qc_reason(campaign, state) or NO_PAIRS
+    return None
+
+
+def _rater_qc_reason(campaign: Campaign, state: LiveCounts) -> str | None:
+    """``QC_EXCLUDED_ONLY`` when every judgment of ``state`` is of a rater rater QC excludes now (their current
+    attempt), ``QC_LEFT_OUT_ONLY`` when every one is that or of an attempt before a fresh one; None when some
+    judgment is neither, or there is none."""
+    from .loading import without_ranges
+
+    if not state.judgments:
+        return None
+    qc = analysis_exclusions(campaign)
+    judgments = Judgment.objects.filter(assignment__campaign=campaign, id__lte=state.last_id)
+    if not without_ranges(judgments, qc.excluded).exists():
+        return QC_EXCLUDED_ONLY
+    if not without_ranges(judgments, qc.earlier + qc.excluded).exists():
+        return QC_LEFT_OUT_ONLY
     return None
 
 
@@ -418,8 +442,10 @@ def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVers
         "snapshot": _snapshot(state, version),
         "parameters": {"method": "expected_wins", "bootstrap": LEADERBOARD_BOOTSTRAP, "confidence": CONFIDENCE,
                        "seed": campaign.seed},
-        "reason": _reason(state),
+        "reason": _reason(campaign, state),
     }
+    if result["reason"] in (QC_EXCLUDED_ONLY, QC_LEFT_OUT_ONLY):
+        result["rater_qc_url"] = reverse("campaign-raters", args=[campaign.pk])
     if state.raters is not None:
         result["raters"] = {"threshold": campaign.qc_control_threshold, "checks": state.raters}
     if result["reason"] is not None:

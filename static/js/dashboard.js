@@ -124,6 +124,13 @@ function renderLeaderboard(board) {
   const reason = $("leaderboard-reason");
   reason.hidden = board.reason === null;
   reason.textContent = board.reason === null ? "" : `No ranking yet: ${board.reason}.`;
+  if (board.rater_qc_url) {
+    // Every judgment so far is one rater QC leaves out: the organizer decides on the raters on its page.
+    const link = document.createElement("a");
+    link.href = board.rater_qc_url;
+    link.textContent = "rater QC page";
+    reason.append(" Include a rater by hand or offer a fresh attempt on the ", link, ".");
+  }
   fillTable("leaderboard", board.systems, (row, system) => {
     row.dataset.system = system.system;
     cell(row, system.range === null ? "–" : system.range.join("–"), "number range");

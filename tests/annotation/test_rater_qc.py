@@ -354,6 +354,49 @@ def test_the_live_leaderboard_leaves_out_the_excluded_raters_until_included(judg
     assert client.get(url).json()["snapshot"]["rankings"] == 2 * SCREENS, "a decision rebuilds the counts"
 
 
+@pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def test_when_rater_qc_excludes_every_rater_the_leaderboard_and_the_analysis_say_so(mode):
+    """40 judgments, both raters excluded: the leaderboard said "no pairwise judgment yet" and the analysis gave
+    every Expected Wins and TrueSkill system "no judgment of this system" (while a PRWS analysis's ``prws`` key
+    said that only excluded raters rated them). They name rater QC now; the leaderboard links to its page."""
+    campaign = small_campaign(f"all-out-{mode}", mode=mode, redundancy=2, sampling="uniform", control_share=0.5,
+                              qc_min_median_seconds=5)
+    create_screens(campaign, SCREENS // 2)
+    rng = np.random.default_rng(7)
+    raters = {name: judge(name, campaign) for name in ("random", "hasty")}
+    judge_all(campaign, raters["random"], random_values, 20, rng)
+    judge_all(campaign, raters["hasty"], careful_values, 1, rng)
+    assert [v.excluded for v in rater_qc.campaign_verdicts(campaign)] == [True, True]
+    organizer, client = organizer_client(campaign)
+    url = reverse("campaign-leaderboard", args=[campaign.pk])
+    board = client.get(url).json()
+    assert board["snapshot"]["judgments"] == SCREENS and board["snapshot"]["rankings"] == 0
+    assert board["reason"] == "the judgments so far are all from raters whom rater QC excluded"
+    assert board["rater_qc_url"] == reverse("campaign-raters", args=[campaign.pk])
+    assert board["system_pairs"]["reason"] == board["reason"]
+    assert all(row["score"] is None for row in board["systems"])
+
+    result = analysis(campaign)
+    assert_contract(result)
+    jsonschema.Draft202012Validator(SCHEMA).validate(result)
+    for method in ("expected_wins", "trueskill"):
+        assert {row["system"]: row["reason"] for row in result[method]["systems"]} == dict.fromkeys(
+            ("INPUT", "MARMOTFIX", "QUOKKAGEC", "ZEPHYRSYS"), "every rater who judged this system was excluded by "
+                                                                "rater QC")
+    if mode == Campaign.Mode.PRWS:
+        assert {row["reason"] for row in result["prws"]["systems"] if not row["control"]} == {
+            "rated only by raters whom the quality check excluded"}
+
+    rater_qc.start_fresh_attempt(campaign, raters["hasty"])
+    board = client.get(url).json()
+    assert board["reason"] == ("the judgments so far are all ones rater QC leaves out: from raters it excluded, or "
+                               "from attempts before a fresh one")
+    assert board["rater_qc_url"] == reverse("campaign-raters", args=[campaign.pk])
+    rater_qc.set_decision(campaign, raters["random"], RaterStatus.Decision.INCLUDE)
+    board = client.get(url).json()
+    assert board["reason"] is None and "rater_qc_url" not in board
+
+
 def test_the_dashboard_shows_every_raters_numbers_and_verdict_and_follows_decisions(judged):
     campaign, raters = judged
     organizer, client = organizer_client(campaign)
