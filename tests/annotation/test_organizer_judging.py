@@ -497,6 +497,9 @@ def test_the_judges_panel_words_the_attention_checks_as_the_campaigns_judges_wor
     judges = text[text.index('id="judges"'):text.index('id="invites"')]
     assert all(words in judges for words in said), judges
     assert not any(words in judges for words in unsaid), judges
+    attention = text[text.index('id="attention"'):]
+    worst = "scored it lowest" if mode == Campaign.Mode.PRWS else "ranked it last"
+    assert f"how often each judge judged the control worst ({worst})." in attention, attention
 
 
 def control_placement_of(assignment) -> int:
