@@ -192,10 +192,10 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         upload = form.cleaned_data["file"]
-        job = form.queued_job(campaign, request.user)
-        if job is not None:
-            return _accepted(job)
         try:
+            job = form.queued_job(campaign, request.user)
+            if job is not None:
+                return _accepted(job)
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None

@@ -14,6 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, URLVali
 
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
+from .services.appraise_import import check_takes_appraise_xml
 from .services.crowd_completion import CODE_PLACEHOLDER
 from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
@@ -296,10 +297,12 @@ class AppraiseUploadForm(forms.Form):
 
     def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
-        None for a file the request imports itself (after ``is_valid``)."""
+        None for a file the request imports itself (after ``is_valid``). AppraiseXMLError, with nothing recorded,
+        for a campaign that takes no Appraise XML (a PRWS one)."""
         upload = self.cleaned_data["file"]
         if background_jobs.in_request(upload.size):
             return None
+        check_takes_appraise_xml(campaign)
         return background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
                                           {"map_users": self.cleaned_data["map_users"]}, by, campaign)
 

@@ -88,6 +88,15 @@ def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], m:
     return resolved
 
 
+def check_takes_appraise_xml(campaign: Campaign) -> None:
+    """AppraiseXMLError unless ``campaign`` is a relative ranking campaign: Appraise XML holds rankings."""
+    if campaign.mode != Campaign.Mode.RANKING:
+        raise AppraiseXMLError(
+            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; Appraise XML holds relative "
+            "rankings and goes into relative ranking campaigns"
+        )
+
+
 def import_appraise_xml(
     campaign: Campaign,
     source: bytes | BinaryIO,
@@ -101,11 +110,7 @@ def import_appraise_xml(
     (None on the command line). Items the campaign holds already are left out and counted (module docstring).
     Raises AppraiseXMLError naming the item at fault; nothing is written then.
     """
-    if campaign.mode != Campaign.Mode.RANKING:
-        raise AppraiseXMLError(
-            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; Appraise XML holds relative "
-            "rankings and goes into relative ranking campaigns"
-        )
+    check_takes_appraise_xml(campaign)
     results = parse_appraise_xml(source, limit=settings.MAX_UPLOAD_BYTES)
     users = dict(users or {})
     items = _mapped(results.items, users)

@@ -148,11 +148,11 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
         messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
     else:
         upload = form.cleaned_data["file"]
-        job = form.queued_job(campaign, request.user)
-        if job is not None:
-            messages.success(request, f"Importing {upload.name} in the background.")
-            return redirect("background-job", job_id=job.pk)
         try:
+            job = form.queued_job(campaign, request.user)
+            if job is not None:
+                messages.success(request, f"Importing {upload.name} in the background.")
+                return redirect("background-job", job_id=job.pk)
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen
+from annotation.models import Assignment, BackgroundJob, Campaign, CandidateJudgment, Flag, Judgment, Screen
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.appraise_import import export_appraise_xml, import_appraise_xml
 from annotation.services.appraise_xml import (
@@ -513,6 +513,22 @@ def test_only_a_ranking_campaigns_page_offers_the_appraise_xml_import(campaign, 
     api = client.post(f"/api/campaigns/{prws.pk}/appraise-xml/", {"file": SimpleUploadedFile("j.xml", GOOD.encode())})
     assert api.status_code == 400 and api.json()["file"][0].startswith(f"j.xml: {refusal}")
     assert nothing_judged()
+
+
+@pytest.mark.parametrize("way", ["page", "api"])
+def test_a_file_large_enough_for_a_background_job_is_refused_before_one_is_recorded(organizer, settings, way):
+    """Before: a PRWS campaign took the job, which then failed in the background."""
+    settings.IMPORT_IN_REQUEST_BYTES = 100
+    prws = import_outputs("scored", named("source", SOURCE), systems(), source_is_system=True, mode=Campaign.Mode.PRWS)
+    prws.organizers.add(organizer)
+    client = logged_in(organizer)
+    upload = {"file": SimpleUploadedFile("j.xml", GOOD.encode())}
+    if way == "page":
+        posted = client.post(reverse("campaign-appraise-import", args=[prws.pk]), upload, follow=True)
+        assert "j.xml: 'scored' is a partial ranking with scalars campaign" in html.unescape(posted.content.decode())
+    else:
+        assert client.post(f"/api/campaigns/{prws.pk}/appraise-xml/", upload).status_code == 400
+    assert not BackgroundJob.objects.exists() and nothing_judged()
 
 
 @pytest.fixture
