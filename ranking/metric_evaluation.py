@@ -15,11 +15,12 @@ kind) is listed under ``skipped`` with the reason. Campaigns without references 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .automatic_metrics import METRICS, MetricScores, compute_metrics
 from .contract import _metrics, _significance, fields
-from .metric_loading import load_metric_inputs
+from .metric_loading import MetricInputs, load_metric_inputs
 
 if TYPE_CHECKING:
     from .core.analysis import Analysis, Progress
@@ -83,16 +84,16 @@ def _pearson(x, y) -> dict:
     return fields({"pearson": value, "systems": len(x)}, {"pearson": CONSTANT})
 
 
-def _synthetic(campaign, computed: dict[str, MetricScores], scores: Scores, seed: int) -> dict:
+def _synthetic(lines: Sequence[int], computed: dict[str, MetricScores], scores: Scores, seed: int) -> dict:
     """The ``synthetic`` part: per metric, Pearson's r with the sentence-mean human scores over the real systems
-    and over the real and ``SYNTHETIC_SYSTEMS`` synthetic systems (N19 section 5.2). ``systems`` is the number of
-    synthetic systems built: 0, with the reason, when no metric had two real systems with human scores to mix."""
+    and over the real and ``SYNTHETIC_SYSTEMS`` synthetic systems (N19 section 5.2), on the campaign's segment
+    ``lines``. ``systems`` is the number of synthetic systems built: 0, with the reason, when no metric had two real
+    systems with human scores to mix."""
     import numpy as np
 
     from .core.prws import sentence_means
     from .core.synthetic_systems import plan_synthetic_systems, synthetic_human_scores, synthetic_metric_scores
 
-    lines = list(campaign.segments.order_by("line").values_list("line", flat=True))
     human_all = sentence_means(scores, lines)
     index = {name: i for i, name in enumerate(scores.system_names)}
     result: dict = {"systems": 0, "seed": seed, "correlations": {}}
@@ -130,11 +131,21 @@ def computed_metrics_json(
     """``metrics_computed`` for ``analysis`` of ``campaign`` (None when the campaign has no references);
     ``prws_scores`` are a PRWS campaign's scores (the raters the analysis left out are left out here too);
     ``progress`` hears each metric and system as it is scored (``automatic_metrics.compute_metrics``)."""
-    from .core.analysis import metric_correlations, prws_metric_significance
-
     if not campaign.reference_sets.exists():
         return None
-    computed, skipped = compute_metrics(load_metric_inputs(campaign), METRICS, progress)
+    lines = list(campaign.segments.order_by("line").values_list("line", flat=True))
+    return evaluate_metrics(load_metric_inputs(campaign), lines, analysis, rankings, prws_scores, progress)
+
+
+def evaluate_metrics(
+    inputs: MetricInputs, lines: Sequence[int], analysis: Analysis, rankings: Rankings,
+    prws_scores: Scores | None = None, progress: Progress | None = None, metrics: Sequence[str] = METRICS,
+) -> dict:
+    """``metrics_computed`` (module docstring) from the campaign's metric ``inputs`` and its segment ``lines`` (in
+    the inputs' order), without the database: ``computed_metrics_json`` of a campaign with references."""
+    from .core.analysis import metric_correlations, prws_metric_significance
+
+    computed, skipped = compute_metrics(inputs, metrics, progress)
     result: dict = {"scores": {name: _system_scores(scores) for name, scores in computed.items()}}
     judged = {row.system for row in analysis.rankings["expected_wins"].systems if row.judged}
     uploaded = {
@@ -151,7 +162,7 @@ def computed_metrics_json(
     result["sentence_tau"] = {name: _sentence_tau(scores, rankings) for name, scores in computed.items()}
     if analysis.prws is not None and prws_scores is not None and computed:
         kept = prws_scores.for_judges(~analysis.prws.quality.excluded)
-        result["synthetic"] = _synthetic(campaign, computed, kept, analysis.parameters.seed)
+        result["synthetic"] = _synthetic(lines, computed, kept, analysis.parameters.seed)
     elif computed:
         result["synthetic"] = {"reason": SYNTHETIC_RANKING_ONLY}
     if skipped:

@@ -13,10 +13,12 @@ from scipy.stats import rankdata
 
 from annotation.services.appraise_xml import parse_appraise_xml
 from ranking import contract
-from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.analysis import Analysis, AnalysisParameters, analyze
 from ranking.core.prws import ScoredCandidate, Scores, relative_rankings
 from ranking.core.rankings import Rankings
+from ranking.metric_evaluation import evaluate_metrics
 from ranking.metric_files import read_metric_folder
+from ranking.metric_loading import MetricInputs
 
 SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
 """System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
@@ -47,12 +49,26 @@ def synthetic_rankings(
 
 
 def analysis_json(
-    rankings: Rankings, parameters: AnalysisParameters, metrics: dict | None = None, campaign: str = "synthetic"
+    rankings: Rankings, parameters: AnalysisParameters, metrics: dict | None = None, campaign: str = "synthetic",
+    references: MetricInputs | None = None,
 ) -> dict:
-    """The analysis JSON as a run stores it."""
+    """The analysis JSON as a run stores it; with the campaign's ``references`` (metric inputs), with the
+    ``metrics_computed`` that ``ranking.runs.finish`` adds (M2, GLEU and chrF++: ERRANT is not always installed)."""
     snapshot = {"judgments": int(rankings.ranking_judge.size), "last_judgment_at": "2025-03-04T05:06:07+00:00",
                 "last_judgment_id": 4321, "ignored_judgments": {}}
-    return contract.analysis_json(analyze(rankings, parameters, metrics=metrics), campaign=campaign, snapshot=snapshot)
+    analysis = analyze(rankings, parameters, metrics=metrics)
+    result = contract.analysis_json(analysis, campaign=campaign, snapshot=snapshot)
+    if references is not None:
+        result["metrics_computed"] = metrics_computed(references, analysis, rankings)
+    return result
+
+
+def metrics_computed(references: MetricInputs, analysis: Analysis, rankings: Rankings,
+                     prws: Scores | None = None) -> dict:
+    """``metrics_computed`` of M2, GLEU and chrF++ as ``ranking.runs.finish`` adds it (ERRANT is not always
+    installed); ``prws``: a PRWS campaign's scores."""
+    lines = range(len(references.sources))
+    return evaluate_metrics(references, lines, analysis, rankings, prws, metrics=("m2", "gleu", "chrf"))
 
 
 def synthetic_metrics(rng: np.random.Generator) -> dict:
@@ -64,6 +80,37 @@ def synthetic_metrics(rng: np.random.Generator) -> dict:
         "m2": {s: (float(f), float(p), float(r)) for s, f, p, r in zip(SYSTEMS, f05, precision, recall)},
         "bleu": {s: (float(v),) for s, v in zip(SYSTEMS, rng.normal(0.5, 0.1, len(SYSTEMS)))},
     }
+
+
+def synthetic_references(rng: np.random.Generator, n_segments: int = 60,
+                         systems: tuple[str, ...] = SYSTEMS) -> MetricInputs:
+    """A test set of ``n_segments`` lines with two errors each ("have" for "has", "a" for "an"), one M2 annotator's
+    gold edits and the reference text of their corrections; system k corrects each error with probability
+    (k + 1) / (len(systems) + 1), following its quality in :func:`synthetic_rankings`."""
+    sources = [f"line {n} he have a error here ." for n in range(n_segments)]
+    corrections = ((3, "have", "has"), (4, "a", "an"))
+    outputs = {}
+    for k, system in enumerate(systems):
+        fixed = rng.random((n_segments, len(corrections))) < (k + 1) / (len(systems) + 1)
+        outputs[system] = [
+            " ".join(new if fixed[n, e] else old for e, (_, old, new) in enumerate(corrections)).join(
+                (f"line {n} he ", " error here ."))
+            for n in range(n_segments)
+        ]
+    gold = [{0: [(start, start + 1, old, (new,)) for start, old, new in corrections]} for _ in sources]
+    types = [{0: ["SVA", "ArtOrDet"]} for _ in sources]
+    reference = [f"line {n} he has an error here ." for n in range(n_segments)]
+    return MetricInputs("synthetic", sources, outputs, gold=gold, gold_types=types, references={"ref0": reference})
+
+
+@pytest.fixture(scope="session")
+def computed_analysis() -> dict:
+    """An analysis of a campaign with references: uploaded metrics and the ``metrics_computed`` of M2, GLEU and
+    chrF++, with their F-beta sweeps and Williams tests against the Expected Wins and TrueSkill scores."""
+    rng = np.random.default_rng(15)
+    parameters = AnalysisParameters(bootstrap=100, seed=7)
+    return analysis_json(synthetic_rankings(rng), parameters, metrics=synthetic_metrics(rng),
+                         references=synthetic_references(rng))
 
 
 @pytest.fixture(scope="session")
@@ -112,6 +159,20 @@ def prws_analysis() -> dict:
                 "ignored_judgments": {}}
     return contract.analysis_json(analyze(relative_rankings(scores), parameters, prws=scores), campaign="prws",
                                   snapshot=snapshot)
+
+
+@pytest.fixture(scope="session")
+def prws_computed_analysis() -> dict:
+    """The analysis of a PRWS campaign with references: ``metrics_computed`` with the Williams test between the
+    metrics on the PRWS means and N19's synthetic systems."""
+    scores = synthetic_scores(np.random.default_rng(16))
+    rankings = relative_rankings(scores)
+    analysis = analyze(rankings, AnalysisParameters(bootstrap=50, seed=8), prws=scores)
+    snapshot = {"judgments": 120, "last_judgment_at": "2025-03-04T05:06:07+00:00", "last_judgment_id": 120,
+                "ignored_judgments": {}}
+    result = contract.analysis_json(analysis, campaign="prws", snapshot=snapshot)
+    references = synthetic_references(np.random.default_rng(17), n_segments=40, systems=SYSTEMS[:4])
+    return {**result, "metrics_computed": metrics_computed(references, analysis, rankings, scores)}
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import pytest
 
 from ranking.contract import contract_order, head_to_head_order
 from ranking.reports.json import render_json
+from tests.ranking.contract_checks import assert_contract
 
 
 def jsonb_order(value):
@@ -33,6 +34,15 @@ def test_an_analysis_read_back_from_jsonb_gets_its_order_back(full_analysis):
 
 def test_the_json_report_holds_the_same_data(plain_analysis):
     assert json.loads(render_json(plain_analysis)) == plain_analysis
+
+
+def test_the_analyses_with_computed_metrics_follow_the_contract(computed_analysis, prws_computed_analysis):
+    """The fixtures of the ``metrics_computed`` reports are what a run of a campaign with references stores."""
+    for analysis in (computed_analysis, prws_computed_analysis):
+        assert_contract(analysis)
+        assert json.loads(render_json(analysis)) == analysis
+    assert computed_analysis["metrics_computed"]["expected_wins"]["beta_sweeps"]["m2"]
+    assert prws_computed_analysis["metrics_computed"]["prws"]["p_values"]
 
 
 def test_a_nan_fails_loudly_instead_of_writing_no_json(plain_analysis):
