@@ -7,7 +7,12 @@ campaign's references, per system, and their meta-evaluation against the human j
 - ``computed_score``: metric, system, key (score, precision, recall), value
 - ``computed_type`` (ERRANT): metric, system, key (error type and tp, fp or fn), value
 - ``computed_correlation``: metric, method (expected_wins, trueskill), spearman, pearson (G15 Table 5);
-  ``computed_prws``: metric, pearson (with the PRWS means, N19 section 6)
+  ``computed_beta_sweep``: method, metric, beta, spearman, pearson (the F-beta sweep from the metric's precision
+  and recall, G15 Figure 3, as the ``beta_sweep`` rows); ``computed_prws``: metric, pearson (with the PRWS means,
+  N19 section 6)
+- ``computed_williams``: method (expected_wins, trueskill, prws: the human scores), metric, other_metric, p_value
+  (the Williams test between the metrics, N19 section 6, as the ``prws_williams`` rows); a test that was skipped
+  gives one row with its method and the reason
 - ``computed_sentence_tau``: metric, key (tau, concordant, discordant, metric_ties), value (WMT relative ranking)
 - ``computed_synthetic``: metric, key (real, with_synthetic), pearson, value (systems correlated; N19 section 5.2)
 - ``computed_skipped``: metric, reason
@@ -17,8 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from .formatting import fixed, reason_for
+from .metric_csv import beta_sweep_rows, williams_rows
 
 Row = dict[str, object]
+METHODS = ("expected_wins", "trueskill")
+"""The human rankings the computed metrics are correlated with (``metrics_computed``'s keys)."""
 NAMES = {"m2": "M2 F0.5", "gleu": "GLEU", "chrf": "chrF++", "errant": "ERRANT F0.5"}
 """How the report names the computed metrics."""
 
@@ -39,14 +47,20 @@ def csv_rows(computed: Mapping) -> Iterator[Row]:
                 for key, value in zip(("tp", "fp", "fn"), counts):
                     yield {"section": "computed_type", "metric": metric, "system": system,
                            "key": f"{error_type} {key}", "value": value}
-    for method in ("expected_wins", "trueskill"):
+    for method in METHODS:
         for metric, values in (computed.get(method) or {}).get("metrics", {}).items():
             yield {"section": "computed_correlation", "metric": metric, "method": method,
                    "spearman": values["spearman"], "pearson": values["pearson"], **_reason(values, "pearson")}
+    for method in METHODS:
+        yield from beta_sweep_rows("computed_beta_sweep", computed.get(method) or {}, method=method)
     prws = computed.get("prws") or {}
     for metric, r in (prws.get("correlations") or {}).items():
         reason = {"reason": (prws.get("correlation_reasons") or {}).get(metric)} if r is None else {}
         yield {"section": "computed_prws", "metric": metric, "pearson": r, **reason}
+    for method, significance in significance_tests(computed):
+        yield from williams_rows("computed_williams", significance, method=method)
+        if significance.get("skipped"):
+            yield {"section": "computed_williams", "method": method, "reason": significance["skipped"]}
     for metric, tau in computed["sentence_tau"].items():
         for key in ("tau", "concordant", "discordant", "metric_ties"):
             yield {"section": "computed_sentence_tau", "metric": metric, "key": key, "value": tau[key],
@@ -57,6 +71,13 @@ def csv_rows(computed: Mapping) -> Iterator[Row]:
                    "value": row[key]["systems"], **_reason(row[key], "pearson")}
     for metric, reason in (computed.get("skipped") or {}).items():
         yield {"section": "computed_skipped", "metric": metric, "reason": reason}
+
+
+def significance_tests(computed: Mapping) -> list[tuple[str, Mapping]]:
+    """The Williams tests between the computed metrics (N19 section 6) that ``computed`` holds, each with the
+    human scores it is on: ``expected_wins`` and ``trueskill`` (their ``metric_significance``), then ``prws``."""
+    tests = [(method, (computed.get(method) or {}).get("metric_significance")) for method in METHODS]
+    return [(method, test) for method, test in [*tests, ("prws", computed.get("prws"))] if test]
 
 
 def _number(holder: Mapping, field: str, places: int = 3) -> dict:

@@ -27,9 +27,9 @@ Sections, in file order, and the columns each fills (the others stay empty):
 - ``rater_qc_rule``: key, value (the thresholds of rater QC); ``rater_qc_excluded``: judge, key (attempt, screens,
   control_screens, control_passed, control_rate, controls, p_value, total_seconds, median_seconds, decision, why),
   value; ``rater_qc_included_by_hand``: judge; ``rater_qc_earlier_attempts``: judge, key (attempts), value
-- ``computed_score``, ``computed_type``, ``computed_correlation``, ``computed_prws``, ``computed_sentence_tau``,
-  ``computed_synthetic``, ``computed_skipped``: the metrics computed from the campaign's references
-  (``computed_metrics.py``)
+- ``computed_score``, ``computed_type``, ``computed_correlation``, ``computed_beta_sweep``, ``computed_prws``,
+  ``computed_williams``, ``computed_sentence_tau``, ``computed_synthetic``, ``computed_skipped``: the metrics
+  computed from the campaign's references and their meta-evaluation (``computed_metrics.py``)
 
 Numbers are written in full precision (Python's ``repr``); a number the analysis left undefined is "–" and the row's
 ``reason`` column says why; cells a section does not fill are empty; text that a spreadsheet would take for a
@@ -47,6 +47,7 @@ from ranking.contract_schema import DISTRIBUTION_KEYS
 
 from .computed_metrics import csv_rows as computed_metric_rows
 from .formatting import UNDEFINED, is_missing, matrix_reason, reason_for
+from .metric_csv import beta_sweep_rows, williams_rows
 from .provenance import METHOD_NAMES, provenance
 from .tables import judges
 
@@ -181,10 +182,7 @@ def _metrics(analysis: Mapping) -> Iterator[Row]:
     for name, values in sorted((analysis.get("metrics") or {}).items()):
         yield {"section": "metric", "metric": name, "spearman": values["spearman"], "pearson": values["pearson"],
                **_reason(values)}
-    sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
-    for name, sweep in sorted(sweeps.items()):
-        for point in sweep:
-            yield {"section": "beta_sweep", "metric": name, **point}
+    yield from beta_sweep_rows("beta_sweep", analysis)
 
 
 def _prws(prws: Mapping) -> Iterator[Row]:
@@ -206,12 +204,7 @@ def _prws(prws: Mapping) -> Iterator[Row]:
     for name, r in sorted((metrics.get("correlations") or {}).items()):
         reason = {"reason": (metrics.get("correlation_reasons") or {}).get(name)} if r is None else {}
         yield {"section": "prws_metric", "metric": name, "pearson": r, **reason}
-    for name, row in sorted((metrics.get("p_values") or {}).items()):
-        for other, p_value in sorted(row.items()):
-            if other != name:
-                reason = {"reason": matrix_reason(metrics, name, other)} if p_value is None else {}
-                yield {"section": "prws_williams", "metric": name, "other_metric": other, "p_value": p_value,
-                       **reason}
+    yield from williams_rows("prws_williams", metrics)
 
 
 def _reason(holder: Mapping) -> Row:

@@ -55,6 +55,13 @@ def too_few_comparisons(cell: Mapping) -> bool:
     return cell["comparisons"] < MIN_COMPARISONS or is_missing(cell["kappa"])
 
 
+def beta_sweeps(holder: Mapping) -> dict[str, list[Mapping]]:
+    """The F-beta sweeps (G15 Figure 3) of ``holder``, the analysis or one of the human rankings of its
+    ``metrics_computed`` (the contract's ``METRIC_CORRELATIONS``), by metric: its ``beta_sweeps``, or in analyses
+    stored before those, its M2 ``beta_sweep``; empty without a sweep."""
+    return holder.get("beta_sweeps") or ({"m2": holder["beta_sweep"]} if holder.get("beta_sweep") else {})
+
+
 @dataclass(frozen=True)
 class MetricRow:
     """A row of G15 Table 5: ``metric`` is a metric file's name; ``beta`` is set on the M2 F-beta sweep rows.

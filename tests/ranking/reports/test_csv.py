@@ -108,3 +108,48 @@ def test_judge_correlation_rows_say_how_many_systems_they_cover(full_analysis):
     analysis = {**full_analysis, "per_judge": {**full_analysis["per_judge"], "correlations": stored_before}}
     rows = [row for row in read(analysis) if row["section"] in ("judge_correlation", "judge_correlation_rest")]
     assert len(rows) == len(pairs) + len(rest) and all(row["shared_systems"] == "" for row in rows)
+
+
+def test_computed_metrics_have_their_beta_sweeps_and_williams_tests(computed_analysis, prws_computed_analysis):
+    """``metrics_computed``'s F-beta sweeps (G15 Figure 3) and Williams tests (N19 section 6) against each human
+    ranking, as the uploaded metrics' ``beta_sweep`` and ``prws_williams`` rows."""
+    computed = computed_analysis["metrics_computed"]
+    rows = read(computed_analysis)
+    for method in ("expected_wins", "trueskill"):
+        sweeps = computed[method]["beta_sweeps"]
+        written = [row for row in rows if row["section"] == "computed_beta_sweep" and row["method"] == method]
+        assert [(row["metric"], float(row["beta"]), float(row["spearman"]), float(row["pearson"]))
+                for row in written] == [(name, point["beta"], point["spearman"], point["pearson"])
+                                        for name, sweep in sorted(sweeps.items()) for point in sweep]
+        p_values = computed[method]["metric_significance"]["p_values"]
+        tests = {(row["metric"], row["other_metric"]): row for row in rows
+                 if row["section"] == "computed_williams" and row["method"] == method}
+        assert {pair: float(row["p_value"]) for pair, row in tests.items()} == {
+            (name, other): p for name, row in p_values.items() for other, p in row.items()}
+    prws = prws_computed_analysis["metrics_computed"]["prws"]["p_values"]
+    tests = [row for row in read(prws_computed_analysis)
+             if row["section"] == "computed_williams" and row["method"] == "prws"]
+    assert {(row["metric"], row["other_metric"]): float(row["p_value"]) for row in tests} == {
+        (name, other): p for name, row in prws.items() for other, p in row.items()}
+
+
+def test_undefined_computed_sweeps_and_williams_tests_give_their_reason(computed_analysis):
+    computed = computed_analysis["metrics_computed"]
+    ew = computed["expected_wins"]
+    point = {"beta": 0.5, "spearman": None, "pearson": None, "reason": "fewer than 3 systems"}
+    significance = {**ew["metric_significance"], "p_values": {"gleu": {"m2": None}, "m2": {"gleu": 0.25}},
+                    "reasons": {"gleu": {"m2": "the metrics correlate perfectly"}}}
+    skipped = {"systems": ["a", "b"], "skipped": "the Williams test needs more than 3 systems with metric scores"}
+    analysis = {**computed_analysis, "metrics_computed": {
+        **computed,
+        "expected_wins": {**ew, "beta_sweeps": {"m2": [point]}, "metric_significance": significance},
+        "trueskill": {**computed["trueskill"], "metric_significance": skipped},
+    }}
+    rows = read(analysis)
+    (sweep,) = [row for row in rows if row["section"] == "computed_beta_sweep" and row["method"] == "expected_wins"]
+    assert (sweep["spearman"], sweep["pearson"], sweep["reason"]) == ("–", "–", "fewer than 3 systems")
+    ew_tests = {(row["metric"], row["other_metric"]): (row["p_value"], row["reason"]) for row in rows
+                if row["section"] == "computed_williams" and row["method"] == "expected_wins"}
+    assert ew_tests == {("gleu", "m2"): ("–", "the metrics correlate perfectly"), ("m2", "gleu"): ("0.25", "")}
+    (ts_test,) = [row for row in rows if row["section"] == "computed_williams" and row["method"] == "trueskill"]
+    assert (ts_test["metric"], ts_test["p_value"], ts_test["reason"]) == ("", "", skipped["skipped"])
