@@ -3,11 +3,13 @@
 It states the campaign, the data snapshot, the method parameters and the seed, then the Expected Wins and
 TrueSkill rankings with a rank-range plot, the head-to-head heat map, the pair statistics, the agreement with its
 matrix, the metric correlations with the beta sweep (when the analysis has metrics), the prediction accuracy,
-the per-judge rankings and correlations, and PRWS scores when the analysis has them (means, and a box plot of
-each system's score distribution). The page is rendered by a Django template engine of its own, with autoescaping,
-so every name from the data is escaped. A number the analysis left undefined shows as "–" with its reason as a
-tooltip. The page fits a phone's width: each table scrolls sideways inside its own box (``table-scroll``, as on the
-product's pages), never the page.
+the per-judge rankings and correlations, PRWS scores when the analysis has them (means, and a box plot of
+each system's score distribution), and the metrics computed from the campaign's references when it has those
+(``metrics_computed``: scores, correlations with the human scores, their F-beta sweep plot after G15 Figure 3 and
+the Williams tests between them, N19 section 6). The page is rendered by a Django template engine of its own,
+with autoescaping, so every name from the data is escaped. A number the analysis left undefined shows as "–" with
+its reason as a tooltip. The page fits a phone's width: each table scrolls sideways inside its own box
+(``table-scroll``, as on the product's pages), never the page.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
 
-from .computed_metrics import table_context
+from .computed_metrics import NAMES, significance_tests, table_context
 from .formatting import UNDEFINED, beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .plots import (
     agreement_plot,
@@ -34,9 +36,11 @@ from .plots import (
     rank_ranges_plot,
 )
 from .provenance import METHOD_NAMES, provenance
-from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
+from .tables import TABLE_4_ROWS, agreement_degree, beta_sweeps, clusters, judges, metric_rows, too_few_comparisons
 
 TEMPLATE = "report.html"
+COMPUTED_HUMAN = {**METHOD_NAMES, "prws": "PRWS means"}
+"""The human scores of each Williams test of the computed metrics (``computed_metrics.significance_tests``)."""
 PAIR_COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
 
 
@@ -66,7 +70,9 @@ def report_context(analysis: Mapping) -> dict:
     """Everything the template shows, formatted; plots as SVG markup."""
     per_judge = analysis.get("per_judge") or {}
     parameters = analysis.get("parameters") or {}
-    sweeps = analysis.get("beta_sweeps") or ({"m2": analysis["beta_sweep"]} if analysis.get("beta_sweep") else {})
+    sweeps = beta_sweeps(analysis)
+    computed = analysis.get("metrics_computed")
+    computed_sweeps = _computed_sweeps(computed)
     prws_systems = (analysis.get("prws") or {}).get("systems")
     return {
         "campaign": analysis.get("campaign", ""),
@@ -108,12 +114,21 @@ def report_context(analysis: Mapping) -> dict:
         "head_to_head": _head_to_head(analysis),
         "prws": _prws(analysis.get("prws")),
         "rater_qc": _rater_qc(analysis.get("rater_qc")),
-        "computed": table_context(analysis.get("metrics_computed")),
+        "computed": table_context(computed),
+        "computed_williams": [
+            {"id": f"computed-williams-{human}", "human": COMPUTED_HUMAN[human], "skipped": test.get("skipped"),
+             "table": williams_table(test, NAMES) if "p_values" in test else None}
+            for human, test in significance_tests(computed or {})
+        ],
         "plots": {
             "rank_ranges": mark_safe(rank_ranges_plot({m: analysis[m]["systems"] for m in METHOD_NAMES})),
             "head_to_head": mark_safe(head_to_head_plot(analysis)),
             "agreement": mark_safe(agreement_plot(analysis)),
             "beta_sweep": mark_safe(beta_sweep_plot(sweeps)) if sweeps else None,
+            "computed_beta_sweep": mark_safe(beta_sweep_plot(
+                computed_sweeps, "computed-beta-sweep",
+                "Correlation of the computed metrics' F-beta with the human rankings against beta",
+            )) if computed_sweeps else None,
             "prws": mark_safe(prws_scores_plot(prws_systems)) if prws_systems else None,
             # Analyses stored before the score distributions were part of the JSON have none to plot.
             "prws_distribution": mark_safe(prws_distribution_plot(prws_systems))
@@ -224,7 +239,6 @@ def _prws(prws: Mapping | None) -> dict | None:
         return None
     reliability = prws.get("reliability") or {}
     metrics = prws.get("metrics") or {}
-    names = sorted(metrics.get("p_values") or {})
     excluded = {row["rater"] for row in prws.get("excluded_raters", [])}
     return {
         "rows": [
@@ -254,10 +268,29 @@ def _prws(prws: Mapping | None) -> dict | None:
              else fixed(r))
             for name, r in sorted((metrics.get("correlations") or {}).items())
         ],
-        "williams": {
-            "names": names,
-            "rows": [(a, [_p_value(metrics, a, b) for b in names]) for a in names],
-        },
+        "williams": williams_table(metrics),
+    }
+
+
+def williams_table(significance: Mapping, names: Mapping[str, str] | None = None) -> dict:
+    """The p-value matrix of a Williams test between metrics (N19 section 6; the contract's ``SIGNIFICANCE``): the
+    one-sided p-value that the row metric correlates better with the human scores than the column metric, metrics
+    by name, shown by their ``names`` where those have them."""
+    metrics = sorted(significance.get("p_values") or {})
+    shown_names = [(names or {}).get(metric, metric) for metric in metrics]
+    return {
+        "names": shown_names,
+        "rows": [(shown, [_p_value(significance, a, b) for b in metrics]) for shown, a in zip(shown_names, metrics)],
+    }
+
+
+def _computed_sweeps(computed: Mapping | None) -> dict[str, list[Mapping]]:
+    """The F-beta sweeps of the computed metrics (G15 Figure 3), one curve per metric and human ranking, named
+    ``metric (ranking)``."""
+    return {
+        f"{metric} ({METHOD_NAMES[method]})": sweep
+        for method in METHOD_NAMES
+        for metric, sweep in sorted(beta_sweeps((computed or {}).get(method) or {}).items())
     }
 
 

@@ -4,8 +4,8 @@
   Tables 3b, 3c as a picture).
 - :func:`head_to_head_plot`: the heat map of G15 Table 3d.
 - :func:`agreement_plot`: the per-judge kappa matrix of G15 Table 2b, coloured by Landis and Koch band.
-- :func:`beta_sweep_plot`: Spearman's rho and Pearson's r of M2 F-beta against beta, one curve per M2 file, a
-  dashed line at the CoNLL-2014 choice 0.5 (G15 Figure 3).
+- :func:`beta_sweep_plot`: Spearman's rho and Pearson's r of M2 F-beta against beta, one curve per M2 file (or per
+  computed metric and human ranking), a dashed line at the CoNLL-2014 choice 0.5 (G15 Figure 3).
 - :func:`prws_scores_plot`: the PRWS mean score of each system (N19 Table 6 as a picture).
 - :func:`prws_distribution_plot`: the distribution of each system's PRWS sentence scores as a box plot.
 
@@ -169,24 +169,26 @@ def agreement_plot(analysis: Mapping) -> str:
         return _svg(figure, "agreement", "Agreement matrix of the judges")
 
 
-def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]]) -> str:
+def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]], name: str = "beta-sweep",
+                    label: str = "Correlation of M2 with the human ranking against beta") -> str:
     """G15 Figure 3: Spearman's rho (top) and Pearson's r (bottom) of M2 F-beta with the human ranking against
-    beta, one curve per M2 file (``{metric: sweep points}``), a dashed line at beta = 0.5."""
-    with _style("beta-sweep"):
+    beta, one curve per M2 file (``{curve's name: sweep points}``), a dashed line at beta = 0.5. ``name`` prefixes
+    the plot's SVG ids (one per plot on a page), ``label`` is its accessible name."""
+    with _style(name):
         figure = Figure(figsize=(6.4, 4.8), layout="constrained")
         top, bottom = figure.subplots(2, 1, sharex=True)
         for name, sweep in sorted(sweeps.items()):
             betas = [point["beta"] for point in sweep]
             top.plot(betas, _values(sweep, "spearman"), label=name, linewidth=1.4)
             bottom.plot(betas, _values(sweep, "pearson"), label=name, linewidth=1.4)
-        for axes, label in ((top, "Spearman's ρ"), (bottom, "Pearson's r")):
+        for axes, statistic in ((top, "Spearman's ρ"), (bottom, "Pearson's r")):
             axes.axvline(0.5, color="#5b6474", linestyle="--", linewidth=0.9)
-            axes.set_ylabel(label)
+            axes.set_ylabel(statistic)
             axes.grid(color="#e3e6ec", linewidth=0.6)
         bottom.set_xlabel("β")
         bottom.set_xlim(0, 1)
         top.legend(fontsize=8, frameon=False)
-        return _svg(figure, "beta-sweep", "Correlation of M2 with the human ranking against beta")
+        return _svg(figure, name, label)
 
 
 def prws_scores_plot(systems: Sequence[Mapping]) -> str:

@@ -79,6 +79,64 @@ def test_summary_tables_and_sections(full_analysis):
     assert f'<td class="num">{first["score"]:.3f}</td>' in page
 
 
+def computed_section(page: str) -> str:
+    return page.split('<section id="metrics-computed">')[1].split("</section>")[0]
+
+
+def williams_cells(section: str, table_id: str) -> dict[tuple[str, str], str]:
+    """The cells of a Williams p-value table: (row metric, column metric) -> the cell's markup."""
+    table = section.split(f'id="{table_id}"')[1].split("</table>")[0]
+    columns = re.findall(r'<th scope="col">([^<]*)</th>', table)
+    return {
+        (row, column): cell
+        for row, cells in re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', table)
+        for column, cell in zip(columns, re.findall(r"<td>(.*?)</td>", cells))
+    }
+
+
+def test_computed_metrics_show_their_beta_sweep_and_williams_tests(computed_analysis, prws_computed_analysis):
+    """``metrics_computed``'s F-beta sweeps (G15 Figure 3) as a plot and its Williams tests (N19 section 6) as
+    p-value tables, as the report shows the uploaded metrics' sweep and the PRWS metrics' Williams test."""
+    computed = computed_analysis["metrics_computed"]
+    page = render_html(computed_analysis)
+    section = computed_section(page)
+    assert plot_labels(section) == ["Correlation of the computed metrics' F-beta with the human rankings against beta"]
+    svg = next(svg for svg in SVG.findall(section))
+    texts = {html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
+    assert {"m2 (Expected Wins)", "m2 (TrueSkill)"} <= texts
+    ids = Counter(re.findall(r'\bid="([^"]+)"', page))
+    assert max(ids.values()) == 1, [i for i, n in ids.items() if n > 1][:5]
+    names = {"m2": "M2 F0.5", "gleu": "GLEU", "chrf": "chrF++"}
+    for method in ("expected_wins", "trueskill"):
+        p_values = computed[method]["metric_significance"]["p_values"]
+        assert williams_cells(section, f"computed-williams-{method}") == {
+            (names[a], names[b]): "–" if a == b else f"{p_values[a][b]:.3f}" for a in names for b in names
+        }
+    prws = prws_computed_analysis["metrics_computed"]["prws"]["p_values"]
+    cells = williams_cells(computed_section(render_html(prws_computed_analysis)), "computed-williams-prws")
+    assert {pair: cell for pair, cell in cells.items() if pair[0] != pair[1]} == {
+        (names[a], names[b]): f"{prws[a][b]:.3f}" for a in names for b in names if a != b}
+
+
+def test_undefined_computed_williams_tests_give_their_reason(computed_analysis):
+    computed = computed_analysis["metrics_computed"]
+    ew = computed["expected_wins"]
+    significance = {**ew["metric_significance"], "p_values": {"gleu": {"m2": None}, "m2": {"gleu": 0.25}},
+                    "reasons": {"gleu": {"m2": "the metrics correlate perfectly"}}}
+    skipped = {"systems": ["a", "b"], "skipped": "the Williams test needs more than 3 systems with metric scores"}
+    analysis = {**computed_analysis, "metrics_computed": {
+        **computed,
+        "expected_wins": {**ew, "metric_significance": significance},
+        "trueskill": {**computed["trueskill"], "metric_significance": skipped},
+    }}
+    section = computed_section(render_html(analysis))
+    cells = williams_cells(section, "computed-williams-expected_wins")
+    assert cells["GLEU", "M2 F0.5"] == '<span class="undefined" title="the metrics correlate perfectly">–</span>'
+    assert cells["M2 F0.5", "GLEU"] == "0.250"
+    assert 'id="computed-williams-trueskill"' not in section
+    assert f"TrueSkill: {skipped['skipped']}." in section
+
+
 def open_report(chromium, analysis, tmp_path):
     """The report as a local file in a 1280x800 page; asserts it loads nothing but itself."""
     path = tmp_path / "report.html"
