@@ -4,11 +4,12 @@ document that compiles on its own.
 Tables: 1 (pairs per judge, ties in parentheses), 2 (agreement with its degree, and the per-judge kappa matrix,
 upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and TrueSkill rankings, a rule between
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
-analysis has it, 5 (metric correlations) when it has metrics, 6 and 7 (per-judge correlations and rankings) when
-it has them, for PRWS campaigns the systems' mean scores (Napoles et al. 2019, Table 6) with the distribution of
-their sentence scores, and the raters rater quality control excluded, with their numbers. The tabulars need the
-``booktabs`` and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined
-prints as "--" with a letter whose reason the table's note gives.
+analysis has it, 5 (metric correlations) when it has metrics, C5a and C5b (Table 5 of the metrics computed from
+the campaign's references, ``metrics_computed``, against the Expected Wins and the TrueSkill scores) when it has
+those, 6 and 7 (per-judge correlations and rankings) when it has them, for PRWS campaigns the systems' mean scores
+(Napoles et al. 2019, Table 6) with the distribution of their sentence scores, and the raters rater quality control
+excluded, with their numbers. The tabulars need the ``booktabs`` and ``graphicx`` packages. System and judge names
+are escaped. A number the analysis left undefined prints as "--" with a letter whose reason the table's note gives.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ranking.contract import head_to_head_order
 from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 
+from .computed_metrics import NAMES
 from .formatting import beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .provenance import METHOD_NAMES, provenance
 from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
@@ -35,6 +37,14 @@ MARKS = {"⋆": r"$^{\star}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
 """G15 Table 3d's significance marks (``ranking.core.significance``) as LaTeX symbols."""
 
 PACKAGES = ("booktabs", "graphicx")
+
+HUMAN_SCORES = {
+    "expected_wins": "Expected Wins scores (the bootstrap means of Table 3b, as printed)",
+    "trueskill": "TrueSkill scores (the bootstrap means of Table 3c, as printed)",
+}
+"""The human scores a Table 5 correlates the metrics with, by ranking method (``core.analysis.metric_correlations``)."""
+COMPUTED_TABLES = (("C5a", "expected_wins"), ("C5b", "trueskill"))
+"""The numbers of the Table 5 of the computed metrics (``metrics_computed``) against each human ranking."""
 
 DISTRIBUTION_HEADS = {"min": "Min", "q1": "$Q_1$", "median": "Median", "q3": "$Q_3$", "max": "Max"}
 """The PRWS table's heads of the points of a system's score distribution (``DISTRIBUTION_KEYS``)."""
@@ -123,6 +133,13 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
         tables.append(accuracy_table(analysis["accuracy"]))
     if metric_rows(analysis):
         tables.append(metrics_table(analysis))
+    computed = analysis.get("metrics_computed") or {}
+    for number, method in COMPUTED_TABLES:
+        if metric_rows(computed.get(method) or {}):
+            tables.append(metrics_table(
+                computed[method], number,
+                f"Correlation of the computed metrics with the human {METHOD_NAMES[method]} ranking", method, NAMES,
+            ))
     per_judge = analysis.get("per_judge") or {}
     if per_judge.get("correlations"):
         tables.append(judge_correlation_table(per_judge["correlations"]))
@@ -261,24 +278,29 @@ def accuracy_table(accuracy: Mapping) -> LatexTable:
                       _tabular("l" + "r" * len(methods), [header], rows))
 
 
-def metrics_table(analysis: Mapping) -> LatexTable:
-    """G15 Table 5: Spearman's rho and Pearson's r of each metric with the human ranking; M2 F-beta rows first."""
+def metrics_table(
+    correlations: Mapping, number: str = "5", title: str = "Correlation of metrics with the human ranking",
+    method: str = "expected_wins", names: Mapping[str, str] | None = None,
+) -> LatexTable:
+    """G15 Table 5: Spearman's rho and Pearson's r of each metric of ``correlations`` (the analysis, or one human
+    ranking of its ``metrics_computed``: ``metrics`` and ``beta_sweep``) with the human ranking of ``method``; M2
+    F-beta rows first (``tables.metric_rows``), the other metrics shown by their ``names`` where those have them."""
     sweep_rows, other_rows = [], []
     notes = Notes()
-    for row in metric_rows(analysis):
+    for row in metric_rows(correlations):
         values = {"spearman": row.spearman, "pearson": row.pearson, "reason": row.reason}
         cells = f"{notes.shown(values, 'spearman', fixed(row.spearman))} & " \
                 f"{notes.shown(values, 'pearson', fixed(row.pearson))} \\\\"
         if row.beta is None:
-            other_rows.append(f"{escape_latex(row.metric)} & {cells}")
+            other_rows.append(f"{escape_latex((names or {}).get(row.metric, row.metric))} & {cells}")
         else:
             official = "^{*}" if "official" in row.notes else ""
             sweep_rows.append(f"M$^2$ F$_{{{beta(row.beta)}}}{official}${_maxima(row.notes)} & {cells}")
     groups = [g for g in (sweep_rows, other_rows) if g]
     return LatexTable(
-        "5", "Correlation of metrics with the human ranking",
+        number, title,
         notes.note(
-            "Human ranking: Expected Wins scores (the bootstrap means of Table 3b, as printed). M$^2$ F$_\\beta$ from "
+            f"Human ranking: {HUMAN_SCORES[method]}. M$^2$ F$_\\beta$ from "
             "precision and recall; $^{*}$ marks the CoNLL-2014 choice $\\beta = 0.5$; ``max'' marks the $\\beta$ "
             "with the highest correlation."
         ),

@@ -81,7 +81,8 @@ class MetricRow:
 def metric_rows(analysis: Mapping) -> list[MetricRow]:
     """G15 Table 5: with a beta sweep, M2 at beta 1.0, 0.5, 0.25, the beta of the best Spearman (and of the best
     Pearson where that differs) and 0.1, by decreasing beta; then every other metric (other M2 files at their own
-    F column), by name. Without a sweep, every metric by name. Empty without metrics."""
+    F column), by name. Without a sweep, every metric by name. Empty without metrics. ``analysis`` may also be one
+    human ranking of the analysis' ``metrics_computed`` (the same ``metrics`` and ``beta_sweep`` keys)."""
     metrics = analysis.get("metrics") or {}
     sweep = analysis.get("beta_sweep") or []
     rows: list[MetricRow] = []

@@ -125,14 +125,39 @@ def test_the_prws_table_gives_each_systems_score_distribution(prws_unrated_analy
     assert spec == "lrrrr" and lines[2] == head + " \\\\"
 
 
+def test_computed_metrics_get_table_5_against_each_human_ranking(computed_analysis, prws_computed_analysis):
+    """``metrics_computed``'s correlations in G15 Table 5's layout (M2 F-beta rows from the sweep, then the other
+    metrics), once against the Expected Wins scores (C5a) and once against the TrueSkill scores (C5b)."""
+    computed = computed_analysis["metrics_computed"]
+    tables = latex_tables(computed_analysis)
+    assert [t.number for t in tables] == ["1", "2a", "2b", "3b", "3c", "3d", "5", "C5a", "C5b", "6", "7"]
+    for number, method, human in (("C5a", "expected_wins", "Expected Wins"), ("C5b", "trueskill", "TrueSkill")):
+        table = next(t for t in tables if t.number == number)
+        (spec, lines), = tabulars(table.tabular)
+        cells = {line.split(" & ")[0].split(" (max.")[0]: line.removesuffix(" \\\\").split(" & ")[1:]
+                 for line in lines if line not in RULES}
+        official = next(point for point in computed[method]["beta_sweep"] if point["beta"] == 0.5)
+        assert cells["M$^2$ F$_{0.5}^{*}$"] == [fixed(official["spearman"]), fixed(official["pearson"])]
+        metrics = computed[method]["metrics"]
+        for name, shown in (("gleu", "GLEU"), ("chrf", "chrF++")):
+            assert cells[shown] == [fixed(metrics[name]["spearman"]), fixed(metrics[name]["pearson"])]
+        assert "M2" not in cells and human in table.title + table.note
+    numbers = [t.number for t in latex_tables(prws_computed_analysis)]
+    assert numbers.index("3d") < numbers.index("C5a") < numbers.index("C5b") < numbers.index("PRWS")
+    for standalone in (False, True):
+        assert_well_formed(render_latex(computed_analysis, standalone=standalone))
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_the_standalone_document_compiles(full_analysis, prws_analysis, tmp_path):
-    for analysis in (full_analysis, prws_analysis):
+def test_the_standalone_document_compiles(full_analysis, prws_analysis, computed_analysis, prws_computed_analysis,
+                                          tmp_path):
+    for analysis in (full_analysis, prws_analysis, computed_analysis, prws_computed_analysis):
         (tmp_path / "report.tex").write_text(render_latex(analysis, standalone=True), encoding="utf-8")
         done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
                               cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout[-3000:]
         assert (tmp_path / "report.pdf").stat().st_size > 0
+        assert "Overfull" not in done.stdout, [line for line in done.stdout.splitlines() if "Overfull" in line]
 
 
 @pytest.mark.slow
