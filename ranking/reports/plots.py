@@ -177,10 +177,10 @@ def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]], name: str = "beta-s
     with _style(name):
         figure = Figure(figsize=(6.4, 4.8), layout="constrained")
         top, bottom = figure.subplots(2, 1, sharex=True)
-        for name, sweep in sorted(sweeps.items()):
+        for curve, sweep in sorted(sweeps.items()):
             betas = [point["beta"] for point in sweep]
-            top.plot(betas, _values(sweep, "spearman"), label=name, linewidth=1.4)
-            bottom.plot(betas, _values(sweep, "pearson"), label=name, linewidth=1.4)
+            top.plot(betas, _values(sweep, "spearman"), label=curve, linewidth=1.4)
+            bottom.plot(betas, _values(sweep, "pearson"), label=curve, linewidth=1.4)
         for axes, statistic in ((top, "Spearman's ρ"), (bottom, "Pearson's r")):
             axes.axvline(0.5, color="#5b6474", linestyle="--", linewidth=0.9)
             axes.set_ylabel(statistic)

@@ -104,6 +104,9 @@ def test_computed_metrics_show_their_beta_sweep_and_williams_tests(computed_anal
     svg = next(svg for svg in SVG.findall(section))
     texts = {html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
     assert {"m2 (Expected Wins)", "m2 (TrueSkill)"} <= texts
+    for plot, prefix in ((svg, "computed-beta-sweep-"), (SVG.findall(page.split('id="metrics"')[1])[0], "beta-sweep-")):
+        plot_ids = re.findall(r'\bid="([^"]+)"', plot)
+        assert plot_ids and all(i.startswith(prefix) for i in plot_ids), plot_ids[:3]
     ids = Counter(re.findall(r'\bid="([^"]+)"', page))
     assert max(ids.values()) == 1, [i for i, n in ids.items() if n > 1][:5]
     names = {"m2": "M2 F0.5", "gleu": "GLEU", "chrf": "chrF++"}
