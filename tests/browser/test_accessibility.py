@@ -163,6 +163,28 @@ def candidate_rows(page) -> int:
     return page.locator(".candidate").count()
 
 
+def judging(live_server, new_page, campaign, username: str):
+    """A page where ``username`` logged in (by mouse) and acknowledged ``campaign``'s guidelines."""
+    page = new_page()
+    log_in(page, live_server, username, PASSWORD)
+    page.goto(live_server.url + reverse("judge-campaign", args=[campaign.pk]))
+    page.get_by_role("button", name="I have read the guidelines").click()
+    return page
+
+
+def first_of_two_screens(live_server, new_page, campaign, username: str):
+    """``username`` logs in and starts judging ``campaign``'s two screens by keyboard; returns the page, on the first
+    screen as it opens (``on_arrival``), and its number of corrections."""
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    keyboard_log_in(page, live_server, username)
+    start_judging(page)
+    expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
+    on_arrival(page)
+    return page, candidate_rows(page)
+
+
 def checked_ranks(page) -> list[str | None]:
     return page.eval_on_selector_all(
         ".candidate", "items => items.map(i => { const c = i.querySelector('input:checked'); return c && c.value; })")
@@ -228,10 +250,7 @@ def test_the_ranking_screen_and_its_dialogs_pass_axe_and_the_hand_checks(live_se
     shown = [candidate_of(ranking, 4, name) for name in ("ZEPHYRSYS", "INPUT", "QUOKKAGEC")]
     add_training_screen(ranking, ranking.segments.get(line=4), shown, [1, 3, 2], feedback="*problems*: plural.")
     add_screen(ranking, 1)
-    page = new_page()
-    log_in(page, live_server, "judy", PASSWORD)
-    page.goto(live_server.url + reverse("judge-campaign", args=[ranking.pk]))
-    page.get_by_role("button", name="I have read the guidelines").click()
+    page = judging(live_server, new_page, ranking, "judy")
     expect(page.locator(".counter")).to_have_text("Training screen 1 of 1")
     assert axe_violations(page) == [], "training screen"
     for position in range(candidate_rows(page)):
@@ -259,10 +278,7 @@ def test_the_ranking_screen_and_its_dialogs_pass_axe_and_the_hand_checks(live_se
 
 def test_the_prws_screen_passes_axe_and_the_hand_checks(live_server, new_page, prws):
     add_screen(prws, 1)
-    page = new_page()
-    log_in(page, live_server, "rita", PASSWORD)
-    page.goto(live_server.url + reverse("judge-campaign", args=[prws.pk]))
-    page.get_by_role("button", name="I have read the guidelines").click()
+    page = judging(live_server, new_page, prws, "rita")
     expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 1")
     page.wait_for_load_state()
     assert axe_violations(page) == [], "PRWS screen, sliders unmoved"
@@ -276,16 +292,8 @@ def test_the_prws_screen_passes_axe_and_the_hand_checks(live_server, new_page, p
 
 
 def test_a_judge_ranks_resets_submits_undoes_and_flags_with_the_keyboard_only(live_server, new_page, ranking):
-    for line in (1, 4):
-        add_screen(ranking, line)
-    page = new_page()
-    keyboard_log_in(page, live_server, "judy")
-    start_judging(page)
-
     # Screen 1: focus starts on the sentence; Tab goes through the corrections in reading order, then the actions.
-    expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
-    on_arrival(page)
-    n = candidate_rows(page)
+    page, n = first_of_two_screens(live_server, new_page, ranking, "judy")
     assert n == 4
     stops = tab_to(page, "flag-open")
     assert stops == [f"rank_{k}=1" for k in range(n)] + ["reset", "flag-open"], "Submit is disabled: not a stop"
@@ -366,15 +374,7 @@ def test_a_judge_ranks_resets_submits_undoes_and_flags_with_the_keyboard_only(li
 
 
 def test_a_prws_judge_scores_with_the_keyboard_only(live_server, new_page, prws):
-    for line in (1, 4):
-        add_screen(prws, line)
-    page = new_page()
-    keyboard_log_in(page, live_server, "rita")
-    start_judging(page)
-
-    expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
-    on_arrival(page)
-    n = candidate_rows(page)
+    page, n = first_of_two_screens(live_server, new_page, prws, "rita")
     stops = tab_to(page, "flag-open")
     expected = [stop for k in range(n) for stop in (f"score-{k}", f"meaning_{k}=1")] + ["reset", "flag-open"]
     assert stops == expected, "slider, then its box, correction by correction; then the actions"
