@@ -52,11 +52,12 @@ def celery_worker(django_db_setup, django_db_blocker, artifacts):
         "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
         "NUMBA_NUM_THREADS": "1",
+        "LOG_LEVEL": "INFO",  # the worker logs through settings.LOGGING: its "ready." line is at INFO
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "gecappraise", "worker", "--pool", "prefork", "--concurrency", "2",
          "--queues", settings.CELERY_TASK_DEFAULT_QUEUE, "--hostname", f"test-{os.getpid()}@%h",
-         "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+         "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )
     worker = Worker(process, log)

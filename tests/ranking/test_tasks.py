@@ -158,12 +158,11 @@ def test_beat_sends_a_recorded_run_to_the_worker(celery_worker, tmp_path):
     db = settings.DATABASES["default"]
     env.update(DJANGO_SETTINGS_MODULE="tests.settings", TEST_CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
                TEST_CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
-               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
+               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", LOG_LEVEL="INFO")
     log = tmp_path / "beat.log"
     beat = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "gecappraise", "beat", "--schedule", str(tmp_path / "schedule"),
-         "--loglevel", "INFO"], cwd=REPO, env=env, stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "celery", "-A", "gecappraise", "beat", "--schedule", str(tmp_path / "schedule")],
+        cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )
     try:
         wait_for(run, {AnalysisRun.Status.DONE, AnalysisRun.Status.FAILED}, timeout=180)
