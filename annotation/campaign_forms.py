@@ -4,53 +4,49 @@ The web pages and the REST API validate uploads with these same forms, then call
 """
 from __future__ import annotations
 
-import unicodedata
-
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
-from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
-from .services.crowd_completion import CODE_PLACEHOLDER
 from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
 from .upload_names import check_sent_name
+from .validators import validate_one_line
 
 
 def instruction_field() -> forms.CharField:
-    """The judge screen's one-line instruction, as the New campaign form and the guidelines page take it."""
-    return forms.CharField(
-        required=False, max_length=Campaign._meta.get_field("instruction").max_length,
-        label="Instruction on the judge's screen",
-        help_text="One line above the corrections, e.g. \u201cRank each correction from 1 = best to 5 = worst; ties "
-        "are allowed.\u201d Empty: that default (for PRWS: score from 0 to 100).",
-    )
+    """The judge screen's one-line instruction as the model declares it (label, help, length), optional: the New
+    campaign form and the guidelines page take it."""
+    return Campaign._meta.get_field("instruction").formfield(required=False)
 
 
 def checked_instruction(value: str | None) -> str:
-    """The judge screen's instruction: one line of printable text (no line breaks, tabs or other control
-    characters), trimmed; ValidationError otherwise."""
+    """The judge screen's instruction, trimmed: one line of printable text (``validators.validate_one_line``);
+    ValidationError otherwise."""
     text = (value or "").strip()
-    if any(unicodedata.category(char)[0] == "C" for char in text):
-        raise ValidationError("The instruction must be one line of text, without line breaks, tabs or control "
-                              "characters.")
+    validate_one_line(text)
     return text
 
-def ranged_formfield(db_field, **kwargs) -> forms.Field | None:
-    """The model field's form field, with the bounds of its MinValueValidator and MaxValueValidator as the form
-    field's own (so the page's number input carries them as ``min`` and ``max``, and a value out of range is
-    refused under its field)."""
+
+def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
+    """The model field's form field, as the model declares it (label, help text, default as initial value), with
+    the bounds of its MinValueValidator and MaxValueValidator as the form field's own (so the page's number input
+    carries them as ``min`` and ``max``, and a value out of range is refused under its field). A setting with a
+    default may be left empty: it then takes that default (``CampaignImportForm.import_options``)."""
     for validator in db_field.validators:
         if isinstance(validator, MinValueValidator):
             kwargs.setdefault("min_value", validator.limit_value)
         elif isinstance(validator, MaxValueValidator):
             kwargs.setdefault("max_value", validator.limit_value)
+    if db_field.has_default():
+        kwargs.setdefault("required", False)
     return db_field.formfield(**kwargs)
 
 
@@ -103,65 +99,12 @@ class CampaignImportForm(forms.ModelForm):
         required=False, initial=True, label="Judge the source too", help_text="As G15 judged INPUT as a 13th system."
     )
 
-    selection = forms.ChoiceField(
-        required=False, choices=Campaign.Selection.choices, initial=Campaign.Selection.RANDOM,
-        label="Selection of the next screen",
-        help_text="Random: screens are sampled in advance (G15 4.1). Active: a short queue of screens is chosen "
-        "in the background as judgments arrive, where they teach the most about the system ranking (TrueSkill "
-        "for ranking, EASL for PRWS); redundancy, repeats and per-judge limits hold as for random screens.",
-    )
-    control_share = forms.FloatField(
-        required=False, min_value=0, max_value=1, initial=0.0, label="Share of control screens",
-        help_text="0 to 1: this share of new screens shows the source beside Source+error (the source with 1-2 "
-        "inserted errors), for rater quality control; needs the source judged too. 0: none.",
-    )
-    qc_control_threshold = forms.FloatField(
-        required=False, min_value=0, max_value=1, initial=0.7, label="Rater QC: control threshold",
-        help_text="0 to 1: a rater must judge Source+error worse than Source on at least this share of control "
-        "screens (N19: 0.7).",
-    )
-    qc_p_value = forms.FloatField(
-        required=False, min_value=0, max_value=1, initial=0.01, label="Rater QC: p-value",
-        help_text="Above 0, at most 1: a rater passes the one-sided Mann-Whitney test of control against other "
-        "judgments at this p-value or below (Appraise: 0.01).",
-    )
-    qc_min_total_seconds = forms.FloatField(
-        required=False, min_value=0, max_value=10**7, initial=0.0, label="Rater QC: least total time (seconds)",
-        help_text="A rater with less time on screens in total fails (0: no limit).",
-    )
-    qc_min_median_seconds = forms.FloatField(
-        required=False, min_value=0, max_value=10**5, initial=0.0, label="Rater QC: least median time per screen "
-        "(seconds)", help_text="A rater whose median time per screen is shorter fails (0: no limit).",
-    )
-    instruction = instruction_field()
     show_replaced_words = forms.TypedChoiceField(
         required=False, choices=[("yes", "Show them struck through before the new words"),
                                  ("no", "Hide them, showing only the new words (as G15)")],
         coerce=lambda value: value == "yes", empty_value=True, initial="yes", widget=forms.RadioSelect,
         label="Replaced words",
         help_text="How a substitution shows the words it replaces (\u201cmake the\u201d \u2192 \u201cmakes\u201d).",
-    )
-    crowd = forms.BooleanField(
-        required=False, label="Crowd campaign",
-        help_text="Workers of Prolific, Mechanical Turk or another platform join through one public study link, "
-        "without an account; the campaign page shows the link.",
-    )
-    crowd_session_screens = forms.IntegerField(
-        required=False, min_value=1, max_value=10**5, initial=100, label="Crowd: screens per session",
-        help_text="The most screens a worker judges in one session before getting the completion code.",
-    )
-    crowd_campaign_screens = forms.IntegerField(
-        required=False, min_value=0, max_value=10**7, initial=0, label="Crowd: screens per worker",
-        help_text="The most screens one worker judges in the whole campaign (0: no limit).",
-    )
-    crowd_completion_url = forms.CharField(
-        required=False, max_length=500, label="Crowd: completion URL",
-        help_text="Where workers are sent at the end of a session; {code} becomes the completion code, e.g. "
-        "https://app.prolific.com/submissions/complete?cc={code}. Empty: the code is only shown.",
-    )
-    crowd_code_encodes_qc = forms.BooleanField(
-        required=False, label="Crowd: code encodes rater QC",
-        help_text="The completion code differs for workers who pass and fail rater QC (as Appraise does).",
     )
 
     class Meta:
@@ -171,45 +114,21 @@ class CampaignImportForm(forms.ModelForm):
                   "qc_p_value", "qc_min_total_seconds",
                   "qc_min_median_seconds", "crowd", "crowd_session_screens", "crowd_campaign_screens",
                   "crowd_completion_url", "crowd_code_encodes_qc"]
-        formfield_callback = ranged_formfield
+        formfield_callback = campaign_formfield
         error_messages = {"guidelines": {"max_length": markdown_too_long("guidelines")}}
 
     @classmethod
     def with_defaults(cls, data, files) -> CampaignImportForm:
         """The form bound to a REST request, where a field left out takes its default (as the API's schema says),
-        not what an HTML form's missing field means (an unticked box: false; an empty number: required)."""
+        not what an HTML form's missing field means (an unticked box: false)."""
         filled = data.copy()
         for name, field in cls.base_fields.items():
             if name not in filled and name not in files and field.initial is not None:
                 filled[name] = field.initial
         return cls(filled, files)
 
-    def clean_selection(self) -> str:
-        """Random order unless the request asks for active selection (older clients send no such field)."""
-        return self.cleaned_data.get("selection") or Campaign.Selection.RANDOM
-
-    def clean_crowd_completion_url(self) -> str:
-        """An http(s) URL once ``{code}`` is put in; no other braces."""
-        template = (self.cleaned_data.get("crowd_completion_url") or "").strip()
-        if not template:
-            return ""
-        rest = template.replace(CODE_PLACEHOLDER, "")
-        if "{" in rest or "}" in rest:
-            raise ValidationError(f"The completion URL may hold {CODE_PLACEHOLDER} and no other braces.")
-        try:
-            URLValidator(schemes=["http", "https"])(template.replace(CODE_PLACEHOLDER, "CODE"))
-        except ValidationError:
-            raise ValidationError("The completion URL must be an http:// or https:// address.") from None
-        return template
-
     def clean_instruction(self) -> str:
         return checked_instruction(self.cleaned_data.get("instruction"))
-
-    def clean_qc_p_value(self) -> float | None:
-        value = self.cleaned_data.get("qc_p_value")
-        if value is not None and value <= 0:
-            raise ValidationError("The p-value must be above 0.")
-        return value
 
     def clean(self):
         data = super().clean()
@@ -234,9 +153,11 @@ class CampaignImportForm(forms.ModelForm):
 
     def import_options(self) -> dict:
         """What ``importing.import_test_set`` takes besides the files: the name, the archive's source name, whether
-        the source is judged, and the campaign's settings (JSON-able, for a background import)."""
+        the source is judged, and the campaign's settings (JSON-able, for a background import); a setting left empty
+        is left out, so that the campaign takes its default."""
         data = self.cleaned_data
-        options = {field: data[field] for field in self.Meta.fields if data[field] is not None}
+        given = [field for field in self.Meta.fields if data[field] not in self.fields[field].empty_values]
+        options = {field: data[field] for field in given}
         return {**options, "source_name": data.get("source_name") or None, "source_is_system": data["source_is_system"]}
 
     def save(self, commit: bool = True, owner=None) -> Campaign | BackgroundJob:

@@ -22,6 +22,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from .validators import validate_completion_url, validate_one_line, validate_p_value_above_zero
+
 
 class JobStatus(models.TextChoices):
     """Where a piece of background work stands: a screen job, a background job, an analysis run."""
@@ -71,9 +73,10 @@ class Campaign(models.Model):
     )
     sampling = models.CharField(max_length=16, choices=Sampling.choices, default=Sampling.DIVERSITY)
     selection = models.CharField(
-        max_length=16, choices=Selection.choices, default=Selection.RANDOM,
-        help_text="Which screen judges get next: sampled in advance at random, or chosen as judgments arrive where "
-        "they teach the most about the system ranking (TrueSkill for ranking, EASL for PRWS; issue 13).",
+        "selection of the next screen", max_length=16, choices=Selection.choices, default=Selection.RANDOM,
+        help_text="Random: screens are sampled in advance (G15 4.1). Active: a short queue of screens is chosen "
+        "in the background as judgments arrive, where they teach the most about the system ranking (TrueSkill "
+        "for ranking, EASL for PRWS); redundancy, repeats and per-judge limits hold as for random screens.",
     )
     seed = models.BigIntegerField(default=1, help_text="Seed of every random choice of this campaign.")
     redundancy = models.PositiveSmallIntegerField(
@@ -90,8 +93,9 @@ class Campaign(models.Model):
         help_text=f"Guidelines for judges, in Markdown (at most {MARKDOWN_MAX:,} characters).",
     )
     instruction = models.CharField(
-        max_length=200, blank=True,
-        help_text="The one-line instruction above the corrections on the judge's screen (blank: the mode's default).",
+        "instruction on the judge's screen", max_length=200, blank=True, validators=[validate_one_line],
+        help_text="One line above the corrections, e.g. \u201cRank each correction from 1 = best to 5 = worst; ties "
+        "are allowed.\u201d Empty: that default (for PRWS: score from 0 to 100).",
     )
     show_replaced_words = models.BooleanField(
         default=True,
@@ -110,42 +114,55 @@ class Campaign(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     control_share = models.FloatField(
-        default=0.0,
-        help_text="Share of new screens the sampler makes control screens (Source beside Source+error); 0 = none.",
+        "share of control screens", default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="0 to 1: this share of new screens shows the source beside Source+error (the source with 1-2 "
+        "inserted errors), for rater quality control; needs the source judged too. 0: none.",
     )
     qc_control_threshold = models.FloatField(
-        default=0.7, help_text="Rater QC (a): least share of control screens with Source+error judged worse (N19)."
+        "rater QC: control threshold", default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="0 to 1: a rater must judge Source+error worse than Source on at least this share of control "
+        "screens (N19: 0.7).",
     )
     qc_p_value = models.FloatField(
-        default=0.01,
-        help_text="Rater QC (b): a rater passes when the one-sided Mann-Whitney U p-value is at most this.",
+        "rater QC: p-value", default=0.01, validators=[validate_p_value_above_zero, MaxValueValidator(1.0)],
+        help_text="Above 0, at most 1: a rater passes the one-sided Mann-Whitney test of control against other "
+        "judgments at this p-value or below (Appraise: 0.01).",
     )
     qc_min_total_seconds = models.FloatField(
-        default=0.0, help_text="Rater QC (c): least total time on screens, in seconds (0 = no limit)."
+        "rater QC: least total time (seconds)", default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(10**7)],
+        help_text="A rater with less time on screens in total fails (0: no limit).",
     )
     qc_min_median_seconds = models.FloatField(
-        default=0.0, help_text="Rater QC (c): least median time per screen, in seconds (0 = no limit)."
+        "rater QC: least median time per screen (seconds)", default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(10**5)],
+        help_text="A rater whose median time per screen is shorter fails (0: no limit).",
     )
     crowd = models.BooleanField(
-        default=False, help_text="Crowd campaign: workers of Prolific, Mechanical Turk or another platform join "
-        "through one public study link, with no account (issue 10)."
+        "crowd campaign", default=False,
+        help_text="Workers of Prolific, Mechanical Turk or another platform join through one public study link, "
+        "without an account; the campaign page shows the link.",
     )
     crowd_key = models.CharField(
         max_length=32, unique=True, default=new_crowd_key, editable=False,
         help_text="The secret part of the public study link.",
     )
     crowd_session_screens = models.PositiveIntegerField(
-        default=100, help_text="Crowd: the most screens a worker judges in one session (one platform submission)."
+        "crowd: screens per session", default=100, validators=[MinValueValidator(1), MaxValueValidator(10**5)],
+        help_text="The most screens a worker judges in one session before getting the completion code.",
     )
     crowd_campaign_screens = models.PositiveIntegerField(
-        default=0, help_text="Crowd: the most screens a worker judges in the whole campaign (0 = no limit)."
+        "crowd: screens per worker", default=0, validators=[MaxValueValidator(10**7)],
+        help_text="The most screens one worker judges in the whole campaign (0: no limit).",
     )
     crowd_completion_url = models.CharField(
-        max_length=500, blank=True, help_text="Crowd: where a worker is sent at the end of a session; {code} is "
-        "replaced by the completion code (e.g. https://app.prolific.com/submissions/complete?cc={code}).",
+        "crowd: completion URL", max_length=500, blank=True, validators=[validate_completion_url],
+        help_text="Where workers are sent at the end of a session; {code} becomes the completion code, e.g. "
+        "https://app.prolific.com/submissions/complete?cc={code}. Empty: the code is only shown.",
     )
     crowd_code_encodes_qc = models.BooleanField(
-        default=False, help_text="Crowd: the completion code encodes whether the worker passed rater QC."
+        "crowd: code encodes rater QC", default=False,
+        help_text="The completion code differs for workers who pass and fail rater QC (as Appraise does).",
     )
 
     class Meta:

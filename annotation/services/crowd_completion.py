@@ -29,11 +29,11 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from ..models import Assignment, Campaign, CrowdSession, CrowdWorker
+from ..validators import CODE_PLACEHOLDER
 from . import rater_qc
 from .queue import Progress
 
 CODE_LENGTH = 12
-CODE_PLACEHOLDER = "{code}"
 
 
 class Outcome:
