@@ -13,25 +13,28 @@ from ranking.automatic_metrics import score_m2
 from ranking.core.gleu import corpus_gleu
 from ranking.metric_loading import load_metric_inputs
 
+from .published_tables import published_table
+
 pytestmark = pytest.mark.django_db
 
 #: The official m2scorer (github nusnlp/m2scorer, Python 2.7, max unchanged words 2, beta 0.5) on
 #: gold/conll14st-test.m2, as it printed them when run on outputs/ (F0.5 as published for CoNLL-2014).
-OFFICIAL_M2 = {
-    "CAMB": (0.3733, 0.3971, 0.3010),
-    "CUUI": (0.3679, 0.4178, 0.2488),
-    "AMU": (0.3501, 0.4162, 0.2140),
-    "POST": (0.3088, 0.3451, 0.2173),
-    "NTHU": (0.2992, 0.3508, 0.1885),
-    "RAC": (0.2668, 0.3314, 0.1499),
-    "UMC": (0.2537, 0.3127, 0.1446),
-    "PKU": (0.2532, 0.3221, 0.1365),
-    "SJTU": (0.1519, 0.3011, 0.0510),
-    "UFC": (0.0784, 0.7000, 0.0172),
-    "IPN": (0.0709, 0.1128, 0.0285),
-    "IITB": (0.0590, 0.3077, 0.0139),
-    "INPUT": (0.0000, 1.0000, 0.0000),
-}
+OFFICIAL_M2 = {system: (f, p, r) for system, f, p, r in published_table("""
+system  F0.5    P       R
+CAMB    0.3733  0.3971  0.3010
+CUUI    0.3679  0.4178  0.2488
+AMU     0.3501  0.4162  0.2140
+POST    0.3088  0.3451  0.2173
+NTHU    0.2992  0.3508  0.1885
+RAC     0.2668  0.3314  0.1499
+UMC     0.2537  0.3127  0.1446
+PKU     0.2532  0.3221  0.1365
+SJTU    0.1519  0.3011  0.0510
+UFC     0.0784  0.7000  0.0172
+IPN     0.0709  0.1128  0.0285
+IITB    0.0590  0.3077  0.0139
+INPUT   0.0000  1.0000  0.0000
+""")}
 
 
 @pytest.fixture

@@ -43,23 +43,25 @@ from ranking.core.trueskill import (
 )
 
 from ..published_ranges import HIGHEST, assert_ranges_match_published
+from ..published_tables import published_table
 
 # G15 Table 3c: (system, mean score, rank range, cluster) in rank order.
-TABLE_3C = [
-    ("AMU", 0.273, (1, 1), 1),
-    ("CAMB", 0.182, (2, 2), 2),
-    ("RAC", 0.114, (3, 4), 3),
-    ("CUUI", 0.105, (3, 5), 3),
-    ("POST", 0.080, (4, 5), 3),
-    ("PKU", -0.001, (6, 7), 4),
-    ("UMC", -0.022, (6, 8), 4),
-    ("UFC", -0.041, (7, 10), 4),
-    ("IITB", -0.055, (8, 11), 4),
-    ("INPUT", -0.062, (8, 11), 4),
-    ("SJTU", -0.074, (9, 11), 4),
-    ("NTHU", -0.142, (12, 12), 5),
-    ("IPN", -0.358, (13, 13), 6),
-]
+TABLE_3C = published_table("""
+system  score   range  cluster
+AMU     0.273   1-1    1
+CAMB    0.182   2-2    2
+RAC     0.114   3-4    3
+CUUI    0.105   3-5    3
+POST    0.080   4-5    3
+PKU     -0.001  6-7    4
+UMC     -0.022  6-8    4
+UFC     -0.041  7-10   4
+IITB    -0.055  8-11   4
+INPUT   -0.062  8-11   4
+SJTU    -0.074  9-11   4
+NTHU    -0.142  12-12  5
+IPN     -0.358  13-13  6
+""")
 # Table 3c's range end on a tail (tests/ranking/published_ranges.py): seeds 0-9 give every published end except
 # UFC's highest rank (9 instead of 10) for seeds 3 and 7.
 TABLE_3C_ENDS_ON_A_TAIL = {("UFC", HIGHEST)}
