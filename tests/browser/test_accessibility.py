@@ -112,6 +112,14 @@ def press(page, key: str, expected: str | None = None) -> str:
     return focused(page)
 
 
+def press_in_turn(page, steps: str) -> None:
+    """``press`` each step of ``steps``, one a line ``KEY -> FOCUS``: after KEY, focus must be shown on FOCUS."""
+    for step in steps.strip().splitlines():
+        key, arrow, expected = (part.strip() for part in step.partition("->"))
+        assert arrow and key and expected, f"not a step KEY -> FOCUS: {step!r}"
+        press(page, key, expected)
+
+
 def tab_to(page, target: str, limit: int = 15, key: str = "Tab") -> list[str]:
     """Press Tab (or ``key``) until ``target`` has focus; every stop shows focus. The stops, in order."""
     stops = []
@@ -316,12 +324,14 @@ def test_a_judge_ranks_resets_submits_undoes_and_flags_with_the_keyboard_only(li
     assert focused(page) == "rank_0=1"
 
     # Ranks by arrows, Space and digits, with ties; Reset clears them and focus goes back to the first correction.
-    press(page, "ArrowRight", "rank_0=2")
-    press(page, "Tab", "rank_1=1")
-    press(page, "Space", "rank_1=1")
-    press(page, "ArrowDown", "rank_2=1")
-    press(page, "2", "rank_3=1")
-    press(page, "ArrowUp", "rank_2=2")
+    press_in_turn(page, """
+        ArrowRight -> rank_0=2
+        Tab        -> rank_1=1
+        Space      -> rank_1=1
+        ArrowDown  -> rank_2=1
+        2          -> rank_3=1
+        ArrowUp    -> rank_2=2
+    """)
     assert checked_ranks(page) == ["2", "1", "2", None]
     expect(page.locator("#ranked-status")).to_have_text("3 of 4 corrections ranked.")
     tab_to(page, "reset")
@@ -391,14 +401,17 @@ def test_a_prws_judge_scores_with_the_keyboard_only(live_server, new_page, prws)
     assert not page.locator("#candidate-0 input[type=checkbox]").is_checked()
 
     # Arrows, PageDown, typed digits and "+"; the boxes by Space and by "m".
-    for _ in range(3):
-        press(page, "ArrowRight", "score-0")
-    press(page, "Tab", "meaning_0=1")
-    press(page, "Space", "meaning_0=1")
-    press(page, "Tab", "score-1")
-    press(page, "PageDown", "score-1")
-    press(page, "Tab", "meaning_1=1")
-    press(page, "Tab", "score-2")
+    press_in_turn(page, """
+        ArrowRight -> score-0
+        ArrowRight -> score-0
+        ArrowRight -> score-0
+        Tab        -> meaning_0=1
+        Space      -> meaning_0=1
+        Tab        -> score-1
+        PageDown   -> score-1
+        Tab        -> meaning_1=1
+        Tab        -> score-2
+    """)
     page.keyboard.press("3")
     page.keyboard.press("5")
     expect(page.locator("#value-2")).to_have_text("35")
