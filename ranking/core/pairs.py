@@ -145,10 +145,15 @@ class PairStatistics:
 
     judges: tuple[str, ...]
     rankings: np.ndarray
+    """Rankings (screens) of each judge, skipped ones included."""
     unexpanded: np.ndarray
+    """Unexpanded pairwise judgments of each judge: one per two candidates shown on one of the judge's screens."""
     unexpanded_ties: np.ndarray
+    """Those of ``unexpanded`` whose two candidates have the same rank (Table 1's parentheses)."""
     expanded: np.ndarray
+    """Expanded pairwise judgments of each judge: one per two systems covered by one of the judge's screens."""
     expanded_ties: np.ndarray
+    """Those of ``expanded`` whose two systems tie: they share a candidate, or their candidates have the same rank."""
 
     COLUMNS = ("rankings", "unexpanded", "unexpanded_ties", "expanded", "expanded_ties")
 
