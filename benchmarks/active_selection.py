@@ -305,12 +305,17 @@ def synthetic_needed(
 
 @dataclass(frozen=True)
 class PrwsData:
-    """Candidates of GMEG-Data dev, sentence by sentence, their released mean scores and their systems."""
+    """Candidates of GMEG-Data dev, sentence by sentence, their released mean scores and their systems. Systems
+    whose outputs of a sentence are the same text share one candidate; the reference is a candidate of its own."""
 
     systems: tuple[str, ...]
+    """The S columns of the domain's segment-scores file: the systems, ``source`` and ``ref`` among them."""
     sentence_offsets: np.ndarray
+    """(n_sentences + 1,): sentence i's candidates are ``sentence_offsets[i]`` up to ``sentence_offsets[i + 1]``."""
     candidate_sentence: np.ndarray
+    """(n_candidates,): the sentence of each candidate."""
     true_score: np.ndarray
+    """(n_candidates,): the released mean score (0-100) of each candidate, around which simulated raters score."""
     system_candidate: np.ndarray
     """(n_sentences, S): the candidate of each system on each sentence, -1 where not rated."""
 
