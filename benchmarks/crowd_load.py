@@ -50,7 +50,12 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import ms, run_threads, throwaway_site  # noqa: E402  (the judges' benchmark beside this file)
+from load import (  # noqa: E402  (the judges' benchmark beside this file)
+    add_load_test_arguments,
+    ms,
+    run_threads,
+    throwaway_site,
+)
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402
@@ -238,12 +243,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=200, help="concurrent crowd workers (client threads)")
     parser.add_argument("--screens", type=int, default=3, help="screens per session (each worker judges them all)")
-    parser.add_argument("--gunicorn-workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
     parser.add_argument("--tabs-share", type=float, default=0.25,
                         help="share of workers who open the link in two tabs at once")
-    parser.add_argument("--think", type=float, default=0.5, help="mean think time before a submit, seconds")
-    parser.add_argument("--seed", type=int, default=2019)
-    parser.add_argument("--port", type=int, default=8720, help="gunicorn's port (the project's 8720-8739)")
+    add_load_test_arguments(parser, gunicorn_workers="--gunicorn-workers", seed=2019,
+                            think=0.5, think_help="mean think time before a submit, seconds",
+                            port=8720, port_help="gunicorn's port (the project's 8720-8739)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     with throwaway_site() as site:

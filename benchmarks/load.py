@@ -135,6 +135,19 @@ def throwaway_site() -> Iterator[Site]:
         connection.creation.destroy_test_db(site.test_db, verbosity=0)
 
 
+def add_load_test_arguments(parser: argparse.ArgumentParser, *, gunicorn_workers: str, think: float, think_help: str,
+                            seed: int, port: int, port_help: str) -> None:
+    """Add the options of a load test on gunicorn, with the test's defaults and help texts: the option named
+    ``gunicorn_workers`` (gunicorn's worker count, default 2 per core + 1), ``--think`` (the clients' mean think time
+    in seconds), ``--seed`` (of the run's random draws) and ``--port`` (gunicorn's). They parse to the attributes
+    ``gunicorn_workers``, ``think``, ``seed`` and ``port``."""
+    parser.add_argument(gunicorn_workers, dest="gunicorn_workers", type=int, metavar="N",
+                        default=2 * (os.cpu_count() or 1) + 1, help="gunicorn workers (default: 2 per core + 1)")
+    parser.add_argument("--think", type=float, default=think, help=think_help)
+    parser.add_argument("--seed", type=int, default=seed, help="seed of the run's random draws (default %(default)s)")
+    parser.add_argument("--port", type=int, default=port, help=port_help)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -321,22 +334,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judges", type=int, default=100, help="concurrent judges (client threads)")
     parser.add_argument("--submits", type=int, default=1000, help="screens served and submitted in all")
-    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1, help="gunicorn workers")
-    parser.add_argument(
-        "--think", type=float, default=2.5,
-        help="mean think time before a submit and after it, seconds (default 2.5: a screen every ~5 s, ten times "
-             "the pace of G15's judges, whose median time on a screen is 48.5 s)",
-    )
     parser.add_argument("--double", type=float, default=0.05, help="share of submits posted twice at once")
-    parser.add_argument("--seed", type=int, default=2015)
-    parser.add_argument("--port", type=int, default=0, help="gunicorn's port (default: a free one)")
+    add_load_test_arguments(
+        parser, gunicorn_workers="--workers", seed=2015, port=0, port_help="gunicorn's port (default: a free one)",
+        think=2.5,
+        think_help="mean think time before a submit and after it, seconds (default 2.5: a screen every ~5 s, ten "
+                   "times the pace of G15's judges, whose median time on a screen is 48.5 s)",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     with throwaway_site() as site:
         campaign, sessions, label = build_campaign(args.judges, args.submits + args.judges)
         port = args.port or free_port()
-        server = site.serve(port, args.workers)
-        print(f"{label}; {args.judges} concurrent judges, gunicorn with {args.workers} workers on "
+        server = site.serve(port, args.gunicorn_workers)
+        print(f"{label}; {args.judges} concurrent judges, gunicorn with {args.gunicorn_workers} workers on "
               f"{os.cpu_count()} cores, PostgreSQL ({site.test_db}), mean think time {args.think} s")
         baseline = Tally(target=args.submits)
         run_threads(baseline_loop, [(port, baseline, rng.spawn(1)[0], args.think) for _ in range(args.judges)])
