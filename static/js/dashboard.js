@@ -225,6 +225,25 @@ function lineChart(svg, series, xMax, yMax, yLabel) {
   }
 }
 
+// The charts' numbers as a table (a screen reader's and a colour-blind reader's way into them): a row per point,
+// the Expected Wins of each system and the separated pairs ("–" where a point is not computed yet).
+function renderHistoryTable(history) {
+  const head = $("history-table").tHead.rows[0];
+  head.replaceChildren();
+  for (const name of ["Judgments", ...history.systems, "Separated pairs"]) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.className = "number";
+    th.textContent = name;
+    head.append(th);
+  }
+  fillTable("history-table", history.points, (row, point) => {
+    cell(row, count(point.rankings), "number");
+    for (const i of history.systems.keys()) cell(row, score(point.scores === null ? null : point.scores[i]), "number");
+    cell(row, count(point.separated_pairs), "number");
+  }, "The first point comes after 100 judgments.", history.systems.length + 2);
+}
+
 function renderHistory(history) {
   const points = history.points;
   const xMax = Math.max(points.length ? points[points.length - 1].rankings : 0, history.parameters.step);
@@ -246,6 +265,7 @@ function renderHistory(history) {
     item.append(swatch, line.name);
     return item;
   }));
+  renderHistoryTable(history);
   $("history-bootstrap").textContent = count(history.parameters.bootstrap);
   $("history-status").textContent = !points.length ? "The first point comes after 100 judgments."
     : history.pending ? `Computing: ${history.pending} of ${points.length} points to go.` : "";
