@@ -15,7 +15,9 @@ Sections, in file order, and the columns each fills (the others stay empty):
   before it was part of the JSON); ``judge_correlation_mean``: the weighted means (Table 6);
   ``judge_correlation_mean_left_out``: judge, reason (a judge the means leave out: its correlation with the rest is
   undefined)
-- ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3)
+- ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3);
+  ``metric_williams``: metric, other_metric, p_value (the Williams test between the uploaded metrics' correlations
+  with the Expected Wins scores, N19 section 6), or only the reason it was skipped
 - ``accuracy``: method, key (total_order, clusters, n_folds, ...), value (Table 4)
 - ``prws``: system, mean, z_mean, sentences, ratings, unchanged_pct, meaning_changed_pct, control, and the
   distribution of the system's sentence scores (the JSON's ``distribution``): distribution_min, distribution_q1,
@@ -183,6 +185,10 @@ def _metrics(analysis: Mapping) -> Iterator[Row]:
         yield {"section": "metric", "metric": name, "spearman": values["spearman"], "pearson": values["pearson"],
                **_reason(values)}
     yield from beta_sweep_rows("beta_sweep", analysis)
+    significance = analysis.get("metric_significance") or {}
+    yield from williams_rows("metric_williams", significance)
+    if significance.get("skipped"):
+        yield {"section": "metric_williams", "reason": significance["skipped"]}
 
 
 def _prws(prws: Mapping) -> Iterator[Row]:

@@ -104,6 +104,7 @@ def report_context(analysis: Mapping) -> dict:
              "pearson": undefined(row.reason) if row.pearson is None else fixed(row.pearson)}
             for row in metric_rows(analysis)
         ],
+        "metric_williams": _metric_williams(analysis.get("metric_significance")),
         "accuracy": _accuracy(analysis.get("accuracy")),
         "judge_rankings": [
             {"judge": judge, "rows": ranking_rows(per_judge["rankings"][judge]["systems"], "full_data_score")}
@@ -270,6 +271,15 @@ def _prws(prws: Mapping | None) -> dict | None:
         ],
         "williams": williams_table(metrics),
     }
+
+
+def _metric_williams(significance: Mapping | None) -> dict | None:
+    """The Williams test between the uploaded metrics (the JSON's ``metric_significance``): its p-value matrix, or
+    why it was skipped; None without uploaded metrics."""
+    if not significance:
+        return None
+    return {"table": williams_table(significance) if "p_values" in significance else None,
+            "skipped": significance.get("skipped")}
 
 
 def williams_table(significance: Mapping, names: Mapping[str, str] | None = None) -> dict:

@@ -153,3 +153,16 @@ def test_undefined_computed_sweeps_and_williams_tests_give_their_reason(computed
     assert ew_tests == {("gleu", "m2"): ("–", "the metrics correlate perfectly"), ("m2", "gleu"): ("0.25", "")}
     (ts_test,) = [row for row in rows if row["section"] == "computed_williams" and row["method"] == "trueskill"]
     assert (ts_test["metric"], ts_test["p_value"], ts_test["reason"]) == ("", "", skipped["skipped"])
+
+
+def test_the_uploaded_metrics_williams_test_has_its_rows_or_its_reason(full_analysis):
+    """``metric_williams``: the JSON's ``metric_significance`` (N19 section 6), a row per ordered pair of metrics, as
+    ``prws_williams`` and ``computed_williams``; a skipped test is one row with its reason."""
+    p_values = full_analysis["metric_significance"]["p_values"]
+    tests = [row for row in read(full_analysis) if row["section"] == "metric_williams"]
+    assert {(row["metric"], row["other_metric"]): float(row["p_value"]) for row in tests} == {
+        (name, other): p for name, row in p_values.items() for other, p in row.items() if other != name}
+    skipped = "the Williams test needs more than 3 systems with metric scores"
+    analysis = {**full_analysis, "metric_significance": {"systems": ["a", "b"], "skipped": skipped}}
+    (row,) = [row for row in read(analysis) if row["section"] == "metric_williams"]
+    assert (row["metric"], row["p_value"], row["reason"]) == ("", "", skipped)

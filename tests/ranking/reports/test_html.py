@@ -284,3 +284,18 @@ def test_the_conll14_report_in_chromium(chromium, artifacts, conll14_analysis, t
     assert first_rows == ["AMU", "AMU"]
     page.screenshot(path=str(artifacts / "report-conll14-1280.png"), full_page=True)
     context.close()
+
+
+def test_the_uploaded_metrics_williams_test_is_a_p_value_table_or_its_reason(full_analysis, plain_analysis):
+    """The JSON's ``metric_significance`` (N19 section 6, against the Expected Wins scores) in the Metrics section,
+    as the computed metrics' tests are shown."""
+    p_values = full_analysis["metric_significance"]["p_values"]
+    section = render_html(full_analysis).split('<section id="metrics">')[1].split("</section>")[0]
+    assert williams_cells(section, "metric-williams") == {
+        (a, b): "–" if a == b else f"{p_values[a][b]:.3f}" for a in p_values for b in p_values
+    }
+    skipped = "the Williams test needs more than 3 systems with metric scores"
+    analysis = {**full_analysis, "metric_significance": {"systems": ["a", "b"], "skipped": skipped}}
+    section = render_html(analysis).split('<section id="metrics">')[1].split("</section>")[0]
+    assert 'id="metric-williams"' not in section and f"Williams test: {skipped}." in section
+    assert 'id="metric-williams"' not in render_html(plain_analysis)
