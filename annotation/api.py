@@ -79,7 +79,7 @@ ACCEPTED = OpenApiResponse(BackgroundJobSerializer, description="The upload is o
 
 @extend_schema_view(
     retrieve=extend_schema(summary="A background import the user requested or may follow",
-                           responses={200: BackgroundJobSerializer, 403: READ_ERRORS[403],
+                           responses={200: BackgroundJobSerializer, 401: READ_ERRORS[401], 403: READ_ERRORS[403],
                                       404: OpenApiResponse(READ_ERRORS[404].response,
                                                            description="No import with this id that the user may "
                                                            "follow.")}),
@@ -101,7 +101,8 @@ class BackgroundJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
 
 @extend_schema_view(
     list=extend_schema(summary="The campaigns the user manages",
-                       responses={200: CampaignSerializer(many=True), 403: READ_ERRORS[403]}),
+                       responses={200: CampaignSerializer(many=True), 401: READ_ERRORS[401],
+                                  403: READ_ERRORS[403]}),
     retrieve=extend_schema(summary="One campaign the user manages", responses={200: CampaignSerializer, **READ_ERRORS}),
 )
 class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -116,7 +117,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(summary="Create a campaign from uploaded files (all or nothing; organizers)",
                    request={"multipart/form-data": CampaignCreateSerializer},
-                   responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 403: WRITE_ERRORS[403]})
+                   responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 401: WRITE_ERRORS[401],
+                              403: WRITE_ERRORS[403]})
     def create(self, request):
         checked_fields(request, CampaignImportForm.base_fields, repeatable={"systems"})
         form = CampaignImportForm.with_defaults(request.data, request.FILES)

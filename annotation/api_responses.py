@@ -3,6 +3,7 @@
 - 400: the request changed nothing; an object whose keys are the fields at fault (``__all__`` or
   ``non_field_errors`` for the request as a whole) and whose values are lists of messages, naming the file and line
   (or item) of an upload where the problem is.
+- 401: ``{"detail": ...}`` (and ``WWW-Authenticate: Token``): the API token sent is wrong, expired or revoked.
 - 403: ``{"detail": ...}``: not logged in, or not an organizer of this campaign (or of any).
 - 404: ``{"detail": ...}``: no campaign with that id among those the user manages.
 """
@@ -18,11 +19,13 @@ VALIDATION_ERROR = OpenApiResponse(
     description="Nothing was changed: each field at fault (__all__ or non_field_errors: the whole request) with its "
     "messages, naming the file and line or item of an upload.",
 )
+UNAUTHORIZED = OpenApiResponse(_DETAIL, description="The API token sent (Authorization: Token KEY) is wrong, "
+                               "expired or revoked.")
 FORBIDDEN = OpenApiResponse(_DETAIL, description="Not logged in, or not an organizer (of this campaign).")
 NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages.")
 JOB_NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages, or no "
                                 "screen job of this id in it.")
 
 #: The errors of a request that reads a campaign, and of one that changes something.
-READ_ERRORS = {403: FORBIDDEN, 404: NOT_FOUND}
+READ_ERRORS = {401: UNAUTHORIZED, 403: FORBIDDEN, 404: NOT_FOUND}
 WRITE_ERRORS = {400: VALIDATION_ERROR, **READ_ERRORS}

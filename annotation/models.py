@@ -21,6 +21,7 @@ from django.core.validators import MaxLengthValidator, MaxValueValidator, MinVal
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from knox.models import AbstractAuthToken
 
 from .validators import validate_completion_url, validate_one_line, validate_p_value_above_zero
 
@@ -913,3 +914,17 @@ class CrowdSession(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.session_id or '(none)'} of {self.worker}"
+
+
+class ApiToken(AbstractAuthToken):
+    """An API token of an organizer or admin (django-rest-knox's token, ``KNOX_TOKEN_MODEL``): the SHA-512 ``digest``
+    of the token and its first characters (``token_key``, by which a request's token is looked up) are stored, never
+    the token itself, which is shown once when it is made (``services.api_tokens``). ``name`` says what it is for."""
+
+    name = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.token_key}… of {self.user_id}" + (f" ({self.name})" if self.name else "")

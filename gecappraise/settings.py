@@ -31,6 +31,9 @@ Environment variables:
                       0: no limit); each holds a screen for its lease
   JUDGE_LEASE_MINUTES how long a served screen stays reserved for its judge before it returns to the pool
                       (default 30)
+  API_TOKEN_DAYS      how long an API token lives, in days, from its creation (default 90); tokens are not
+                      renewed by use (annotation/services/api_tokens.py)
+  API_TOKENS_PER_USER how many unexpired API tokens one organizer may hold at once (default 10)
 
 Behind HTTPS (production; each off/0 by default so that plain-HTTP development keeps working):
   SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE   "1" to send the cookies over HTTPS only
@@ -165,6 +168,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "knox",
     "axes",
     "annotation",
     "ranking",
@@ -288,8 +292,14 @@ MAX_REQUEST_BYTES = int(_env_float("MAX_REQUEST_MB", 200) * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000
 
+# The API's authentication, tried in this order: an API token (django-rest-knox: only a digest of each token is
+# stored; annotation/api_auth.py), the browser's session, and HTTP Basic (kept for old scripts; each call costs a
+# password hash). The token comes first because DRF answers a failed authentication with the first class's
+# challenge: a wrong, expired or revoked token is a 401 (WWW-Authenticate: Token), while a request that sent no
+# token is refused as before (403).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "annotation.api_auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
     ],
@@ -306,6 +316,23 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Describes the token scheme (annotation/api_schema.py), imported with the generator, not with the URLs.
+    "DEFAULT_GENERATOR_CLASS": "annotation.api_schema.SchemaGenerator",
+}
+# API tokens: the product's own token model (knox's, with a name the organizer gives it), the lifetime from their
+# creation, never extended by use, and a cap per user, which annotation/services/api_tokens.py enforces.
+# A token in use is not renewed (AUTO_REFRESH off): a script polling every minute would otherwise keep a leaked
+# token alive for ever; its owner makes a new one when the old one ends.
+API_TOKEN_DAYS = _env_float("API_TOKEN_DAYS", 90)
+API_TOKENS_PER_USER = _env_int("API_TOKENS_PER_USER", 10)
+if not API_TOKEN_DAYS > 0 or API_TOKENS_PER_USER < 1:
+    raise ImproperlyConfigured(f"API_TOKEN_DAYS must be above 0 and API_TOKENS_PER_USER at least 1, not "
+                               f"{API_TOKEN_DAYS} and {API_TOKENS_PER_USER}.")
+KNOX_TOKEN_MODEL = "annotation.ApiToken"
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
+    "TOKEN_LIMIT_PER_USER": API_TOKENS_PER_USER,
+    "AUTO_REFRESH": False,
 }
 
 ANALYSIS_EXECUTION = _env("ANALYSIS_EXECUTION") or ("celery" if CELERY_BROKER_URL else "process")
