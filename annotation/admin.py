@@ -2,9 +2,11 @@
 
 What support asks: a judge's assignments (Assignment, searched by username), a screen's judgments (Judgment,
 filtered by campaign and searched by screen number or token, or from the screen's "judgments" link), who was
-invited, which screens are excluded. The test set, assignments, references and screen jobs are shown read-only
-(editing them would change what analyses read); judgments, their ranks or scores and flags can neither be
-changed nor deleted here. Foreign keys are raw ids, so no page lists a whole table in a drop-down.
+invited, which screens are excluded, whose API tokens exist (revoked here by deleting them; made only on the
+account page or by ``manage.py api_token``, which check who may hold one). The test set, assignments, references
+and screen jobs are shown read-only (editing them would change what analyses read); judgments, their ranks or
+scores and flags can neither be changed nor deleted here. Foreign keys are raw ids, so no page lists a whole table
+in a drop-down.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from .models import (
+    ApiToken,
     Assignment,
     BackgroundJob,
     Campaign,
@@ -433,3 +436,13 @@ class ReferenceTextAdmin(ReadOnlyAdmin):
     list_display = ("reference_set", "segment", "text")
     list_filter = ("reference_set",)
     search_fields = ("text", "=segment__line")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """API tokens: their owner, name, first characters, creation and expiry (the token itself is not stored).
+    Deleting one revokes it."""
+
+    list_display = ("token_key", "name", "user", "created", "expiry")
+    search_fields = ("user__username", "name", "token_key")
+    raw_id_fields = ("user",)

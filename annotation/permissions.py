@@ -99,6 +99,14 @@ SELECT
 """
 
 
+def may_hold_api_tokens(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """May make API tokens: an active user who organizes (``organizes``: the organizers group, a campaign's
+    organizers and owner, admins), the API's users. Judges and crowd workers have no use for the API. Each request a
+    token makes is checked as any other (``IsOrganizer``), so a token of someone who no longer organizes reaches
+    nothing."""
+    return bool(user.is_authenticated and user.is_active and organizes(user))
+
+
 def is_crowd_worker(user: AbstractBaseUser | AnonymousUser) -> bool:
     """A judge made by a crowd campaign's study link."""
     return bool(user.is_authenticated and CrowdWorker.objects.filter(judge=user).exists())

@@ -1,7 +1,8 @@
 """Account pages: log in and out (failures throttled by django-axes, see settings), and password reset by e-mail,
 which exists only when the deployment can send e-mail (``PASSWORD_RESET_ENABLED``, from ``EMAIL_HOST`` or
 ``EMAIL_BACKEND``): without it the reset pages answer 404 and the login page offers no "Forgot your password?" link,
-so no one waits for a message that is never sent."""
+so no one waits for a message that is never sent. The signed-in organizer's API tokens are at ``api-tokens/``
+(``annotation/views/api_tokens.py``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,6 +11,8 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import path
+
+from annotation.views import api_tokens
 
 
 class LoginView(auth_views.LoginView):
@@ -33,6 +36,10 @@ def if_email_configured(view: Callable[..., HttpResponse]) -> Callable[..., Http
 urlpatterns = [
     path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api-tokens/", api_tokens.token_list, name="api-tokens"),
+    path("api-tokens/new/", api_tokens.token_create, name="api-token-create"),
+    path("api-tokens/revoke/", api_tokens.token_revoke, name="api-token-revoke"),
+    path("api-tokens/revoke-all/", api_tokens.token_revoke_all, name="api-tokens-revoke-all"),
     path("password_reset/", if_email_configured(auth_views.PasswordResetView.as_view()), name="password_reset"),
     path("password_reset/done/", if_email_configured(auth_views.PasswordResetDoneView.as_view()),
          name="password_reset_done"),

@@ -42,8 +42,8 @@ def header_links(page) -> list[str]:
 
 def test_each_role_lands_on_its_start_page_with_its_header_links(live_server, new_page, artifacts, roles):
     expected = {
-        "root": ("/campaigns/", "Campaigns", ["Campaigns", "API docs", "Admin"]),
-        "olga": ("/campaigns/", "Campaigns", ["Campaigns", "API docs"]),
+        "root": ("/campaigns/", "Campaigns", ["Campaigns", "API docs", "API tokens", "Admin"]),
+        "olga": ("/campaigns/", "Campaigns", ["Campaigns", "API docs", "API tokens"]),
         "jude": ("/", "Your campaigns", ["Judging"]),
     }
     for username, (path, heading, links) in expected.items():

@@ -58,9 +58,11 @@ def test_the_header_links_each_role_to_its_pages(people):
     organizer, admin, judge_ = (header(client_of(people[r])) for r in ("organizer", "admin", "judge"))
     for html in (organizer, admin):
         assert 'href="/campaigns/">Campaigns</a>' in html and 'href="/api/docs/">API docs</a>' in html
+        assert 'href="/accounts/api-tokens/">API tokens</a>' in html
         assert ">Judging</a>" not in html
     assert 'href="/admin/">Admin</a>' in admin and ">Admin</a>" not in organizer
     assert 'href="/judge/">Judging</a>' in judge_ and ">Campaigns</a>" not in judge_ and "API docs" not in judge_
+    assert "API tokens" not in judge_
     people["organizer"].judged_campaigns.add(*people["organizer"].organized_campaigns.all())
     assert 'href="/judge/">Judging</a>' in header(client_of(people["organizer"]))
 
