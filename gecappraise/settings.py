@@ -329,6 +329,9 @@ if not API_TOKEN_DAYS > 0 or API_TOKENS_PER_USER < 1:
     raise ImproperlyConfigured(f"API_TOKEN_DAYS must be above 0 and API_TOKENS_PER_USER at least 1, not "
                                f"{API_TOKEN_DAYS} and {API_TOKENS_PER_USER}.")
 KNOX_TOKEN_MODEL = "annotation.ApiToken"
+# knox's own migrations would make its table of the model swapped out above, unused and with a foreign key to the
+# users that stops Django's flush (TRUNCATE) of the users' table: they are not run.
+MIGRATION_MODULES = {"knox": None}
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
     "TOKEN_LIMIT_PER_USER": API_TOKENS_PER_USER,
