@@ -74,6 +74,11 @@ EXPECTED: dict[str, list[Check]] = {
     "accounts/password_reset/done/": get(NOBODY),
     "accounts/reset/<uidb64>/<token>/": get(NOBODY),
     "accounts/reset/done/": get(NOBODY),
+    # an organizer's or admin's own API tokens (tests/annotation/test_api_tokens.py)
+    "accounts/api-tokens/": get(ORGANIZERS),
+    "accounts/api-tokens/new/": post(ORGANIZERS),
+    "accounts/api-tokens/revoke/": post(ORGANIZERS),
+    "accounts/api-tokens/revoke-all/": post(ORGANIZERS),
     "favicon.ico": get(EVERYONE),
     # the API and its description
     "api/schema/": get(EVERYONE),
