@@ -5,19 +5,21 @@ from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from .permissions import roles
+from .permissions import is_crowd_worker, roles
 
 
 def _links(user) -> dict[str, bool]:
     """Which role links the header shows: Campaigns to organizers and admins, Judging to judges (and to anyone who
-    organizes nothing, whose start page it is), Admin to staff."""
+    organizes nothing, whose start page it is), Admin to staff, Password to everyone but crowd workers (their study
+    link is their only way in; the password page refuses them)."""
     if not user.is_authenticated:
-        return {"campaigns": False, "judging": False, "admin": False}
+        return {"campaigns": False, "judging": False, "admin": False, "password": False}
     found = roles(user)
     return {
         "campaigns": found.organizes,
         "judging": not found.organizes or found.judges,
         "admin": user.is_staff,
+        "password": not is_crowd_worker(user),
     }
 
 

@@ -146,15 +146,18 @@ def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """The judge's campaigns with their progress."""
+    """The judge's campaigns with their progress; a crowd worker's in their current session (they joined by a study
+    link and have no password to set: the page does not offer one)."""
     campaigns = request.user.judged_campaigns.order_by("closed_at", "name")
-    rows = [(campaign, queue.progress(campaign, request.user)) for campaign in campaigns]
+    rows = [(campaign, judge_progress(campaign, request.user)) for campaign in campaigns]
+    crowd_worker = is_crowd_worker(request.user)
     return render(
         request,
         "judge/home.html",
         {
             "rows": rows,
-            "needs_password": not request.user.has_usable_password(),
+            "crowd_worker": crowd_worker,
+            "needs_password": not crowd_worker and not request.user.has_usable_password(),
             "organizes": is_organizer(request.user) or managed_campaigns(request.user).exists(),
         },
     )
@@ -406,7 +409,7 @@ def _render_screen(
     context.update(
         {
             "assignment": assignment,
-            "progress": _screen_progress(found, request),
+            "progress": judge_progress(found, request.user),
             "flag_form": flag_form,
             **_offered_undo(request),
         }
@@ -414,10 +417,11 @@ def _render_screen(
     return render(request, "judge/prws_screen.html" if scoring else "judge/screen.html", context, status=status)
 
 
-def _screen_progress(campaign: Campaign, request: HttpRequest) -> queue.Progress:
-    """The screen's counter: the judge's progress in the campaign, or a crowd worker's in their current session."""
-    progress = queue.progress(campaign, request.user)
-    session = crowd_completion.current_session_of(campaign, request.user)
+def judge_progress(campaign: Campaign, judge) -> queue.Progress:
+    """What the screen's counter and the judge's home page say: the judge's progress in the campaign, or a crowd
+    worker's in their current session."""
+    progress = queue.progress(campaign, judge)
+    session = crowd_completion.current_session_of(campaign, judge)
     return progress if session is None else crowd_completion.session_progress(session, progress)
 
 

@@ -172,6 +172,24 @@ def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
     assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
 
 
+def test_a_workers_home_page_counts_the_session_and_offers_no_password(crowd):
+    """A crowd worker who opens the header's Judging link sees their session's count, as the screen's counter says
+    it, and no offer to set a password (they joined by the study link; the password page refuses them): at the end
+    of the session, the way to the completion code."""
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1"))
+    following = submit(client, screen_url)
+    page = client.get(reverse("judge-home")).content.decode()
+    assert "1 of 2 screens done in this session" in page
+    assert reverse("judge-password") not in page and "invite link" not in page
+    assert COUNTER.search(client.get(following).content.decode()).group(1) == "Screen 2 of 2"
+    submit(client, following)
+    page = client.get(reverse("judge-home")).content.decode()
+    assert "2 of 2 screens done in this session" in page and "See your completion code" in page
+    response = client.get(reverse("judge-campaign", args=[crowd.pk]), follow=True)
+    assert code_on(response) == CrowdSession.objects.get().code
+
+
 def test_done_page_gives_no_code_while_screens_are_left(crowd):
     client = Client()
     open_screen(client, prolific(crowd, "PID1"))

@@ -63,6 +63,7 @@ def test_the_header_links_each_role_to_its_pages(people):
     assert 'href="/admin/">Admin</a>' in admin and ">Admin</a>" not in organizer
     assert 'href="/judge/">Judging</a>' in judge_ and ">Campaigns</a>" not in judge_ and "API docs" not in judge_
     assert "API tokens" not in judge_
+    assert all('href="/judge/password/">Password</a>' in html for html in (organizer, admin, judge_))
     people["organizer"].judged_campaigns.add(*people["organizer"].organized_campaigns.all())
     assert 'href="/judge/">Judging</a>' in header(client_of(people["organizer"]))
 
