@@ -5,7 +5,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from .permissions import is_crowd_worker, roles
+from .permissions import roles
 
 
 def _links(user) -> dict[str, bool]:
@@ -19,7 +19,7 @@ def _links(user) -> dict[str, bool]:
         "campaigns": found.organizes,
         "judging": not found.organizes or found.judges,
         "admin": user.is_staff,
-        "password": not is_crowd_worker(user),
+        "password": not found.crowd_worker,
     }
 
 

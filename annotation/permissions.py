@@ -62,11 +62,12 @@ def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 @dataclass(frozen=True)
 class Roles:
-    """What the site header needs to know of a user: ``organizes`` (as ``organizes()``) and ``judges`` (a judge of
-    at least one campaign)."""
+    """What the site header needs to know of a user: ``organizes`` (as ``organizes()``), ``judges`` (a judge of
+    at least one campaign) and ``crowd_worker`` (as ``is_crowd_worker()``)."""
 
     organizes: bool
     judges: bool
+    crowd_worker: bool = False
 
 
 def roles(user: AbstractBaseUser | AnonymousUser) -> Roles:
@@ -79,23 +80,25 @@ def roles(user: AbstractBaseUser | AnonymousUser) -> Roles:
     tables = {
         "user_groups": get_user_model().groups.through._meta.db_table, "groups": Group._meta.db_table,
         "campaigns": Campaign._meta.db_table, "organizers": Campaign.organizers.through._meta.db_table,
-        "judges": Campaign.judges.through._meta.db_table,
+        "judges": Campaign.judges.through._meta.db_table, "crowd_workers": CrowdWorker._meta.db_table,
     }
     with connection.cursor() as cursor:
         cursor.execute(_ROLES_SQL.format(**tables), {"user": user.pk, "group": ORGANIZERS_GROUP})
-        organizer, manages, judges = cursor.fetchone()
-    return Roles(organizes=bool(organizer or manages), judges=bool(judges))
+        organizer, manages, judges, crowd_worker = cursor.fetchone()
+    return Roles(organizes=bool(organizer or manages), judges=bool(judges), crowd_worker=bool(crowd_worker))
 
 
 #: ``roles`` as plain SQL: the ORM took longer to compile its three ``Exists`` than the rest of a judge's page took
-#: to render (``benchmarks/load.py``). Membership of the organizers group; owning or organizing a campaign; judging one.
+#: to render (``benchmarks/load.py``). Membership of the organizers group; owning or organizing a campaign; judging one;
+#: being a crowd worker's account.
 _ROLES_SQL = """
 SELECT
   EXISTS (SELECT 1 FROM {user_groups} AS member JOIN {groups} AS grp ON grp.id = member.group_id
           WHERE member.user_id = %(user)s AND grp.name = %(group)s),
   EXISTS (SELECT 1 FROM {campaigns} WHERE owner_id = %(user)s)
     OR EXISTS (SELECT 1 FROM {organizers} WHERE user_id = %(user)s),
-  EXISTS (SELECT 1 FROM {judges} WHERE user_id = %(user)s)
+  EXISTS (SELECT 1 FROM {judges} WHERE user_id = %(user)s),
+  EXISTS (SELECT 1 FROM {crowd_workers} WHERE judge_id = %(user)s)
 """
 
 

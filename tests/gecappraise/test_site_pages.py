@@ -7,7 +7,8 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
-from annotation.permissions import ORGANIZERS_GROUP, organizes, roles
+from annotation.models import CrowdWorker
+from annotation.permissions import ORGANIZERS_GROUP, is_crowd_worker, organizes, roles
 from tests.annotation.factories import judge, small_campaign
 
 pytestmark = pytest.mark.django_db
@@ -71,11 +72,15 @@ def test_the_header_links_each_role_to_its_pages(people):
 def test_roles_agree_with_the_role_checks_in_one_query(people, django_assert_num_queries):
     owner_only = User.objects.create_user("owen", password="pw")
     small_campaign("owned", owner=owner_only)
-    for user in (*people.values(), owner_only):
+    crowd = small_campaign("crowd", crowd=True)
+    worker = judge("crowd-1-prolific-P1", crowd)
+    CrowdWorker.objects.create(campaign=crowd, platform="prolific", worker_id="P1", judge=worker)
+    for user in (*people.values(), owner_only, worker):
         with django_assert_num_queries(1):
             found = roles(user)
         assert found.organizes == organizes(user), user.username
         assert found.judges == user.judged_campaigns.exists(), user.username
+        assert found.crowd_worker == is_crowd_worker(user), user.username
 
 
 def test_a_missing_page_is_a_styled_404_with_ways_on(people):
