@@ -10,10 +10,16 @@ those, 6 and 7 (per-judge correlations and rankings) when it has them, for PRWS 
 (Napoles et al. 2019, Table 6) with the distribution of their sentence scores, and the raters rater quality control
 excluded, with their numbers. The tabulars need the ``booktabs`` and ``graphicx`` packages. System and judge names
 are escaped. A number the analysis left undefined prints as "--" with a letter whose reason the table's note gives.
+
+The standalone document is set for pdfLaTeX (T1 fonts), which stops with an error at a character its fonts lack. Its
+text is therefore composed (Unicode NFC: a file name saved decomposed, ``Zu`` + U+0308 + ``rich``, prints as
+``Zürich``), and each character still outside T1 (Cyrillic, Greek, CJK, a few Latin letters such as ``Ħ``) is
+declared to print as its code point, ``[U+041C]``, with a note saying so.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -37,6 +43,10 @@ MARKS = {"⋆": r"$^{\star}$", "†": r"$^{\dagger}$", "‡": r"$^{\ddagger}$"}
 """G15 Table 3d's significance marks (``ranking.core.significance``) as LaTeX symbols."""
 
 PACKAGES = ("booktabs", "graphicx")
+
+NOT_IN_T1 = frozenset("\u0126\u0127\u0138\u013f\u0140\u0149\u0166\u0167\u017f")
+"""The letters of Latin-1 Supplement and Latin Extended-A (U+00A0-U+017F) that pdfLaTeX's T1 fonts lack (Ħ ħ ĸ Ŀ ŀ ŉ
+Ŧ ŧ ſ); T1 has the others, and no character above U+017F is assumed to be in it."""
 
 HUMAN_SCORES = {
     "expected_wins": "Expected Wins scores (the bootstrap means of Table 3b, as printed)",
@@ -103,14 +113,34 @@ def render_latex(analysis: Mapping, standalone: bool = False) -> str:
         f"{{\\small {t.note}\\par}}"
         for t in tables
     )
+    text = unicodedata.normalize(
+        "NFC",
+        f"\\section*{{Human evaluation of {escape_latex(analysis.get('campaign', ''))}}}\n"
+        f"\\begin{{tabular}}{{ll}}\n{facts}\n\\end{{tabular}}\n\n{body}\n",
+    )
+    missing = sorted({char for char in text if not in_t1(char)})
+    if missing:
+        text += (f"\n{{\\small Characters that the fonts of this document lack are shown as their code points "
+                 f"({code_point(missing[0])}).\\par}}\n")
     return (
         "\\documentclass[10pt]{article}\n"
         "\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage[margin=2cm]{geometry}\n"
         + "".join(f"\\usepackage{{{package}}}\n" for package in PACKAGES)
-        + "\\begin{document}\n"
-        f"\\section*{{Human evaluation of {escape_latex(analysis.get('campaign', ''))}}}\n"
-        f"\\begin{{tabular}}{{ll}}\n{facts}\n\\end{{tabular}}\n\n{body}\n\\end{{document}}\n"
+        + "".join(f"\\DeclareUnicodeCharacter{{{ord(char):04X}}}{{{code_point(char)}}}\n" for char in missing)
+        + f"\\begin{{document}}\n{text}\\end{{document}}\n"
     )
+
+
+def in_t1(char: str) -> bool:
+    """Whether pdfLaTeX's T1 fonts (with ``inputenc``'s UTF-8) print ``char``: ASCII, and Latin-1 Supplement and
+    Latin Extended-A but ``NOT_IN_T1``."""
+    return char.isascii() or ("\u00a0" <= char <= "\u017f" and char not in NOT_IN_T1)
+
+
+def code_point(char: str) -> str:
+    """``char`` as its code point in typewriter type, ``[U+041C]``: what the standalone document prints for a
+    character its fonts lack."""
+    return f"\\texttt{{[U+{ord(char):04X}]}}"
 
 
 def latex_tables(analysis: Mapping) -> list[LatexTable]:

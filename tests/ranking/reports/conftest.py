@@ -24,6 +24,8 @@ SYSTEMS = ("A&B_<x>", "m$u$", "plain", "sys#3", "under_score", "zeta")
 """System names with characters that HTML, LaTeX and matplotlib's mathtext treat specially."""
 SHORT_SYSTEMS = ("alpha", "bravo", "charlie", "delta", "echo", "source")
 """Short system names, as in the demo campaign (plots lay out their labels differently for them)."""
+NON_LATIN_SYSTEMS = ("Москва", "系统", "Ελλάδα", "Zu\u0308rich", "Ħal", "plain")
+"""System names with letters that pdfLaTeX's T1 fonts lack, and one decomposed (a combining diaeresis)."""
 JUDGES = ("ann", "bob", "cyd & co")
 
 
@@ -132,6 +134,14 @@ def short_names_analysis() -> dict:
     """An analysis of systems with short names (``SHORT_SYSTEMS``)."""
     rankings = synthetic_rankings(np.random.default_rng(13), systems=SHORT_SYSTEMS)
     return analysis_json(rankings, AnalysisParameters(bootstrap=100, seed=5))
+
+
+@pytest.fixture(scope="session")
+def non_latin_analysis() -> dict:
+    """A campaign named in Cyrillic whose systems have Cyrillic, CJK, Greek and Maltese names, and one name saved
+    decomposed, as macOS saves file names ("Zu" + U+0308 + "rich")."""
+    rankings = synthetic_rankings(np.random.default_rng(16), n_rankings=60, systems=NON_LATIN_SYSTEMS)
+    return analysis_json(rankings, AnalysisParameters(bootstrap=20, seed=1), campaign="Оценка")
 
 
 def synthetic_scores(rng: np.random.Generator, n_segments: int = 40, raters: tuple[str, ...] = JUDGES) -> Scores:

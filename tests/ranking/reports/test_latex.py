@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 from ranking.reports.formatting import fixed
-from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, latex_tables, prws_table, render_latex
+from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, in_t1, latex_tables, prws_table, render_latex
 
 UNESCAPED_AMPERSAND = re.compile(r"(?<!\\)&")
 RULES = ("\\toprule", "\\midrule", "\\bottomrule")
@@ -158,6 +158,26 @@ def test_the_standalone_document_compiles(full_analysis, prws_analysis, computed
         assert done.returncode == 0, done.stdout[-3000:]
         assert (tmp_path / "report.pdf").stat().st_size > 0
         assert "Overfull" not in done.stdout, [line for line in done.stdout.splitlines() if "Overfull" in line]
+
+
+def test_characters_outside_the_t1_fonts_print_as_code_points(non_latin_analysis, plain_analysis):
+    text = render_latex(non_latin_analysis, standalone=True)
+    body = text[text.index("\\begin{document}"):]
+    assert "Z\u00fcrich" in body and "\u0308" not in text
+    missing = {char for char in body if not in_t1(char)}
+    assert missing >= set("Москва系统ΕλλάδαĦ")
+    for char in missing:
+        assert f"\\DeclareUnicodeCharacter{{{ord(char):04X}}}{{\\texttt{{[U+{ord(char):04X}]}}}}" in text
+    assert "shown as their code points" in body
+    assert "code points" not in render_latex(plain_analysis, standalone=True)
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_standalone_document_compiles_with_names_outside_the_t1_fonts(non_latin_analysis, tmp_path):
+    (tmp_path / "report.tex").write_text(render_latex(non_latin_analysis, standalone=True), encoding="utf-8")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
 
 
 @pytest.mark.slow
