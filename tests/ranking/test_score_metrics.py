@@ -52,6 +52,25 @@ def test_wmt_system_and_segment_files(campaign, tmp_path):
     assert [segment[("m2", "half", n)] for n in (1, 2, 3)] == [1.0, 0.0, 0.0]
 
 
+def test_dash_writes_to_standard_output(campaign, tmp_path, monkeypatch, capsys):
+    """``--out -`` and ``--segments -`` mean standard output, as for analyze and export_report; they wrote a file
+    named "-" in the working directory."""
+    import_references(campaign, None, [NamedFile("ref0", GOOD)])
+    monkeypatch.chdir(tmp_path)
+    call_command("score_metrics", "--campaign", "tiny", "--metric", "gleu", "--out", "-", "--segments", "-")
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert sorted(len(line) for line in lines) == [5] * 3 + [6] * 9
+    assert list(tmp_path.iterdir()) == []
+    call_command("score_metrics", "--campaign", "tiny", "--metric", "gleu")
+    assert len(capsys.readouterr().out.splitlines()) == 3
+
+
+def test_an_unwritable_file_is_named(campaign, tmp_path):
+    import_references(campaign, None, [NamedFile("ref0", GOOD)])
+    with pytest.raises(CommandError, match="missing/system.tsv: cannot write"):
+        call_command("score_metrics", "--campaign", "tiny", "--out", str(tmp_path / "missing" / "system.tsv"))
+
+
 def test_missing_references_are_reported(campaign, tmp_path):
     out = tmp_path / "system.tsv"
     with pytest.raises(CommandError, match="no metric could be computed"):

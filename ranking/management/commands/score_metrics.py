@@ -1,12 +1,9 @@
 """manage.py score_metrics: automatic metrics of a campaign's systems, in the WMT metrics formats."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import CampaignCommand
+from annotation.management.command_helpers import STDOUT, CampaignCommand, write_output
 from ranking.automatic_metrics import METRICS, compute_metrics
 from ranking.metric_loading import load_metric_inputs
 from ranking.reports.wmt_metrics import segment_level, system_level
@@ -28,8 +25,9 @@ class Command(CampaignCommand):
             "--metric", action="append", choices=METRICS, metavar="METRIC",
             help=f"a metric to compute ({', '.join(METRICS)}); repeat for several; default: all",
         )
-        parser.add_argument("--out", metavar="FILE.tsv", help="system-level scores (default: standard output)")
-        parser.add_argument("--segments", metavar="FILE.tsv", help="segment-level scores")
+        parser.add_argument("--out", metavar="FILE.tsv", default=STDOUT,
+                            help="system-level scores ('-', the default, for standard output)")
+        parser.add_argument("--segments", metavar="FILE.tsv", help="segment-level scores ('-' for standard output)")
 
     def handle_campaign(self, campaign, **options):
         metrics = options["metric"] or list(METRICS)
@@ -39,15 +37,6 @@ class Command(CampaignCommand):
         if not scores:
             raise CommandError("no metric could be computed")
         language_pair = f"{campaign.source_language}-{campaign.target_language}"
-        text = system_level(scores, language_pair, campaign.name)
-        try:
-            if options["out"]:
-                Path(options["out"]).write_text(text, encoding="utf-8")
-            else:
-                sys.stdout.write(text)
-            if options["segments"]:
-                Path(options["segments"]).write_text(
-                    segment_level(scores, language_pair, campaign.name), encoding="utf-8"
-                )
-        except OSError as exc:
-            raise CommandError(f"cannot write: {exc}") from None
+        write_output(self, options["out"], system_level(scores, language_pair, campaign.name))
+        if options["segments"]:
+            write_output(self, options["segments"], segment_level(scores, language_pair, campaign.name))
