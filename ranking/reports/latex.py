@@ -46,7 +46,13 @@ PACKAGES = ("booktabs", "graphicx")
 
 NOT_IN_T1 = frozenset("\u0126\u0127\u0138\u013f\u0140\u0149\u0166\u0167\u017f")
 """The letters of Latin-1 Supplement and Latin Extended-A (U+00A0-U+017F) that pdfLaTeX's T1 fonts lack (Ħ ħ ĸ Ŀ ŀ ŉ
-Ŧ ŧ ſ); T1 has the others, and no character above U+017F is assumed to be in it."""
+Ŧ ŧ ſ); T1 has the others."""
+
+PUNCTUATION_IN_T1 = frozenset("\u2013\u2014\u2018\u2019\u201a\u201c\u201d\u201e\u2020\u2021\u2022\u2026"
+                              "\u2030\u2039\u203a\u20ac\u2122")
+"""The characters above U+017F that LaTeX's UTF-8 input prints with the T1 and TS1 (textcomp) fonts and that names
+typed on a keyboard hold: dashes, curly quotes, daggers, bullet, ellipsis, per mille, guillemets, euro, trade mark.
+No other character above U+017F is assumed to print."""
 
 HUMAN_SCORES = {
     "expected_wins": "Expected Wins scores (the bootstrap means of Table 3b, as printed)",
@@ -132,9 +138,10 @@ def render_latex(analysis: Mapping, standalone: bool = False) -> str:
 
 
 def in_t1(char: str) -> bool:
-    """Whether pdfLaTeX's T1 fonts (with ``inputenc``'s UTF-8) print ``char``: ASCII, and Latin-1 Supplement and
-    Latin Extended-A but ``NOT_IN_T1``."""
-    return char.isascii() or ("\u00a0" <= char <= "\u017f" and char not in NOT_IN_T1)
+    """Whether pdfLaTeX's T1 fonts (with ``inputenc``'s UTF-8) print ``char``: ASCII, Latin-1 Supplement and
+    Latin Extended-A but ``NOT_IN_T1``, and ``PUNCTUATION_IN_T1``."""
+    return (char.isascii() or ("\u00a0" <= char <= "\u017f" and char not in NOT_IN_T1)
+            or char in PUNCTUATION_IN_T1)
 
 
 def code_point(char: str) -> str:

@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 from ranking.reports.formatting import fixed
-from ranking.reports.latex import LATEX_SPECIALS, MARKS, escape_latex, in_t1, latex_tables, prws_table, render_latex
+from ranking.reports.latex import (
+    LATEX_SPECIALS,
+    MARKS,
+    PUNCTUATION_IN_T1,
+    escape_latex,
+    in_t1,
+    latex_tables,
+    prws_table,
+    render_latex,
+)
 
 UNESCAPED_AMPERSAND = re.compile(r"(?<!\\)&")
 RULES = ("\\toprule", "\\midrule", "\\bottomrule")
@@ -170,14 +179,22 @@ def test_characters_outside_the_t1_fonts_print_as_code_points(non_latin_analysis
         assert f"\\DeclareUnicodeCharacter{{{ord(char):04X}}}{{\\texttt{{[U+{ord(char):04X}]}}}}" in text
     assert "shown as their code points" in body
     assert "code points" not in render_latex(plain_analysis, standalone=True)
+    typed = render_latex({**plain_analysis, "campaign": "Kim\u2019s test \u2013 \u201cround 2\u201d \u2026"},
+                         standalone=True)
+    assert "Kim\u2019s test \u2013 \u201cround 2\u201d \u2026" in typed and "DeclareUnicodeCharacter" not in typed
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 def test_the_standalone_document_compiles_with_names_outside_the_t1_fonts(non_latin_analysis, tmp_path):
-    (tmp_path / "report.tex").write_text(render_latex(non_latin_analysis, standalone=True), encoding="utf-8")
+    """Names outside T1 print as code points; the punctuation taken as printable (``PUNCTUATION_IN_T1``) prints
+    without a missing glyph."""
+    analysis = {**non_latin_analysis, "campaign": "".join(sorted(PUNCTUATION_IN_T1))}
+    (tmp_path / "report.tex").write_text(render_latex(analysis, standalone=True), encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "report.log").read_text(encoding="utf-8", errors="replace")
+    assert "Missing character" not in log
 
 
 @pytest.mark.slow
