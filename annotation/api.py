@@ -201,11 +201,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None
-        return Response(
-            {"rankings": summary.rankings, "skipped": summary.skipped, "judges": summary.judges,
-             "already_imported": summary.already},
-            status=status.HTTP_201_CREATED,
-        )
+        return Response(summary.as_result(), status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], summary="The campaign's references for automatic metrics",
                    responses={200: ReferenceSetSerializer(many=True), **READ_ERRORS})

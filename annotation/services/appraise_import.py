@@ -49,6 +49,31 @@ class AppraiseImportSummary:
     judges: int
     already: int = 0
 
+    def as_result(self) -> dict[str, int]:
+        """The summary as the API answers it and a background job keeps it (``already`` as ``already_imported``)."""
+        return {"rankings": self.rankings, "skipped": self.skipped, "judges": self.judges,
+                "already_imported": self.already}
+
+    @classmethod
+    def from_result(cls, result: Mapping) -> AppraiseImportSummary:
+        """The summary of ``as_result``'s dict (a background job's result)."""
+        return cls(result["rankings"], result["skipped"], result["judges"], result.get("already_imported", 0))
+
+    def text(self, into: str = "") -> str:
+        """The import in the organizer's words, ``into`` (e.g. " into 'toy'") after the judges: "Imported 2 rankings
+        (1 skipped) by 2 judges. 3 rankings were imported before and left out." (singular where one)."""
+        said = (f"Imported {self.rankings} ranking{_s(self.rankings)} ({self.skipped} skipped) by {self.judges} "
+                f"judge{_s(self.judges)}{into}.")
+        if self.already:
+            said += (f" {self.already} ranking{_s(self.already)} {'was' if self.already == 1 else 'were'} imported "
+                     "before and left out.")
+        return said
+
+
+def _s(count: int) -> str:
+    """The plural ending of a noun counted ``count`` times."""
+    return "" if count == 1 else "s"
+
 
 def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]:
     """For every segment line, the candidate id of each set of systems that produced one output."""

@@ -149,8 +149,7 @@ def _work(job: BackgroundJob, files: list[tuple[str, NamedFile]]) -> tuple[dict,
         return {"added": done.added, "open": done.open}, job.campaign
     (_, named), = files
     summary = import_appraise_xml(job.campaign, named.data, job.options.get("map_users") or {}, job.requested_by)
-    return {"rankings": summary.rankings, "skipped": summary.skipped, "judges": summary.judges,
-            "already_imported": summary.already}, job.campaign
+    return summary.as_result(), job.campaign
 
 
 def _message(job_id: int, exc: Exception) -> str:

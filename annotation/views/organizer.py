@@ -13,10 +13,15 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
-from ..models import Assignment, BackgroundJob, Campaign, Judgment, ScreenJob
+from ..models import Assignment, BackgroundJob, Campaign, JobStatus, Judgment, ScreenJob
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
-from ..services.appraise_import import NotARankingCampaign, export_appraise_xml, import_appraise_xml
+from ..services.appraise_import import (
+    AppraiseImportSummary,
+    NotARankingCampaign,
+    export_appraise_xml,
+    import_appraise_xml,
+)
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judgment_exports import judgments_csv, judgments_json
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
@@ -68,7 +73,10 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     JavaScript, static/js/background_job.js; by reloading without)."""
     background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
-    return render(request, "organizer/background_job.html", {"job": job})
+    imported = job.kind == BackgroundJob.Kind.APPRAISE_XML and job.status == JobStatus.DONE
+    return render(request, "organizer/background_job.html", {
+        "job": job, "appraise_summary": AppraiseImportSummary.from_result(job.result).text() if imported else None,
+    })
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
@@ -157,12 +165,7 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
         except AppraiseXMLError as exc:
             messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
         else:
-            already = f" {summary.already} rankings were imported before and left out." if summary.already else ""
-            messages.success(
-                request,
-                f"Imported {summary.rankings} rankings ({summary.skipped} skipped) "
-                f"by {summary.judges} judges.{already}",
-            )
+            messages.success(request, summary.text())
     return to_section(campaign.pk, "appraise")
 
 

@@ -410,8 +410,9 @@ def prws_table(prws: Mapping) -> LatexTable:
     header = ["& & & Unchanged & Meaning" + " &" * len(keys) + " \\\\",
               "System & Mean & $z$ & \\% & changed \\%" + "".join(f" & {DISTRIBUTION_HEADS[key]}" for key in keys)
               + " \\\\"]
-    note = (f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {prws.get('ratings')} ratings by "
-            f"{prws.get('raters')} raters who passed the quality check.")
+    ratings, raters = prws.get("ratings"), prws.get("raters")
+    note = (f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {ratings} "
+            f"rating{'s' * (ratings != 1)} by {raters} rater{'s' * (raters != 1)} who passed the quality check.")
     if keys:
         note += (" Min to Max: the lowest, the quartiles and the highest of the system's sentence scores (each "
                  "sentence's mean rating).")

@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, BackgroundJob, Campaign, CandidateJudgment, Flag, Judgment, Screen
 from annotation.permissions import ORGANIZERS_GROUP
-from annotation.services.appraise_import import export_appraise_xml, import_appraise_xml
+from annotation.services.appraise_import import AppraiseImportSummary, export_appraise_xml, import_appraise_xml
 from annotation.services.appraise_xml import (
     AppraiseXMLError,
     format_duration,
@@ -443,7 +443,7 @@ def test_reimporting_leaves_out_what_the_campaign_holds(campaign, tmp_path, orga
 </error-correction-ranking-result>''')
     page = logged_in(organizer).post(reverse("campaign-appraise-import", args=[campaign.pk]),
                                      {"file": SimpleUploadedFile("j.xml", more.encode())}, follow=True)
-    assert ("Imported 1 rankings (0 skipped) by 1 judges. 2 rankings were imported before and left out."
+    assert ("Imported 1 ranking (0 skipped) by 1 judge. 2 rankings were imported before and left out."
             in page.content.decode())
     api = logged_in(organizer).post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
                                     {"file": SimpleUploadedFile("j.xml", more.encode())})
@@ -653,3 +653,11 @@ def test_the_exports_refuse_a_prws_campaign(tmp_path):
         reverse("campaign-detail", args=[prws.pk])).content.decode(), "the campaign page offers no such link"
     api = client.get(f"/api/campaigns/{prws.pk}/appraise-xml/")
     assert api.status_code == 409 and f"/campaigns/{prws.pk}/judgments.json" in api.json()["detail"]
+
+
+def test_the_import_summary_says_one_in_the_singular():
+    assert AppraiseImportSummary(1, 0, 1, already=1).text(into=" into 'toy'") == (
+        "Imported 1 ranking (0 skipped) by 1 judge into 'toy'. 1 ranking was imported before and left out.")
+    summary = AppraiseImportSummary(2, 1, 2)
+    assert AppraiseImportSummary.from_result(summary.as_result()) == summary
+    assert summary.text() == "Imported 2 rankings (1 skipped) by 2 judges."

@@ -33,8 +33,4 @@ class Command(CampaignCommand):
             raise CommandError(f"{options['file']}: cannot read ({exc.strerror})") from None
         except AppraiseXMLError as exc:
             raise CommandError(f"{options['file']}: {exc}") from None
-        already = f" {summary.already} rankings were imported before and left out." if summary.already else ""
-        self.stdout.write(
-            f"Imported {summary.rankings} rankings ({summary.skipped} skipped) by {summary.judges} judges "
-            f"into {campaign.name!r}.{already}"
-        )
+        self.stdout.write(summary.text(into=f" into {campaign.name!r}"))
