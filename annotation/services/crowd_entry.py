@@ -10,6 +10,7 @@ campaign only, so the same id always resumes the same judge. The session id name
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -103,7 +104,13 @@ def crowd_campaign(key: str) -> Campaign | None:
 
 
 def _username(campaign: Campaign, visit: Visit) -> str:
-    return f"crowd-{campaign.pk}-{visit.platform}-{visit.worker_id}"
+    """``crowd-<campaign>-<platform>-<worker id>``, or that with a random suffix when another account holds the name
+    already (an invite, an import or an admin may have made it before the worker came; the worker would otherwise
+    get a server error on every visit)."""
+    username = f"crowd-{campaign.pk}-{visit.platform}-{visit.worker_id}"
+    if get_user_model().objects.filter(username=username).exists():
+        return f"{username}-{secrets.token_hex(4)}"
+    return username
 
 
 def address_key(address: str) -> str:

@@ -126,6 +126,22 @@ def test_same_worker_resumes_the_same_judge_and_screen_in_another_browser(crowd)
     assert CrowdWorker.objects.count() == 2 and User.objects.filter(username__startswith="crowd-").count() == 2
 
 
+def test_a_worker_whose_username_another_account_holds_gets_a_judge_of_their_own(crowd):
+    """Another organizer invited (or an import made) the account crowd-<campaign>-prolific-PID1 before the worker
+    came: the worker was refused with a server error on every visit; now they get a judge of their own and the
+    account stays as it was."""
+    other = small_campaign("elsewhere")
+    taken = User.objects.create(username=f"crowd-{crowd.pk}-prolific-PID1")
+    other.judges.add(taken)
+    screen_url = open_screen(Client(), prolific(crowd, "PID1"))
+    assert "/judge/screens/" in screen_url
+    worker = CrowdWorker.objects.get()
+    assert worker.judge != taken and worker.judge.username.startswith(f"crowd-{crowd.pk}-prolific-PID1-")
+    assert list(worker.judge.judged_campaigns.all()) == [crowd]
+    assert list(taken.judged_campaigns.all()) == [other]
+    assert open_screen(Client(), prolific(crowd, "PID1")) == screen_url
+
+
 def test_mturk_preview_shows_a_sample_screen_and_stores_nothing(crowd):
     before = (User.objects.count(), CrowdWorker.objects.count(),
               Assignment.objects.exclude(status=Assignment.Status.PENDING).count())
