@@ -3,8 +3,9 @@
 Django's multipart parser cuts a file's name down to its last path component before any view sees it: ``../x``
 and ``a/b`` arrive as ``x`` and ``b``. A system is named by its file, so such an upload would silently name a system
 after something other than the file sent. ``SentNamesMultiPartParser`` keeps the name as sent on each uploaded file
-(``sent_name``), and ``check_sent_name`` refuses an upload whose name the parser changed: ``SentNamesMiddleware``
-has the pages' uploads parsed with it, ``SentNamesParser`` the API's.
+(``sent_name``), and ``check_sent_name`` refuses an upload whose name the parser changed, or for which it would have
+dropped the file (``..``, ``outputs/``): ``SentNamesMiddleware`` has the pages' uploads parsed with it,
+``SentNamesParser`` the API's.
 """
 from __future__ import annotations
 
@@ -27,27 +28,35 @@ def sent_name(upload) -> str:
     return getattr(upload, "sent_name", upload.name)
 
 
+#: The name ``SentNamesMultiPartParser`` gives a file whose name Django's parser reduces to nothing (``..``,
+#: ``outputs/``): Django drops such a file without a word, so a system sent under it was left out of the campaign.
+DROPPED = "(dropped)"
+
+
 def check_sent_name(upload) -> None:
     """Refuse (InputFileError) an upload whose name was changed on the way in: a path (``../x``, ``a/b``, ``C:\\x``),
-    HTML entities, control characters or more than 255 characters."""
+    HTML entities, control characters or more than 255 characters, or one that would have been dropped (``..``,
+    ``outputs/``)."""
     sent = sent_name(upload)
     if sent != upload.name:
         shown = sent if len(sent) <= 120 else f"{sent[:117]}..."
+        became = "would have been left out" if upload.name == DROPPED else f"would have become {upload.name!r}"
         raise InputFileError(
             f"{shown!r}: a file is uploaded under a plain name (no / or \\, no HTML entities or control characters, "
-            f"at most 255 characters), as systems and references are named by their files; this one would have "
-            f"become {upload.name!r}"
+            f"at most 255 characters), as systems and references are named by their files; this one {became}"
         )
 
 
 class SentNamesMultiPartParser(MultiPartParser):
-    """Django's multipart parser, which also sets ``sent_name`` on each file: its name before sanitizing."""
+    """Django's multipart parser, which also sets ``sent_name`` on each file: its name before sanitizing. A file
+    whose name sanitizing reduces to nothing is kept under ``DROPPED`` (Django's parser skips it), for
+    ``check_sent_name`` to refuse."""
 
     _sent_name = ""
 
     def sanitize_file_name(self, file_name):
         self._sent_name = file_name
-        return super().sanitize_file_name(file_name)
+        return super().sanitize_file_name(file_name) or DROPPED
 
     def handle_file_complete(self, old_field_name, counters):
         field = force_str(old_field_name, self._encoding, errors="replace")

@@ -66,6 +66,17 @@ def test_a_system_file_whose_name_would_change_is_refused_on_the_page(organizer,
     assert not Campaign.objects.exists()
 
 
+@pytest.mark.parametrize("sent", ["..", ".", "outputs/", "outputs/.."])
+def test_a_system_file_whose_name_would_leave_nothing_is_refused_not_left_out(organizer, sent):
+    """Django's parser drops a file whose name it reduces to nothing: the campaign was made without that system."""
+    files = [("source", "source", SOURCE), ("systems", "alpha", SYSTEMS["alpha"]), ("systems", sent, SYSTEMS["beta"])]
+    page = html.unescape(post(organizer, reverse("campaign-create"), FIELDS, files).content.decode())
+    assert f"{sent!r}: a file is uploaded under a plain name" in page and "this one would have been left out" in page
+    response = post(organizer, "/api/campaigns/", FIELDS, files)
+    assert response.status_code == 400 and f"{sent!r}: a file is uploaded" in str(response.json())
+    assert not Campaign.objects.exists()
+
+
 def test_the_api_refuses_it_too(organizer):
     files = [("source", "source", SOURCE), ("systems", "alpha", SYSTEMS["alpha"]), ("systems", "a/b", SYSTEMS["beta"])]
     response = post(organizer, "/api/campaigns/", FIELDS, files)
