@@ -19,8 +19,9 @@ def validate_p_value_above_zero(value: float) -> None:
 
 
 def validate_one_line(value: str) -> None:
-    """One line of printable text: no line breaks, tabs or other control characters (Unicode category C)."""
-    if any(unicodedata.category(char)[0] == "C" for char in value):
+    """One line of printable text: no line breaks (``\\n``, and U+2028 and U+2029, Unicode's line and paragraph
+    separators, categories Zl and Zp), tabs or other control characters (Unicode category C)."""
+    if any(unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp") for char in value):
         raise ValidationError(
             "The instruction must be one line of text, without line breaks, tabs or control characters.",
             code="one_line",

@@ -46,6 +46,8 @@ def test_without_the_fields_the_defaults_hold(client):
     [
         ("Rank them.\nThen submit.", "one line of text, without line breaks"),
         ("Rank\tthem", "one line of text, without line breaks"),
+        ("Rank them.\u2028Then submit.", "one line of text, without line breaks"),
+        ("Rank them.\u2029Then submit.", "one line of text, without line breaks"),
         ("x" * 201, "at most 200 characters"),
     ],
 )
