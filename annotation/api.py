@@ -1,7 +1,7 @@
 """REST API for organizers: campaigns, test-set import, screens, Appraise XML. Thin views over the services."""
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
@@ -238,6 +238,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             verdicts = rater_qc.campaign_verdicts(campaign)
             return Response({"rule": rater_qc.QcRule.of(campaign).as_json(),
                              "raters": [verdict.as_json() for verdict in verdicts]})
+        if not isinstance(request.data, Mapping):  # JSON that is not an object: a list, a string, a number, null
+            raise ValidationError({"__all__": ["Send an object with the fields 'judge' and 'action'."]})
         form = RaterDecisionForm(request.data)
         if not form.is_valid():
             raise ValidationError(form_errors(form))

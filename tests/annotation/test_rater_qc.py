@@ -435,4 +435,8 @@ def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
                         ({"action": "exclude"}, "judge")):
         response = client.post(url, data, content_type="application/json")
         assert response.status_code == 400 and field in response.json(), response.content
+    for data in ('["random", "exclude"]', '"random"', "3", "null"):  # JSON, but not an object: each was a 500
+        response = client.post(url, data, content_type="application/json")
+        assert response.status_code == 400, response.content
+        assert response.json() == {"__all__": ["Send an object with the fields 'judge' and 'action'."]}
     assert not RaterStatus.objects.filter(judge=raters["random"]).exists()
