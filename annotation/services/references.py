@@ -11,6 +11,7 @@ annotator who found nothing to correct. A reference text has the corrected sente
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 
 from ..models import Campaign, GoldEdit, ReferenceSet, ReferenceText
-from .field_rules import check_system_name
+from .field_rules import check_system_name, same_name_key
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, shown
 
 ERROR_TYPE_MAX = GoldEdit._meta.get_field("error_type").max_length
@@ -224,8 +225,9 @@ def read_references(
 ) -> References:
     """Check an M2 file and reference texts against ``campaign``'s source; nothing is written.
 
-    Reference sets are named after their files (the rule of system names); a name the campaign holds already,
-    two files of one name, or a second M2 file are refused.
+    Reference sets are named after their files (the rule of system names, names equal but for letter case or the
+    encoding of accents being one name); a name the campaign holds already, two files of one name, or a second M2
+    file are refused.
     """
     if m2 is None and not texts:
         raise InputFileError("no reference given (an M2 file, reference text files, or both)")
@@ -235,13 +237,17 @@ def read_references(
         check_size(file.name, len(file.data), limit)
         check_system_name(file.name)
     names = [file.name for file in files]
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    keys = Counter(same_name_key(name) for name in names)
+    repeated = sorted({name for name in names if keys[same_name_key(name)] > 1})
     if repeated:
-        raise InputFileError(f"several reference files are named {', '.join(repeated)}")
-    existing = set(campaign.reference_sets.values_list("name", flat=True))
-    taken = sorted(set(names) & existing)
+        raise InputFileError(f"several reference files are named {', '.join(repeated)} (names equal but for letter "
+                             "case or the encoding of accents are one name)")
+    existing = {same_name_key(name): name for name in campaign.reference_sets.values_list("name", flat=True)}
+    taken = sorted(name for name in names if same_name_key(name) in existing)
     if taken:
-        raise InputFileError(f"{taken[0]}: the campaign holds a reference set of this name already")
+        held = existing[same_name_key(taken[0])]
+        raise InputFileError(f"{taken[0]}: the campaign holds a reference set of this name already"
+                             + ("" if held == taken[0] else f" ({held!r})"))
     if m2 is not None and campaign.reference_sets.filter(kind=ReferenceSet.Kind.M2).exists():
         raise InputFileError(f"{m2.name}: the campaign holds M2 gold edits already (one M2 file per campaign)")
     source_lines = list(campaign.segments.order_by("line").values_list("source", flat=True))

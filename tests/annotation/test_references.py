@@ -129,6 +129,7 @@ def test_a_noop_beside_other_edits_of_one_annotator_is_refused(campaign):
     [
         ([NamedFile("ref0", b"one\ntwo\n")], "ref0: 2 lines, but the campaign's source has 3"),
         ([NamedFile("ref0", SOURCE), NamedFile("ref0", SOURCE)], "several reference files are named ref0"),
+        ([NamedFile("ref0", SOURCE), NamedFile("REF0", SOURCE)], "several reference files are named REF0, ref0"),
         ([NamedFile("ref 0", SOURCE)], "system name 'ref 0'"),
         ([], "no reference given"),
     ],
@@ -143,6 +144,9 @@ def test_second_m2_and_taken_names_are_refused(campaign):
     import_references(campaign, NamedFile("gold.m2", GOOD_M2.encode()), [NamedFile("ref0", SOURCE)])
     with pytest.raises(InputFileError, match="ref0: the campaign holds a reference set of this name already"):
         import_references(campaign, None, [NamedFile("ref0", SOURCE)])
+    taken = r"Ref0: the campaign holds a reference set of this name already \('ref0'\)"
+    with pytest.raises(InputFileError, match=taken):
+        import_references(campaign, None, [NamedFile("Ref0", SOURCE)])
     with pytest.raises(InputFileError, match="other.m2: the campaign holds M2 gold edits already"):
         import_references(campaign, NamedFile("other.m2", GOOD_M2.encode()))
     assert ReferenceSet.objects.count() == 2
