@@ -137,6 +137,9 @@ class CampaignImportForm(forms.ModelForm):
             raise ValidationError("Upload either a source file with system files, or one archive.")
         if has_files and not data.get("source"):
             raise ValidationError("The source file is missing.")
+        if data.get("source_name") and not data.get("archive"):
+            self.add_error("source_name", "The source file's name applies to an archive; the source file uploaded "
+                           "on its own is the source.")
         return data
 
     def uploads(self) -> list[tuple[str, UploadedFile]]:

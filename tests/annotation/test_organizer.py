@@ -58,6 +58,13 @@ def test_create_campaign_from_files_shows_the_histogram(organizer, client_for):
     assert "<td>source</td><td>Input (source)</td><td>4 of 4</td>" in page
 
 
+def test_a_source_name_without_an_archive_is_refused_not_ignored(organizer, client_for):
+    page = client_for(organizer).post(reverse("campaign-create"), form_data(
+        source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()], source_name="INPUT",
+    )).content.decode()
+    assert "applies to an archive" in page and not Campaign.objects.exists()
+
+
 def test_create_campaign_from_an_archive(organizer, client_for):
     archive = _zip({"source": SOURCE, **SYSTEMS})
     response = client_for(organizer).post(reverse("campaign-create"), form_data(
