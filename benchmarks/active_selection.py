@@ -72,7 +72,7 @@ from ranking.core.active import (  # noqa: E402
     select_screen,
 )
 from ranking.core.bootstrap import rank_ranges, resample_outcome_counts  # noqa: E402
-from ranking.core.expected_wins import expected_wins  # noqa: E402
+from ranking.core.expected_wins import counts_expected_wins, expected_wins  # noqa: E402
 from ranking.core.pairs import counts_win_matrix, expanded_pairs, win_matrix  # noqa: E402
 from ranking.core.rankings import Rankings  # noqa: E402
 
@@ -106,12 +106,12 @@ def first_stable(points: list[int], ok: list[bool], horizon: int) -> Outcome:
 
 def ranges_of(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Expected Wins bootstrap rank ranges (METHODS 7) of the pairs with outcome counts (S, S, 3)."""
-    return rank_ranges(expected_wins(resample_outcome_counts(counts, n_boot, rng)), CONFIDENCE)
+    return rank_ranges(counts_expected_wins(resample_outcome_counts(counts, n_boot, rng)), CONFIDENCE)
 
 
 def contested_of(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """The pairs active selection contests (``contested_pairs``) on an Expected Wins bootstrap of the counts."""
-    return contested_pairs(expected_wins(resample_outcome_counts(counts, n_boot, rng)))
+    return contested_pairs(counts_expected_wins(resample_outcome_counts(counts, n_boot, rng)))
 
 
 def separated_pairs(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> int:

@@ -33,7 +33,7 @@ from .core.active import (
     select_prws_screen,
 )
 from .core.bootstrap import resample_outcome_counts
-from .core.expected_wins import expected_wins
+from .core.expected_wins import counts_expected_wins
 from .core.pairs import expanded_pairs
 from .leaderboard import STATE_SECONDS, analysed_rankings, data_version, live_counts
 from .loading import contestant_names
@@ -141,7 +141,7 @@ def write_active_screens(campaign: Campaign, count: int) -> range:
         options = _screen_options(campaign, segment_ids, candidates, contestant_names(campaign))
         contested = None
         if counts is not None and counts.sum():
-            contested = contested_pairs(expected_wins(resample_outcome_counts(counts, RANGE_SAMPLES, rng)))
+            contested = contested_pairs(counts_expected_wins(resample_outcome_counts(counts, RANGE_SAMPLES, rng)))
         batch = plan_active_batch(
             pair_weights(belief, contested),
             options,

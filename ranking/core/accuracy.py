@@ -31,8 +31,8 @@ from typing import Literal
 import numpy as np
 
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
-from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import TIE, ExpandedPairs, counts_win_matrix, outcome_counts
+from ranking.core.expected_wins import counts_expected_wins
+from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
 from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
@@ -54,7 +54,7 @@ def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.nda
     and ``rng.multinomial`` over every cell (:func:`ranking.core.trueskill.resampled_cells`) draws the last observed
     cell where the bootstrap's draw over the observed cells alone gives it the remainder.
     """
-    return expected_wins(counts_win_matrix(resampled_cells(cells, rng)))
+    return counts_expected_wins(resampled_cells(cells, rng))
 
 
 def trueskill_samples(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -29,13 +29,14 @@ from .accuracy import SCORERS, PredictionAccuracy, cross_validated_accuracy
 from .agreement import AgreementTable, annotator_agreement
 from .bootstrap import RankingResult, bootstrap_ranking
 from .correlation import BETA_GRID, MIN_SYSTEMS, BetaSweep, Correlation, beta_sweep, correlate
-from .expected_wins import expected_wins
+from .expected_wins import counts_expected_wins
 from .metric_scores import score_column
 from .pairs import (
     ExpandedPairs,
     PairStatistics,
     expanded_pairs,
     judged_systems,
+    outcome_counts,
     pair_statistics,
     unexpanded_pairs,
     win_matrix,
@@ -100,7 +101,7 @@ def full_data_scores(pairs: ExpandedPairs, n_systems: int, seed: int) -> dict[st
     if len(pairs) == 0:
         return {method: np.zeros(n_systems) for method in METHODS}
     return {
-        "expected_wins": expected_wins(win_matrix(pairs, n_systems)),
+        "expected_wins": counts_expected_wins(outcome_counts(pairs, n_systems)),
         "trueskill": trueskill_scores(
             pairs.first, pairs.second, pairs.relation, n_systems,
             np.random.default_rng([seed, METHODS.index("trueskill"), 2**32 - 1]),

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 from scipy.stats import rankdata
 
-from ranking.core.expected_wins import Opponents, expected_wins
+from ranking.core.expected_wins import Opponents, counts_expected_wins
 from ranking.core.pairs import ExpandedPairs, counts_win_matrix, outcome_counts
 from ranking.core.parameters import trimmed_count
 
@@ -139,14 +139,15 @@ def resample_win_matrices(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng
     """
     if len(pairs) == 0:
         raise ValueError("no expanded pairs to resample")
-    return resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng)
+    return counts_win_matrix(resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng))
 
 
 def resample_outcome_counts(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Win matrices (B, S, S) of B resamples of the P expanded pairs whose ``outcome_counts`` (S, S, 3) are ``counts``.
+    """Outcome counts (B, S, S, 3) of B resamples of the P expanded pairs whose ``outcome_counts`` (S, S, 3) are
+    ``counts``.
 
     The same draws as :func:`resample_win_matrices` on those pairs (which calls this), for callers that keep only the
-    counts, e.g. of a growing set of judgments.
+    counts, e.g. of a growing set of judgments, and for the systems each resample compares (Expected Wins' |S|).
     """
     n_pairs = int(counts.sum())
     if n_pairs == 0:
@@ -155,14 +156,17 @@ def resample_outcome_counts(counts: np.ndarray, n_boot: int, rng: np.random.Gene
     cells = np.flatnonzero(flat)
     resampled = np.zeros((n_boot, flat.size), dtype=np.int64)
     resampled[:, cells] = rng.multinomial(n_pairs, flat[cells] / n_pairs, size=n_boot)
-    return counts_win_matrix(resampled.reshape(n_boot, *counts.shape))
+    return resampled.reshape(n_boot, *counts.shape)
 
 
 def bootstrap_expected_wins(
     pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator, opponents: Opponents = "all"
 ) -> np.ndarray:
-    """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7).
+    """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7), each over the
+    systems its resample compares (:func:`ranking.core.expected_wins.counts_expected_wins`).
 
     ``opponents`` as in :func:`ranking.core.expected_wins.expected_wins`.
     """
-    return expected_wins(resample_win_matrices(pairs, n_systems, n_boot, rng), opponents)
+    if len(pairs) == 0:
+        raise ValueError("no expanded pairs to resample")
+    return counts_expected_wins(resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng), opponents)

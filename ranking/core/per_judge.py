@@ -58,16 +58,20 @@ def judged_by_judge(pairs: ExpandedPairs, n_systems: int, n_judges: int) -> tupl
 
 
 def judge_scores(pairs: ExpandedPairs, n_systems: int, n_judges: int, opponents: Opponents = "beaten") -> np.ndarray:
-    """Full-data EW scores (J, S) of each judge's pairs alone."""
-    return expected_wins(win_matrices_by_judge(pairs, n_systems, n_judges), opponents)
+    """Full-data EW scores (J, S) of each judge's pairs alone (with ``opponents="all"``, over the systems the judge
+    compared)."""
+    judged, _ = judged_by_judge(pairs, n_systems, n_judges)
+    return expected_wins(win_matrices_by_judge(pairs, n_systems, n_judges), opponents, judged.sum(axis=-1))
 
 
 def leave_one_out_scores(
     pairs: ExpandedPairs, n_systems: int, n_judges: int, opponents: Opponents = "beaten"
 ) -> np.ndarray:
-    """EW scores (J, S) where row j uses the pairs of every judge but j."""
+    """EW scores (J, S) where row j uses the pairs of every judge but j (with ``opponents="all"``, over the systems
+    those judges compared)."""
     by_judge = win_matrices_by_judge(pairs, n_systems, n_judges)
-    return expected_wins(by_judge.sum(axis=0)[None] - by_judge, opponents)
+    _, rest = judged_by_judge(pairs, n_systems, n_judges)
+    return expected_wins(by_judge.sum(axis=0)[None] - by_judge, opponents, rest.sum(axis=-1))
 
 
 def judge_rankings(

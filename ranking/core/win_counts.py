@@ -4,7 +4,7 @@ Win counts per ordered system pair are sufficient statistics for Expected Wins a
 a resample of the expanded pairs is a multinomial draw over the outcome cells. A live leaderboard therefore keeps
 the outcome counts (``pairs.outcome_counts``, shape (S, S, 3)) of the rankings seen so far, adds the counts of new
 rankings as they arrive, and ranks from the counts with the functions the analysis uses
-(``bootstrap.resample_outcome_counts``, ``expected_wins.expected_wins``, ``bootstrap.bootstrap_ranking``): the
+(``bootstrap.resample_outcome_counts``, ``expected_wins.counts_expected_wins``, ``bootstrap.bootstrap_ranking``): the
 same ranking as the analysis computes from all the pairs, without holding the pairs.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .bootstrap import RankingResult, bootstrap_ranking, resample_outcome_counts
-from .expected_wins import expected_wins
-from .pairs import counts_win_matrix, expanded_pairs, outcome_counts
+from .expected_wins import counts_expected_wins
+from .pairs import expanded_pairs, outcome_counts
 from .rankings import Rankings
 
 
@@ -41,7 +41,7 @@ def checkpoint_counts(rankings: Rankings, ends: Sequence[int]) -> np.ndarray:
 
 def full_data_expected_wins(counts: np.ndarray) -> np.ndarray:
     """Expected Wins (..., S) of the pairs with outcome counts (..., S, S, 3) (METHODS 5); needs S >= 2."""
-    return expected_wins(counts_win_matrix(counts))
+    return counts_expected_wins(counts)
 
 
 def expected_wins_ranking(
@@ -49,7 +49,7 @@ def expected_wins_ranking(
 ) -> RankingResult:
     """The Expected Wins ranking (bootstrap means, rank ranges, clusters; METHODS 7) of the pairs with outcome counts
     ``counts`` (S, S, 3), from ``n_boot`` resamples drawn from ``rng``. Needs S >= 2 and at least one pair."""
-    samples = expected_wins(resample_outcome_counts(counts, n_boot, rng))
+    samples = counts_expected_wins(resample_outcome_counts(counts, n_boot, rng))
     return bootstrap_ranking(samples, full_data_expected_wins(counts), names, confidence)
 
 

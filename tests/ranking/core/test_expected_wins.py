@@ -7,7 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from ranking.core.expected_wins import expected_wins
+from ranking.core.bootstrap import bootstrap_expected_wins, resample_outcome_counts
+from ranking.core.expected_wins import counts_expected_wins, expected_wins
+from ranking.core.pairs import ExpandedPairs, compared_systems, counts_win_matrix, outcome_counts
 
 WINS = np.array([[0, 3, 1], [1, 0, 0], [1, 2, 0]])
 
@@ -75,3 +77,65 @@ def test_scores_are_probabilities_averaging_one_half_when_all_pairs_met(wins):
     met = wins + wins.T
     if np.all(met[~np.eye(len(wins), dtype=bool)] > 0):
         assert scores.mean() == pytest.approx(0.5)
+
+
+def counts_of(pairs: list[tuple[int, int, int]], n_systems: int) -> np.ndarray:
+    """Outcome counts (S, S, 3) of (first, second, relation) pairs, first < second, relation -1 (first better), 0, 1."""
+    counts = np.zeros((n_systems, n_systems, 3), dtype=np.int64)
+    for first, second, relation in pairs:
+        counts[first, second, relation + 1] += 1
+    return counts
+
+
+def test_counts_count_as_opponents_only_the_systems_their_pairs_compare():
+    # A beat B twice, B beat A once, C tied with A; D is in no pair: |S| = 3 (A, B, C), as infer_EW.py collects it.
+    counts = counts_of([(0, 1, -1), (0, 1, -1), (0, 1, 1), (0, 2, 0)], 4)
+    assert compared_systems(counts) == 3
+    assert counts_expected_wins(counts) == pytest.approx([(2 / 3) / 2, (1 / 3) / 2, 0.0, 0.0])
+    assert expected_wins(counts_win_matrix(counts)) == pytest.approx([(2 / 3) / 3, (1 / 3) / 3, 0.0, 0.0])
+    assert compared_systems(np.stack([counts, np.zeros_like(counts)])).tolist() == [3, 0]
+
+
+def infer_ew(counts: np.ndarray) -> dict[int, float]:
+    """WMT's infer_EW.py, written out from its text, on one resample's outcome counts: the systems are those in a
+    pair of the resample, each scored by its win rates summed over the others and divided by their number less 1."""
+    win: dict[tuple[int, int], int] = {}
+    systems = set()
+    for first, second, cell in zip(*np.nonzero(counts)):
+        systems |= {first, second}
+        if cell != 1:
+            better, worse = (first, second) if cell == 0 else (second, first)
+            win[better, worse] = win.get((better, worse), 0) + int(counts[first, second, cell])
+    scores = {}
+    for a in systems:
+        rate = 0.0
+        for b in systems - {a}:
+            if win.get((a, b), 0) + win.get((b, a), 0):
+                rate += win.get((a, b), 0) / (win.get((a, b), 0) + win.get((b, a), 0))
+        scores[a] = rate / (len(systems) - 1)
+    return scores
+
+
+def test_each_bootstrap_resample_is_scored_as_infer_ew_scores_it():
+    """Few pairs, so that resamples leave systems out: each resample's scores are infer_EW.py's on that resample."""
+    pairs = [(0, 1, -1), (0, 1, 1), (1, 2, 0), (2, 3, -1), (0, 3, 1), (1, 4, -1)]
+    counts = counts_of(pairs, 6)
+    resamples = resample_outcome_counts(counts, 300, np.random.default_rng(4))
+    scores = counts_expected_wins(resamples)
+    assert len(set(compared_systems(resamples).tolist())) > 1, "no resample left a system out"
+    for resample, row in zip(resamples, scores):
+        expected = infer_ew(resample)
+        assert row.tolist() == pytest.approx([expected.get(system, 0.0) for system in range(6)])
+
+
+def test_a_system_never_judged_changes_no_other_systems_scores():
+    rng = np.random.default_rng(9)
+    first = rng.integers(0, 3, 200)
+    second = (first + rng.integers(1, 3, 200)) % 3
+    low, high = np.minimum(first, second), np.maximum(first, second)
+    pairs = ExpandedPairs(low, high, rng.integers(-1, 2, 200).astype(np.int8), np.zeros(200, dtype=np.int64))
+    without = bootstrap_expected_wins(pairs, 3, 100, np.random.default_rng(1))
+    with_unjudged = bootstrap_expected_wins(pairs, 4, 100, np.random.default_rng(1))
+    np.testing.assert_allclose(with_unjudged[:, :3], without)
+    np.testing.assert_allclose(counts_expected_wins(outcome_counts(pairs, 4))[:3],
+                               counts_expected_wins(outcome_counts(pairs, 3)))

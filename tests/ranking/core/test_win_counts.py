@@ -68,7 +68,7 @@ def test_counts_give_the_same_wins_draws_and_ranking_as_the_pairs():
     counts = outcome_counts(pairs, 6)
     np.testing.assert_array_equal(counts_win_matrix(counts), win_matrix(pairs, 6))
     np.testing.assert_array_equal(
-        resample_outcome_counts(counts, 50, np.random.default_rng(8)),
+        counts_win_matrix(resample_outcome_counts(counts, 50, np.random.default_rng(8))),
         resample_win_matrices(pairs, 6, 50, np.random.default_rng(8)),
     )
     np.testing.assert_allclose(full_data_expected_wins(counts), expected_wins(win_matrix(pairs, 6)))
