@@ -73,7 +73,7 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     JavaScript, static/js/background_job.js; by reloading without)."""
     background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
-    imported = job.kind == BackgroundJob.Kind.APPRAISE_XML and job.status == JobStatus.DONE
+    imported = job.kind == BackgroundJob.Kind.APPRAISE_XML and job.status == JobStatus.DONE and bool(job.result)
     return render(request, "organizer/background_job.html", {
         "job": job, "appraise_summary": AppraiseImportSummary.from_result(job.result).text() if imported else None,
     })
