@@ -80,7 +80,9 @@ def read_metric_folder(folder: str, systems: Sequence[str]) -> dict[str, MetricS
     """The scores of every ``scores.<metric>`` file of ``folder`` by metric, each checked to have a line for every
     one of ``systems`` (the campaign's); MetricFileError naming the file (and line, or system) otherwise."""
     path = Path(folder)
-    files = sorted(p for p in path.glob(PREFIX + "*") if p.is_file()) if path.is_dir() else []
+    if not path.is_dir():
+        raise MetricFileError(f"{folder}: no such folder" if not path.exists() else f"{folder}: not a folder")
+    files = sorted(p for p in path.glob(PREFIX + "*") if p.is_file())
     if not files:
         raise MetricFileError(f"{folder}: no {PREFIX}<metric> files found")
     metrics = {}

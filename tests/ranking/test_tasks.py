@@ -200,8 +200,13 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
     assert list(judged["pairs"]["per_judge"]) == ["ann"]
     with pytest.raises(CommandError, match="'zed' is not a judge of 'cli'"):
         call_command("analyze", "--campaign", "cli", "--judge", "zed", "--out", str(judge_out))
-    with pytest.raises(CommandError, match="no scores.<metric> files found"):
+    with pytest.raises(CommandError, match="none: no such folder"):
         call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "none"), "--out", str(judge_out))
+    with pytest.raises(CommandError, match="judge.json: not a folder"):
+        call_command("analyze", "--campaign", "cli", "--metrics", str(judge_out), "--out", str(judge_out))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CommandError, match="empty: no scores.<metric> files found"):
+        call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "empty"), "--out", str(judge_out))
 
 
 SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 1), got "
