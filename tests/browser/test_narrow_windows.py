@@ -2,7 +2,8 @@
 (768x1024) in headless Chromium: the judge's ranking and PRWS screens keep to the window's width, with Submit and
 the status line inside the window and the Guidelines dialog too; the organizer's campaign page never scrolls
 sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card; nor does
-the HTML analysis report, whose tables scroll inside their own boxes within their sections.
+the HTML analysis report, whose tables scroll inside their own boxes within their sections; nor does the API tokens
+page showing a new token.
 Screenshots: test-artifacts/narrow-*.png."""
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import io
 import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Campaign
+from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.score_import import import_scores
 from ranking.models import AnalysisRun
 from tests.annotation.factories import add_screen
@@ -23,7 +26,7 @@ from tests.browser.session import log_in
 from tests.ranking.factories import synthetic_campaign
 from tests.ranking.test_prws_analysis import prws_campaign, simulated_csv
 
-from .conftest import MOBILE, PHONE, TABLET
+from .conftest import DESKTOP, MOBILE, PHONE, TABLET
 from .test_judge_screen_reach import long_campaign, start_judging
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -134,3 +137,21 @@ def test_the_html_report_scrolls_its_tables_not_itself(live_server, new_page, ar
     if viewport is PHONE:
         assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the PRWS table scrolls in its own box"
     page.screenshot(path=artifacts / f"narrow-report-{name}.png", full_page=True)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_new_api_token_keeps_to_the_window(live_server, new_page, artifacts, viewport):
+    """The example command under a new token (the whole token and the API's address, one unbreakable line) wraps
+    inside its box; it had widened the page past the window, on a phone and at 1280 pixels alike."""
+    user = get_user_model().objects.create_user("orga", password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    page = new_page(viewport, **(MOBILE if viewport is PHONE else {}))
+    log_in(page, live_server, "orga", PASSWORD, reverse("api-tokens"))
+    page.get_by_label("Name").fill("nightly export")
+    page.get_by_role("button", name="Create token").click()
+    expect(page.locator("#new-token pre")).to_contain_text("Authorization: Token")
+    name = f"{viewport['width']}x{viewport['height']}"
+    assert_no_sideways_scrolling(page, viewport["width"], name)
+    box, card = page.locator("#new-token pre").bounding_box(), page.locator("#new-token").bounding_box()
+    assert box["x"] + box["width"] <= card["x"] + card["width"], "the command spills out of its box"
+    page.screenshot(path=artifacts / f"narrow-api-token-{name}.png", full_page=True)
