@@ -226,7 +226,8 @@ function lineChart(svg, series, xMax, yMax, yLabel) {
 }
 
 // The charts' numbers as a table (a screen reader's and a colour-blind reader's way into them): a row per point,
-// the Expected Wins of each system and the separated pairs ("–" where a point is not computed yet).
+// headed by its number of judgments (a row header, so a reader moving along a column hears which point a score is
+// of), the Expected Wins of each system and the separated pairs ("–" where a point is not computed yet).
 function renderHistoryTable(history) {
   const head = $("history-table").tHead.rows[0];
   head.replaceChildren();
@@ -238,7 +239,11 @@ function renderHistoryTable(history) {
     head.append(th);
   }
   fillTable("history-table", history.points, (row, point) => {
-    cell(row, count(point.rankings), "number");
+    const judgments = document.createElement("th");
+    judgments.scope = "row";
+    judgments.className = "number";
+    judgments.textContent = count(point.rankings);
+    row.append(judgments);
     for (const i of history.systems.keys()) cell(row, score(point.scores === null ? null : point.scores[i]), "number");
     cell(row, count(point.separated_pairs), "number");
   }, "The first point comes after 100 judgments.", history.systems.length + 2);
