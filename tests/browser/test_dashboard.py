@@ -54,6 +54,9 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     expect(board.first.locator("td.range")).to_have_text("1–1")
     expect(organizer.locator("#history-scores path.series")).to_have_count(4)
     expect(organizer.locator("#history-separated circle")).to_have_count(2)
+    for chart in ("#history-scores", "#history-separated"):
+        expect(organizer.locator(chart)).to_have_accessible_description(
+            "Their numbers are in the table under the charts.")
     numbers = organizer.locator("#history-table")
     expect(numbers).to_be_hidden()
     organizer.get_by_text("The numbers behind the charts").click()
