@@ -142,7 +142,8 @@ def test_the_html_report_scrolls_its_tables_not_itself(live_server, new_page, ar
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_a_new_api_token_keeps_to_the_window(live_server, new_page, artifacts, viewport):
     """The example command under a new token (the whole token and the API's address, one unbreakable line) wraps
-    inside its box; it had widened the page past the window, on a phone and at 1280 pixels alike."""
+    inside its box; it had widened the page past the window, on a phone and at 1280 pixels alike. The new token has
+    the focus, to be copied at once (and read out first)."""
     user = get_user_model().objects.create_user("orga", password=PASSWORD)
     user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
     page = new_page(viewport, **(MOBILE if viewport is PHONE else {}))
@@ -150,6 +151,7 @@ def test_a_new_api_token_keeps_to_the_window(live_server, new_page, artifacts, v
     page.get_by_label("Name").fill("nightly export")
     page.get_by_role("button", name="Create token").click()
     expect(page.locator("#new-token pre")).to_contain_text("Authorization: Token")
+    expect(page.locator("#new-token-key")).to_be_focused()
     name = f"{viewport['width']}x{viewport['height']}"
     assert_no_sideways_scrolling(page, viewport["width"], name)
     box, card = page.locator("#new-token pre").bounding_box(), page.locator("#new-token").bounding_box()
