@@ -307,7 +307,8 @@ async function refresh() {
       renderHistory(history);
       state.historyKey = history.pending ? null : key;
     }
-    showStatus(`Last update ${new Date().toLocaleTimeString()}.`);
+    // The site's times are UTC on a 24-hour clock ("Progress at 04:04:13" on this page): this one too.
+    showStatus(`Last update ${new Date().toISOString().slice(11, 19)}.`);
     if (state.failing) announce("The dashboard updates again.");
     state.failing = false;
   } catch (error) {
