@@ -294,7 +294,8 @@ def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> 
 
 def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResponse:
     if request.method == "POST":
-        messages.info(request, "That screen was saved already; it was not stored twice.")
+        messages.info(request, "That screen was saved already; this second submission was not stored (the first one "
+                      "counts).")
     else:
         messages.info(request, "You have submitted that screen already; here is your current one.")
     return _go_on(request, assignment.screen.campaign)

@@ -167,7 +167,7 @@ def test_submit_stores_one_judgment_and_goes_to_the_next_screen(campaign, ann):
     assert list(judgment.items.values_list("rank", flat=True)) == [2, 1, 2, 4]
     assert judgment.active_time == min(timedelta(milliseconds=1500), judgment.duration)
     repost = client.post(first_url, ranks_data(4, [4, 4, 4, 4], url=first_url), follow=True)
-    assert repost.status_code == 200 and b"saved already; it was not stored twice" in repost.content
+    assert repost.status_code == 200 and b"saved already; this second submission was not stored" in repost.content
     assert Judgment.objects.count() == 1 and CandidateJudgment.objects.filter(rank=4).count() == 1
     back = client.get(first_url, follow=True)
     assert b"submitted that screen already" in back.content

@@ -96,7 +96,7 @@ def test_invite_three_screens_tie_reload_double_click_back_and_flag(live_server,
         form={"csrfmiddlewaretoken": csrf, "rank_0": "4", "rank_1": "4", "rank_2": "4", "rank_3": "4"},
         headers={"Referer": second_url},
     )
-    assert repost.ok and "saved already; it was not stored twice" in repost.text()
+    assert repost.ok and "saved already; this second submission was not stored" in repost.text()
 
     page.go_back()
     on_screen(page, 3, 3)
