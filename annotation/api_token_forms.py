@@ -1,12 +1,11 @@
 """Forms of the API tokens page: they only parse and check the POST; ``services.api_tokens`` does the rest."""
 from __future__ import annotations
 
-import unicodedata
-
 from django import forms
 from django.core.exceptions import ValidationError
 
 from .models import ApiToken
+from .validators import is_one_line
 
 NAME_MAX = ApiToken._meta.get_field("name").max_length
 
@@ -22,7 +21,7 @@ class NewTokenForm(forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
-        if any(unicodedata.category(char)[0] == "C" for char in name):
+        if not is_one_line(name):
             raise ValidationError("A token's name is one line of text, without tabs or control characters.")
         return name
 

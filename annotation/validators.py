@@ -18,10 +18,15 @@ def validate_p_value_above_zero(value: float) -> None:
         raise ValidationError("The p-value must be above 0.", code="min_value")
 
 
+def is_one_line(text: str) -> bool:
+    """Whether ``text`` is one line of printable text: no line breaks (``\\n``, and U+2028 and U+2029, Unicode's line
+    and paragraph separators, categories Zl and Zp), tabs or other control characters (Unicode category C)."""
+    return not any(unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp") for char in text)
+
+
 def validate_one_line(value: str) -> None:
-    """One line of printable text: no line breaks (``\\n``, and U+2028 and U+2029, Unicode's line and paragraph
-    separators, categories Zl and Zp), tabs or other control characters (Unicode category C)."""
-    if any(unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp") for char in value):
+    """The instruction on the judge's screen is one line of printable text (``is_one_line``)."""
+    if not is_one_line(value):
         raise ValidationError(
             "The instruction must be one line of text, without line breaks, tabs or control characters.",
             code="one_line",

@@ -246,5 +246,6 @@ def test_the_command_prints_a_working_token_and_revokes(people):
     assert list(ApiToken.objects.values_list("user__username", flat=True)) == ["root"]
     with pytest.raises(CommandError, match="no account named 'ghost'"):
         call_command("api_token", "ghost", stdout=StringIO(), stderr=StringIO())
-    with pytest.raises(CommandError, match="--name: A token's name is one line"):
-        call_command("api_token", "olga", "--name", "a\nb", stdout=StringIO(), stderr=StringIO())
+    for name in ("a\nb", "a\u2028b"):
+        with pytest.raises(CommandError, match="--name: A token's name is one line"):
+            call_command("api_token", "olga", "--name", name, stdout=StringIO(), stderr=StringIO())
