@@ -23,6 +23,7 @@ from typing import BinaryIO
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
 from ..models import Campaign, Candidate, CandidateJudgment, Judgment
 from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
@@ -62,17 +63,12 @@ class AppraiseImportSummary:
     def text(self, into: str = "") -> str:
         """The import in the organizer's words, ``into`` (e.g. " into 'toy'") after the judges: "Imported 2 rankings
         (1 skipped) by 2 judges. 3 rankings were imported before and left out." (singular where one)."""
-        said = (f"Imported {self.rankings} ranking{_s(self.rankings)} ({self.skipped} skipped) by {self.judges} "
-                f"judge{_s(self.judges)}{into}.")
+        said = (f"Imported {self.rankings} ranking{pluralize(self.rankings)} ({self.skipped} skipped) by "
+                f"{self.judges} judge{pluralize(self.judges)}{into}.")
         if self.already:
-            said += (f" {self.already} ranking{_s(self.already)} {'was' if self.already == 1 else 'were'} imported "
-                     "before and left out.")
+            said += (f" {self.already} ranking{pluralize(self.already)} {pluralize(self.already, 'was,were')} "
+                     "imported before and left out.")
         return said
-
-
-def _s(count: int) -> str:
-    """The plural ending of a noun counted ``count`` times."""
-    return "" if count == 1 else "s"
 
 
 def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]:
