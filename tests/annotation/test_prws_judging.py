@@ -81,7 +81,7 @@ def test_submit_stores_scores_boxes_and_time_once(campaign, ann):
                     (slots[3], 100.0, False, None)]
     assert judgment.active_time == min(timedelta(milliseconds=900), judgment.duration), "clamped to the duration"
     again = client.post(url, scores_data([10, 10, 10, 10], keys=keys), follow=True)
-    assert "was not stored twice" in again.content.decode()
+    assert "this second submission was not stored" in again.content.decode()
     assert Judgment.objects.count() == 1 and CandidateJudgment.objects.filter(score=10).count() == 0
 
 
