@@ -46,6 +46,18 @@ def assert_no_sideways_scrolling(page, width: int, where: str) -> None:
     assert measured["scroll"] <= measured["inner"], f"the page scrolls sideways: {measured} at {where}"
 
 
+def assert_inside(box: dict, outer: dict, what: str) -> None:
+    """``box`` lies across ``outer`` (bounding boxes), half a pixel of rounding allowed at the right edge."""
+    assert outer["x"] <= box["x"] and box["x"] + box["width"] <= outer["x"] + outer["width"] + 0.5, f"{what} spills out"
+
+
+def assert_scrolls_in_own_box(page, selector: str, viewport: dict, what: str) -> None:
+    """On a phone, the ``.table-scroll`` box holding ``selector`` is narrower than its table: it scrolls sideways."""
+    if viewport is PHONE:
+        box = page.locator(f".table-scroll:has({selector})")
+        assert box.evaluate("e => e.scrollWidth > e.clientWidth"), f"{what} scrolls in its own box"
+
+
 def inside_window(page, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
@@ -93,12 +105,8 @@ def test_the_campaign_page_scrolls_its_tables_not_itself(live_server, new_page, 
     card = page.locator("#dashboard").bounding_box()
     for table in ("#leaderboard", "#judge-progress", "#rater-qc"):
         box = page.locator(f".table-scroll:has({table})").bounding_box()
-        assert box["x"] >= card["x"] and box["x"] + box["width"] <= card["x"] + card["width"] + 0.5, (
-            f"{table} spills out of the dashboard's card at {name}"
-        )
-    wide = page.locator(".table-scroll:has(#judge-progress)")
-    if viewport is PHONE:
-        assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the judges' table scrolls in its own box"
+        assert_inside(box, card, f"{table} of the dashboard's card at {name}")
+    assert_scrolls_in_own_box(page, "#judge-progress", viewport, "the judges' table")
     page.screenshot(path=artifacts / f"narrow-campaign-{name}.png", full_page=True)
 
 
@@ -130,12 +138,8 @@ def test_the_html_report_scrolls_its_tables_not_itself(live_server, new_page, ar
         section = table.locator("xpath=ancestor::section").bounding_box()
         if box is None:  # in a closed <details>
             continue
-        assert section["x"] <= box["x"] and box["x"] + box["width"] <= section["x"] + section["width"] + 0.5, (
-            f"table {k} spills out of its section at {name}"
-        )
-    wide = page.locator(".table-scroll:has(#prws-scores)")
-    if viewport is PHONE:
-        assert wide.evaluate("e => e.scrollWidth > e.clientWidth"), "the PRWS table scrolls in its own box"
+        assert_inside(box, section, f"table {k} of its section at {name}")
+    assert_scrolls_in_own_box(page, "#prws-scores", viewport, "the PRWS table")
     page.screenshot(path=artifacts / f"narrow-report-{name}.png", full_page=True)
 
 
@@ -154,6 +158,6 @@ def test_a_new_api_token_keeps_to_the_window(live_server, new_page, artifacts, v
     expect(page.locator("#new-token-key")).to_be_focused()
     name = f"{viewport['width']}x{viewport['height']}"
     assert_no_sideways_scrolling(page, viewport["width"], name)
-    box, card = page.locator("#new-token pre").bounding_box(), page.locator("#new-token").bounding_box()
-    assert box["x"] + box["width"] <= card["x"] + card["width"], "the command spills out of its box"
+    assert_inside(page.locator("#new-token pre").bounding_box(), page.locator("#new-token").bounding_box(),
+                  f"the command of its box at {name}")
     page.screenshot(path=artifacts / f"narrow-api-token-{name}.png", full_page=True)
