@@ -223,7 +223,8 @@ def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str
     per multiple of ``HISTORY_STEP``, with the bootstrap of ``previous`` where their counts are the same."""
     import numpy as np
 
-    from .core.win_counts import checkpoint_counts, full_data_expected_wins
+    from .core.expected_wins import counts_expected_wins
+    from .core.win_counts import checkpoint_counts
 
     start = state.rankings
     first = (start // HISTORY_STEP + 1) * HISTORY_STEP
@@ -237,7 +238,7 @@ def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str
         digest = _digest(at)
         scores = None
         if len(state.names) >= 2 and at.sum() > 0:
-            scores = [float(x) for x in full_data_expected_wins(at)]
+            scores = [float(x) for x in counts_expected_wins(at)]
         ranking = previous.get((n, digest))
         keep = at if scores is not None and ranking is None else None
         checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))

@@ -167,6 +167,4 @@ def bootstrap_expected_wins(
 
     ``opponents`` as in :func:`ranking.core.expected_wins.expected_wins`.
     """
-    if len(pairs) == 0:
-        raise ValueError("no expanded pairs to resample")
     return counts_expected_wins(resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng), opponents)

@@ -39,18 +39,13 @@ def checkpoint_counts(rankings: Rankings, ends: Sequence[int]) -> np.ndarray:
     return np.cumsum(blocks, axis=0)
 
 
-def full_data_expected_wins(counts: np.ndarray) -> np.ndarray:
-    """Expected Wins (..., S) of the pairs with outcome counts (..., S, S, 3) (METHODS 5); needs S >= 2."""
-    return counts_expected_wins(counts)
-
-
 def expected_wins_ranking(
     counts: np.ndarray, names: Sequence[str], n_boot: int, confidence: float, rng: np.random.Generator
 ) -> RankingResult:
     """The Expected Wins ranking (bootstrap means, rank ranges, clusters; METHODS 7) of the pairs with outcome counts
     ``counts`` (S, S, 3), from ``n_boot`` resamples drawn from ``rng``. Needs S >= 2 and at least one pair."""
     samples = counts_expected_wins(resample_outcome_counts(counts, n_boot, rng))
-    return bootstrap_ranking(samples, full_data_expected_wins(counts), names, confidence)
+    return bootstrap_ranking(samples, counts_expected_wins(counts), names, confidence)
 
 
 def unresolved_pairs(result: RankingResult) -> list[tuple[str, str]]:

@@ -12,14 +12,13 @@ from ranking.core.bootstrap import (
     resample_outcome_counts,
     resample_win_matrices,
 )
-from ranking.core.expected_wins import expected_wins
+from ranking.core.expected_wins import counts_expected_wins, expected_wins
 from ranking.core.pairs import counts_win_matrix, expanded_pairs, outcome_counts, win_matrix
 from ranking.core.rankings import Rankings
 from ranking.core.win_counts import (
     checkpoint_counts,
     cluster_partition,
     expected_wins_ranking,
-    full_data_expected_wins,
     stable_since,
     unresolved_pairs,
 )
@@ -71,7 +70,7 @@ def test_counts_give_the_same_wins_draws_and_ranking_as_the_pairs():
         counts_win_matrix(resample_outcome_counts(counts, 50, np.random.default_rng(8))),
         resample_win_matrices(pairs, 6, 50, np.random.default_rng(8)),
     )
-    np.testing.assert_allclose(full_data_expected_wins(counts), expected_wins(win_matrix(pairs, 6)))
+    np.testing.assert_allclose(counts_expected_wins(counts), expected_wins(win_matrix(pairs, 6)))
     live = expected_wins_ranking(counts, SYSTEMS, 200, 0.95, np.random.default_rng(2))
     analysis = bootstrap_ranking(
         bootstrap_expected_wins(pairs, 6, 200, np.random.default_rng(2)), expected_wins(win_matrix(pairs, 6)),
