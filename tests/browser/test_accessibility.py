@@ -151,7 +151,8 @@ def on_arrival(page, expected: str = "#context") -> None:
 
 def keyboard_log_in(page, live_server, username: str) -> None:
     page.goto(live_server.url + reverse("login"))
-    assert focused(page) == "id_username"
+    # The browser runs a page's autofocus at a rendering step after its load event, so the test waits for it.
+    expect(page.locator("#id_username")).to_be_focused()
     page.keyboard.type(username)
     press(page, "Tab", "id_password")
     page.keyboard.type(PASSWORD)
