@@ -381,7 +381,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": FORMATTERS,
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    "filters": {"refused_request": {"()": "gecappraise.log_formats.RefusedRequestAsWarning"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
+                             "filters": ["refused_request"]}},
     "root": {"handlers": ["console"], "level": _env("LOG_LEVEL", "WARNING")},
     # Django's own configuration gives "django" a console handler of its own; without it here, every Django line
     # went to both that handler and the root's (printed twice). runserver's request lines (django.server, INFO)

@@ -53,3 +53,24 @@ def test_a_celery_worker_logs_one_json_object_per_line(tmp_path):
     ready = [json.loads(line) for line in lines if "ready." in line]
     assert ready and ready[0]["logger"] == "celery.apps.worker" and ready[0]["level"] == "INFO", lines
     assert not [line for line in lines if line.startswith("[20")], "lines in Celery's own format"
+
+
+REFUSED_HOST = (
+    "import django; django.setup(); "
+    "from django.test import Client; "
+    "print(Client().get('/', HTTP_HOST='scanner.example').status_code)"
+)
+
+
+def test_a_refused_host_is_one_warning_line_without_a_traceback():
+    """Before: Django's ERROR line with the DisallowedHost traceback, a dozen lines per scanner's request."""
+    unset = ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
+    env = {key: value for key, value in os.environ.items() if key not in unset}
+    env.update(DJANGO_SETTINGS_MODULE="gecappraise.settings", LOG_FORMAT="json", SECRET_KEY="x")
+    done = subprocess.run([sys.executable, "-c", REFUSED_HOST], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "400"
+    lines = [json.loads(line) for line in done.stderr.splitlines()]
+    assert len(lines) == 1, done.stderr
+    assert lines[0]["logger"] == "django.security.DisallowedHost" and lines[0]["level"] == "WARNING"
+    assert "scanner.example" in lines[0]["message"] and "exc_info" not in lines[0], lines[0]
