@@ -4,13 +4,17 @@ DRF answers a request whose authentication failed with the challenge of the firs
 (``WWW-Authenticate``, status 401), or with 403 when that class has none. This class comes first in
 ``REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"]`` and challenges only a request that sent a token: a wrong,
 expired or revoked token is a 401 ``{"detail": ...}`` with ``WWW-Authenticate: Token``, while a request without a
-token (a browser's session, HTTP Basic, or nothing) is answered as before, 403 when refused.
+token (a browser's session, HTTP Basic, or nothing) is answered as before, 403 when refused. A token that cannot be
+one (``looks_like_a_token``) is wrong without a lookup.
 """
 from __future__ import annotations
+
+import re
 
 from knox.auth import TokenAuthentication
 from knox.settings import knox_settings
 from rest_framework.authentication import get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 
@@ -18,6 +22,13 @@ def sent_token(request: Request) -> bool:
     """Whether the request's ``Authorization`` header names the token scheme (``Token ...``, any letter case)."""
     scheme = get_authorization_header(request).split(b" ", 1)[0]
     return scheme.lower() == knox_settings.AUTH_HEADER_PREFIX.encode().lower()
+
+
+def looks_like_a_token(credential: bytes) -> bool:
+    """Whether ``credential`` (the header's bytes after the scheme) has a token's form: knox's ``TOKEN_PREFIX``
+    and ``AUTH_TOKEN_CHARACTER_LENGTH`` lowercase hexadecimal digits, as ``knox.crypto`` makes them."""
+    digits = rb"[0-9a-f]{%d}" % knox_settings.AUTH_TOKEN_CHARACTER_LENGTH
+    return re.fullmatch(re.escape(knox_settings.TOKEN_PREFIX.encode()) + digits, credential) is not None
 
 
 class ApiTokenAuthentication(TokenAuthentication):
@@ -28,6 +39,14 @@ class ApiTokenAuthentication(TokenAuthentication):
         if not sent_token(request):
             return None
         return super().authenticate(request)
+
+    def authenticate_credentials(self, token: bytes):
+        """knox's lookup, for a credential that can be a token; anything else is a wrong token (401) before it
+        reaches the database: a NUL was a DataError there, and a byte that is not UTF-8 (a header arrives as
+        Latin-1) a UnicodeDecodeError in knox, both a 500."""
+        if not looks_like_a_token(token):
+            raise AuthenticationFailed("Invalid token.")
+        return super().authenticate_credentials(token)
 
     def authenticate_header(self, request: Request) -> str | None:
         return knox_settings.AUTH_HEADER_PREFIX if sent_token(request) else None

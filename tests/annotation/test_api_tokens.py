@@ -249,3 +249,16 @@ def test_the_command_prints_a_working_token_and_revokes(people):
     for name in ("a\nb", "a\u2028b"):
         with pytest.raises(CommandError, match="--name: A token's name is one line"):
             call_command("api_token", "olga", "--name", name, stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.parametrize("credential", ["\x00", "\xff\xfe", "é", "\xa0", "START\xe9", "START\x00", "z" * 64, "A" * 64,
+                                        "0" * 63, "0" * 65, "0" * 100_000])
+def test_a_token_that_cannot_be_one_is_a_401_before_any_lookup(people, credential):
+    # A header's bytes arrive as Latin-1 (WSGI): a NUL reached PostgreSQL (DataError) and a byte that is not UTF-8
+    # knox's decoding (UnicodeDecodeError), both a 500. START: a real token's first characters, which find its row.
+    token, key = api_tokens.create_token(people["organizer"])
+    credential = credential.replace("START", key[:15])
+    response = Client(raise_request_exception=False).get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {credential}")
+    assert response.status_code == 401, response.content[:200]
+    assert response["WWW-Authenticate"] == "Token" and response.json() == {"detail": "Invalid token."}
+    assert ApiToken.objects.filter(pk=token.pk).exists() and api_get(key).status_code == 200
