@@ -2,10 +2,10 @@
 
 Anyone may send a body of up to ``SMALL_REQUEST_BYTES`` (a login, a judge's submit, a crowd worker's confirmation
 are a few kilobytes); only an account that may upload test sets (``permissions.may_upload``: organizers and staff,
-by session or, for the REST API, by HTTP Basic credentials) may send more, up to ``settings.MAX_REQUEST_BYTES``.
-Without this, Django's multipart parser writes every file of any request to disk before a view can refuse it: an
-anonymous 300 MB post filled the temporary folder before its 403. A refused request gets 413 with the limit named,
-as a page or, for the API and the JSON endpoints, as ``{"detail": ...}``.
+by session or, for the REST API, by an API token or HTTP Basic credentials) may send more, up to
+``settings.MAX_REQUEST_BYTES``. Without this, Django's multipart parser writes every file of any request to disk
+before a view can refuse it: an anonymous 300 MB post filled the temporary folder before its 403. A refused request
+gets 413 with the limit named, as a page or, for the API and the JSON endpoints, as ``{"detail": ...}``.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from gecappraise.error_pages import wants_json
 
+from .api_auth import ApiTokenAuthentication
 from .permissions import may_upload
 
 SMALL_REQUEST_BYTES = 1024 * 1024
@@ -31,15 +32,26 @@ def _declared_length(request: HttpRequest) -> int:
         return 0
 
 
+def _api_user(request: HttpRequest):
+    """The user of the request's right API token or Basic credentials (the API's own checks, in its order); None
+    without them or when they are wrong."""
+    for authentication in (ApiTokenAuthentication(), BasicAuthentication()):
+        try:
+            found = authentication.authenticate(request)
+        except AuthenticationFailed:
+            return None
+        if found is not None:
+            return found[0]
+    return None
+
+
 def _uploader(request: HttpRequest) -> bool:
-    """Whether the request comes from an account that may upload: its session's user, or its Basic credentials."""
+    """Whether the request comes from an account that may upload: its session's user, or the user of its API token
+    or Basic credentials."""
     if request.user.is_authenticated:
         return may_upload(request.user)
-    try:
-        found = BasicAuthentication().authenticate(request)
-    except AuthenticationFailed:
-        return False
-    return found is not None and may_upload(found[0])
+    user = _api_user(request)
+    return user is not None and may_upload(user)
 
 
 def refusal(request: HttpRequest, limit: int) -> HttpResponse:

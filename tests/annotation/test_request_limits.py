@@ -6,12 +6,14 @@ import base64
 import json
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
 from annotation.request_limits import SMALL_REQUEST_BYTES
+from annotation.services import api_tokens
 
 from .factories import judge, login
 from .test_organizer import form_data
@@ -49,6 +51,17 @@ def test_an_organizer_may_send_a_large_body_by_session_or_basic_credentials(orga
     wrong = Client().post("/api/campaigns/", large_upload(name="wrong"), **basic("olga", "wrong"))
     assert wrong.status_code == 413
     assert sorted(Campaign.objects.values_list("name", flat=True)) == ["by-api", "by-page"]
+
+
+def test_an_organizer_may_send_a_large_body_with_an_api_token(organizer_client):
+    # The size check knew the session and Basic credentials only: a token's upload over 1 MB was a 413.
+    _, key = api_tokens.create_token(User.objects.get(username="olga"))
+    api = Client().post("/api/campaigns/", large_upload(name="by-token"), HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.status_code == 201, api.content[:300]
+    for wrong in (f"Token {key[:-1]}x", "Token \xff"):
+        refused = Client().post("/api/campaigns/", large_upload(name="wrong"), HTTP_AUTHORIZATION=wrong)
+        assert refused.status_code == 413 and "1 MB" in json.loads(refused.content)["detail"]
+    assert list(Campaign.objects.values_list("name", flat=True)) == ["by-token"]
 
 
 def test_nobody_sends_more_than_max_request_bytes(organizer_client, settings):
