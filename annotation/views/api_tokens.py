@@ -4,7 +4,8 @@ signed in gets the site's 403 page. Changes are POSTs (CSRF-checked, as every fo
 a redirect to the list and a message.
 
 A new token is not stored, only its digest, so the page shows it once: the POST keeps it in the session and the
-list takes it out when it shows it; a reload of the list no longer has it.
+list takes it out when it shows it; a reload of the list no longer has it. The list is never cached (``never_cache``:
+``Cache-Control: no-store``), so no browser keeps the page with the token on disk or shows it again from history.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from knox.settings import knox_settings
 
@@ -44,6 +46,7 @@ def token_holder(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
 
 
 @token_holder
+@never_cache
 @require_GET
 def token_list(request: HttpRequest) -> HttpResponse:
     """The user's unexpired tokens, the form for a new one, and the token just made, once."""

@@ -182,6 +182,16 @@ def test_the_page_shows_a_new_token_once_with_how_to_use_it(people, role):
     assert f"<code>{token.token_key}…</code>" in again and token.expiry.strftime("%Y-%m-%d") in again
 
 
+def test_the_page_is_never_stored_by_a_browser_or_proxy(people):
+    # The page that shows a new token had no Cache-Control: a browser could keep it, the token with it, on disk and
+    # show it again from its history after "shown only once".
+    client = signed_in(people["organizer"])
+    shown = client.post("/accounts/api-tokens/new/", {"name": "x"}, follow=True)
+    assert NEW_KEY.search(shown.content.decode()) is not None
+    assert "no-store" in shown["Cache-Control"] and "private" in shown["Cache-Control"]
+    assert "no-store" in client.get("/accounts/api-tokens/")["Cache-Control"]
+
+
 def test_a_bad_name_makes_no_token(people):
     client = signed_in(people["organizer"])
     for name in ("tab\there", "x" * 101):
