@@ -272,3 +272,12 @@ def test_a_token_that_cannot_be_one_is_a_401_before_any_lookup(people, credentia
     assert response.status_code == 401, response.content[:200]
     assert response["WWW-Authenticate"] == "Token" and response.json() == {"detail": "Invalid token."}
     assert ApiToken.objects.filter(pk=token.pk).exists() and api_get(key).status_code == 200
+
+
+def test_the_command_refuses_revoke_with_a_name_and_revokes_nothing(people):
+    # "--revoke --name cron" read as "revoke the token cron" revoked every token of the account, the name ignored.
+    api_tokens.create_token(people["organizer"], "cron")
+    _, kept = api_tokens.create_token(people["organizer"], "poller")
+    with pytest.raises(CommandError, match="--revoke revokes every token of olga; it takes no --name"):
+        call_command("api_token", "olga", "--revoke", "--name", "cron", stdout=StringIO(), stderr=StringIO())
+    assert ApiToken.objects.count() == 2 and api_get(kept).status_code == 200

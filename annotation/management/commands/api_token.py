@@ -20,7 +20,8 @@ class Command(BaseCommand):
         "(superuser); anyone else is refused. The token works for API_TOKEN_DAYS days (now "
         f"{knox_settings.TOKEN_TTL / timedelta(days=1):g}), sent as 'Authorization: Token KEY', and an account holds "
         f"at most API_TOKENS_PER_USER unexpired tokens (now {knox_settings.TOKEN_LIMIT_PER_USER}). --revoke "
-        "instead revokes every token of USERNAME, whatever its role."
+        "instead revokes every token of USERNAME, whatever its role; it takes no --name (one token is revoked on its "
+        "owner's API tokens page or in /admin/)."
     )
 
     def add_arguments(self, parser):
@@ -34,6 +35,9 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"no account named {username!r}")
         if revoke:
+            if name:
+                raise CommandError(f"--revoke revokes every token of {username}; it takes no --name, and nothing was "
+                                   "revoked. Revoke one token on its owner's API tokens page or in /admin/.")
             count = api_tokens.revoke_all(user)
             self.stderr.write(f"revoked every API token of {username} ({count} unexpired)")
             return
