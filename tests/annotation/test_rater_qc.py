@@ -417,6 +417,18 @@ def test_the_dashboard_shows_every_raters_numbers_and_verdict_and_follows_decisi
     assert {row["rater"]: row for row in qc["raters"]}["random"]["why"].startswith("included by hand")
 
 
+def test_the_rest_api_answers_json_nested_too_deeply_with_a_400():
+    # Lists nested 100,000 deep (200 kB; 2,000 do it) hit Python's recursion limit in the JSON parser: a 500
+    # (RecursionError).
+    campaign = small_campaign("nested")
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", "[" * 100_000 + "]" * 100_000,
+                           content_type="application/json")
+    assert response.status_code == 400, response.content[:200]
+    assert response.json() == {"detail": "JSON parse error - nested too deeply."}
+    assert not RaterStatus.objects.exists()
+
+
 def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
     campaign, raters = judged
     organizer, client = organizer_client(campaign)
