@@ -561,10 +561,17 @@ class Judgment(models.Model):
 
     ``duration`` is the time on screen (served to submitted, or Appraise's ``duration`` for imported items);
     ``active_time`` is the client's focused, non-idle time. ``external_id``/``external_doc_id``/``external_group``
-    keep Appraise's item ``id``, ``doc-id`` and result ``id`` so that exports round-trip.
+    keep Appraise's item ``id``, ``doc-id`` and result ``id`` so that exports round-trip. ``crowd_session`` is the
+    crowd worker's session (CrowdSession) that was current when the judgment was stored, the one whose screens count
+    it (empty for an invited judge's or an imported judgment, and for a crowd judgment from before migration 0023
+    that could not be attributed, see there).
     """
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="judgment")
+    crowd_session = models.ForeignKey(
+        "CrowdSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="judgments",
+        help_text="The crowd session current when the judgment was stored (empty: none, or not known).",
+    )
     duration = models.DurationField(null=True, blank=True)
     active_time = models.DurationField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -878,6 +885,26 @@ class CrowdWorker(models.Model):
         return f"{self.platform} worker {self.worker_id} in {self.campaign_id}"
 
 
+class CrowdSessionQuerySet(models.QuerySet):
+    def current_pk_locked(self, campaign_id: int, judge_id: int) -> int | None:
+        """The id of the judge's current session in the campaign (None: the judge is no crowd worker of it), read
+        after locking their CrowdWorker row. A visit switching sessions takes that lock too
+        (``crowd_entry._open_session``), so a submit is wholly before or after the switch, and its judgment goes to
+        the session whose screens count it."""
+        worker = (
+            CrowdWorker.objects.select_for_update().filter(campaign_id=campaign_id, judge_id=judge_id)
+            .values_list("pk", flat=True).first()
+        )
+        if worker is None:
+            return None
+        return self.filter(worker_id=worker, current=True).values_list("pk", flat=True).first()
+
+    def with_judged_time(self) -> CrowdSessionQuerySet:
+        """Each session with ``judged``, the number of judgments attributed to it (``Judgment.crowd_session``), and
+        ``active``, the sum of their recorded active time (None when none of them has one)."""
+        return self.annotate(judged=models.Count("judgments"), active=models.Sum("judgments__active_time"))
+
+
 class CrowdSession(models.Model):
     """One platform submission of a crowd worker (Prolific ``SESSION_ID``, MTurk ``assignmentId``; empty for a link
     opened without one): the organizer approves and pays each session by its own code.
@@ -889,7 +916,8 @@ class CrowdSession(models.Model):
     submitted then). ``code`` and ``outcome`` are what the worker was given when the session ended
     (``completed_at``). ``started_at`` is when the session began; for a session carried over from before sessions
     had records of their own, the worker's first visit if they had submitted no screen before it, else empty (not
-    known).
+    known). Its ``judgments`` are those stored while it was current (``Judgment.crowd_session``); they are all of its
+    screens but for a session from before migration 0023 that the migration could not attribute wholly.
     """
 
     worker = models.ForeignKey(CrowdWorker, on_delete=models.CASCADE, related_name="sessions")
@@ -902,6 +930,8 @@ class CrowdSession(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, blank=True)
     code = models.CharField(max_length=32, blank=True)
+
+    objects = CrowdSessionQuerySet.as_manager()
 
     class Meta:
         ordering = ["worker_id", "id"]

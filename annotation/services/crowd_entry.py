@@ -183,7 +183,8 @@ def _create(campaign: Campaign, visit: Visit, origin: str) -> CrowdWorker:
 def _open_session(worker: CrowdWorker, visit: Visit) -> CrowdSession:
     """The visit's session, made the worker's current one unless it is over (see ``enter``), under a lock of the
     worker: the current session that is left keeps the screens submitted in it, and the one taken up counts on from
-    the worker's submitted screens now."""
+    the worker's submitted screens now. A submit reads the worker's current session under the same lock
+    (``CrowdSessionQuerySet.current_pk_locked``), so its judgment goes to the session whose screens count it."""
     with transaction.atomic():
         CrowdWorker.objects.select_for_update().filter(pk=worker.pk).get()
         current = worker.sessions.get(current=True)

@@ -2,16 +2,31 @@
 (issue 10).
 
 One row per session, that is per platform submission (Prolific ``SESSION_ID``, MTurk ``assignmentId``), by worker
-and then in the order the sessions began: the platform's ids, screens the worker submitted in all and in this
-session, the worker's active time on their screens in seconds (the sum of their judgments' active time in all
-sessions; empty when none was recorded), the worker's rater QC outcome now (``passed``/``failed``, from
-``rater_qc.campaign_verdicts``), what the worker was given when the session ended (completion time, outcome and
-code; empty while the session is open), and when the session began (empty for a session older than the records of
-sessions, when it is not known).
+and then in the order the sessions began. The columns, in order:
+
+- ``worker_id``, ``platform``, ``study_id``, ``session_id``: the platform's ids;
+- ``screens``: the screens the worker submitted in all their sessions (the same on each of the worker's rows);
+  ``session_screens``: those submitted in this session;
+- ``active_seconds``: the worker's active time on their screens in seconds, in all their sessions (the same on
+  each of the worker's rows; empty when none was recorded);
+- ``qc_outcome``, ``qc_why``: the worker's rater QC outcome now (``passed``/``failed``, from
+  ``rater_qc.campaign_verdicts``) and why. Rater QC judges a worker on all their judgments, not a session on its
+  own, so these are the worker's, the same on each of their rows; what a session's code encodes is ``outcome``;
+- ``completed_at``, ``outcome``, ``code``: what the worker was given when the session ended (empty while it is
+  open);
+- ``started_at``: when the session began (empty for a session older than the records of sessions, when it is not
+  known);
+- ``session_active_seconds``: the worker's active time in this session alone, the sum of the recorded active time
+  of the judgments stored in it (``Judgment.crowd_session``), for paying per session. Empty when none of them
+  has one, and when not every screen of the session is attributed to it (judgments stored before migration 0023
+  that it could not attribute): a sum of part of a session's screens would read as the whole.
+
+New columns come at the end, so a reader by position keeps its columns.
 """
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 from django.db.models import Count, OuterRef, Prefetch, Q, Subquery, Sum
 
@@ -23,13 +38,14 @@ from .crowd_completion import session_screens
 
 COLUMNS = (
     "worker_id", "platform", "study_id", "session_id", "screens", "session_screens", "active_seconds",
-    "qc_outcome", "qc_why", "completed_at", "outcome", "code", "started_at",
+    "qc_outcome", "qc_why", "completed_at", "outcome", "code", "started_at", "session_active_seconds",
 )
 
 
 def _workers(campaign: Campaign):
     """The campaign's crowd workers with their submitted screens (``screens``), active time (``active``) and
-    sessions (in the order they began)."""
+    sessions (in the order they began, each with its ``judged`` judgments and their ``active`` time,
+    ``CrowdSessionQuerySet.with_judged_time``)."""
     submitted = (
         Assignment.objects.filter(campaign=campaign, judge=OuterRef("judge"), status=Assignment.Status.SUBMITTED)
         .order_by().values("judge").annotate(n=Count("id")).values("n")
@@ -41,13 +57,24 @@ def _workers(campaign: Campaign):
     )
     return (
         campaign.crowd_workers.annotate(screens=Subquery(submitted), active=Subquery(active))
-        .prefetch_related(Prefetch("sessions", queryset=CrowdSession.objects.order_by("id")))
+        .prefetch_related(Prefetch("sessions", queryset=CrowdSession.objects.with_judged_time().order_by("id")))
         .order_by("platform", "worker_id")
     )
 
 
 def _time(value) -> str:
     return value.isoformat() if value else ""
+
+
+def _seconds(active: timedelta | None) -> float | str:
+    """``active`` in seconds (to the millisecond), or empty when not known."""
+    return round(active.total_seconds(), 3) if active is not None else ""
+
+
+def _session_active(session: CrowdSession, screens: int) -> float | str:
+    """The session's active seconds (``session_active_seconds``), when every screen of it is one of its judgments;
+    else empty."""
+    return _seconds(session.active) if session.judged == screens else ""
 
 
 def crowd_workers_csv(campaign: Campaign) -> str:
@@ -59,14 +86,15 @@ def crowd_workers_csv(campaign: Campaign) -> str:
     writer.writerow(COLUMNS)
     for worker in _workers(campaign):
         screens = worker.screens or 0
-        active = round(worker.active.total_seconds(), 3) if worker.active is not None else ""
+        active = _seconds(worker.active)
         verdict = verdicts.get(worker.judge_id)
         for session in worker.sessions.all():
+            in_session = session_screens(session, screens)
             writer.writerow([
-                worker.worker_id, worker.platform, session.study_id, session.session_id, screens,
-                session_screens(session, screens), active,
+                worker.worker_id, worker.platform, session.study_id, session.session_id, screens, in_session, active,
                 ("failed" if verdict.excluded else "passed") if verdict else "",
                 verdict.why if verdict else "no screens judged",
                 _time(session.completed_at), session.outcome, session.code, _time(session.started_at),
+                _session_active(session, in_session),
             ])
     return out.getvalue()

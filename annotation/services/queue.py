@@ -34,6 +34,9 @@ Contract:
 - Time: ``served_at``/``submitted_at`` are the server's timestamps, ``Judgment.duration`` is their difference and
   ``Judgment.active_time`` is the client's focused, non-idle time (see ``IDLE_CAP_SECONDS``), clamped to
   ``[0, duration]``.
+- Crowd campaigns: a crowd worker's judgment records the session that was current when it was stored
+  (``Judgment.crowd_session``), read under the lock of the worker that a switch of sessions takes (lock order:
+  membership, assignment, crowd worker).
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment
+from ..models import Assignment, Campaign, CandidateJudgment, CrowdSession, Flag, Judgment
 from ..random_streams import campaign_rng
 from .active_queue import ask_for_screens
 from .presentation import candidate_key
@@ -398,14 +401,18 @@ _LOCK_MEMBERSHIP_SQL = "SELECT 1 FROM {table} WHERE campaign_id = %(campaign)s A
 _LOCK_ASSIGNMENT_SQL = "SELECT {columns} FROM {table} WHERE id = %(id)s AND token = %(token)s {lock}"
 
 
-def _store(assignment: Assignment, now: datetime, active_time: timedelta | None) -> Judgment:
+def _store(assignment: Assignment, campaign: Campaign, now: datetime, active_time: timedelta | None) -> Judgment:
+    """Mark ``assignment`` submitted now and store its Judgment; in a crowd campaign, in the judge's current session
+    (``CrowdSessionQuerySet.current_pk_locked``)."""
     duration = now - assignment.served_at
     assignment.status = Assignment.Status.SUBMITTED
     assignment.submitted_at = now
     assignment.lease_expires_at = None
     assignment.save(update_fields=["status", "submitted_at", "lease_expires_at"])
+    session = CrowdSession.objects.current_pk_locked(campaign.pk, assignment.judge_id) if campaign.crowd else None
     return Judgment.objects.create(
-        assignment=assignment, duration=duration, active_time=clamp_active_time(active_time, duration)
+        assignment=assignment, duration=duration, active_time=clamp_active_time(active_time, duration),
+        crowd_session_id=session,
     )
 
 
@@ -429,7 +436,7 @@ def _finish(
         campaign = assignment.screen.campaign
         if campaign.closed_at is not None:
             raise CampaignClosed("This campaign is closed; it takes no more judgments.")
-        judgment = write(assignment, campaign, lambda: _store(assignment, now, active_time))
+        judgment = write(assignment, campaign, lambda: _store(assignment, campaign, now, active_time))
         following = _next_locked(campaign, judge, now) if serve_next else None
     return SubmitResult(assignment, judgment, created=True, following=following)
 

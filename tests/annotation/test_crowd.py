@@ -10,15 +10,17 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.db import connection
 from django.http import QueryDict
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from annotation.campaign_forms import CampaignImportForm
 from annotation.models import Assignment, Campaign, CrowdSession, CrowdWorker, Judgment, RaterStatus
 from annotation.permissions import ORGANIZERS_GROUP
-from annotation.services import crowd_completion, queue, rater_qc
+from annotation.services import crowd_completion, crowd_exports, queue, rater_qc
 from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
 
 from . import test_role_endpoint_matrix as matrix
@@ -370,7 +372,8 @@ def test_the_csv_keeps_every_session_of_a_worker_with_its_code(crowd):
     open_screen(client, prolific(crowd, "W1abc", session="S2"))
     header, rows = workers_csv(crowd)
     assert header == ["worker_id", "platform", "study_id", "session_id", "screens", "session_screens",
-                      "active_seconds", "qc_outcome", "qc_why", "completed_at", "outcome", "code", "started_at"]
+                      "active_seconds", "qc_outcome", "qc_why", "completed_at", "outcome", "code", "started_at",
+                      "session_active_seconds"]
     assert [(row["worker_id"], row["session_id"]) for row in rows] == [("W1abc", "S1"), ("W1abc", "S2")]
     first, second = rows
     assert first_code == crowd_completion.completion_code(crowd, "prolific", "W1abc", "S1", "completed")
@@ -403,6 +406,86 @@ def test_a_worker_returning_with_an_earlier_session_id_continues_that_session(cr
     _, rows = workers_csv(crowd)
     assert [(row["session_id"], row["session_screens"], row["code"]) for row in rows] == [
         ("S1", "2", first_code), ("S2", "2", second_code)]
+
+
+def judgment_of(screen_url: str) -> Judgment:
+    """The judgment submitted for the screen served at ``screen_url``."""
+    return Judgment.objects.get(assignment__token=screen_url.rstrip("/").split("/")[-1])
+
+
+def test_each_session_has_the_active_time_of_the_judgments_stored_in_it(crowd):
+    """S1 one screen, S2 two, then S1 again for its second: each judgment records the session it was stored in, so
+    S1's active time is its two screens' (1 s + 8 s) and S2's its own (2 s + 4 s), while active_seconds stays the
+    worker's in all (15 s) on both rows; a session without a screen has none (empty, not 0)."""
+    client = Client()
+    urls = [open_screen(client, prolific(crowd, "W1abc", session="S1"))]
+    submit(client, urls[0])
+    urls.append(open_screen(client, prolific(crowd, "W1abc", session="S2")))
+    urls.append(submit(client, urls[1]))
+    client.get(submit(client, urls[2]))
+    urls.append(open_screen(client, prolific(crowd, "W1abc", session="S1")))
+    submit(client, urls[3])
+    open_screen(Client(), prolific(crowd, "W2", session="EMPTY"))
+    sessions = {session.session_id: session for session in CrowdSession.objects.all()}
+    judgments = [judgment_of(url) for url in urls]
+    assert [judgment.crowd_session_id for judgment in judgments] == [
+        sessions["S1"].pk, sessions["S2"].pk, sessions["S2"].pk, sessions["S1"].pk]
+    for judgment, seconds in zip(judgments, (1, 2, 4, 8)):
+        Judgment.objects.filter(pk=judgment.pk).update(active_time=timedelta(seconds=seconds))
+    header, rows = workers_csv(crowd)
+    assert header[-1] == "session_active_seconds"
+    assert [(row["session_id"], row["session_screens"], row["active_seconds"], row["session_active_seconds"])
+            for row in rows] == [("S1", "2", "15.0", "9.0"), ("S2", "2", "15.0", "6.0"), ("EMPTY", "0", "", "")]
+
+
+def test_a_session_shows_no_active_time_unless_all_its_screens_are_attributed_or_none_was_recorded(crowd):
+    """A judgment of S1 not attributed (stored before migration 0023 could tell): S1's sum would be part of its
+    screens', so it is empty; S2's judgments recorded no active time: empty too, not 0."""
+    client = Client()
+    first = open_screen(client, prolific(crowd, "W1abc", session="S1"))
+    second = submit(client, first)
+    submit(client, second)
+    third = open_screen(client, prolific(crowd, "W1abc", session="S2"))
+    submit(client, third)
+    Judgment.objects.filter(pk=judgment_of(first).pk).update(crowd_session=None)
+    Judgment.objects.filter(pk=judgment_of(third).pk).update(active_time=None)
+    _, rows = workers_csv(crowd)
+    assert [(row["session_id"], row["session_screens"], row["session_active_seconds"]) for row in rows] == [
+        ("S1", "2", ""), ("S2", "1", "")]
+    assert float(rows[0]["active_seconds"]) > 0
+
+
+def test_an_invited_judges_judgment_belongs_to_no_session(crowd):
+    invited = User.objects.create_user("invited", password="pw")
+    crowd.judges.add(invited)
+    served = queue.next_assignment(crowd, invited)
+    keys = queue.candidate_keys(served)
+    result = queue.submit_ranking(served.token, invited, [1] * len(keys), keys)
+    assert result.created and result.judgment.crowd_session_id is None
+
+
+def test_the_csv_reads_a_bounded_number_of_queries_however_many_workers_and_sessions(crowd):
+    """Two workers with two sessions each, then five: the CSV reads as many queries for both."""
+    for line in range(6):
+        add_screen(crowd, line, slots=4)
+
+    def work(worker_id: str) -> None:
+        client = Client()
+        submit(client, open_screen(client, prolific(crowd, worker_id, session="A")))
+        submit(client, open_screen(client, prolific(crowd, worker_id, session="B")))
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            rows = list(csv.DictReader(io.StringIO(crowd_exports.crowd_workers_csv(crowd))))
+        assert all(row["session_active_seconds"] != "" for row in rows)
+        return len(captured)
+
+    for worker_id in ("P1", "P2"):
+        work(worker_id)
+    few = queries()
+    for worker_id in ("P3", "P4", "P5"):
+        work(worker_id)
+    assert queries() == few and CrowdSession.objects.count() == 10
 
 
 def test_a_screen_of_an_earlier_session_cannot_be_undone_from_a_later_one(crowd):
