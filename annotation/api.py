@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -39,7 +39,7 @@ from .serializers import (
     ScreensStateSerializer,
 )
 from .services import background_jobs, rater_qc
-from .services.appraise_import import NotARankingCampaign, export_appraise_xml, import_appraise_xml
+from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
 from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
@@ -195,11 +195,11 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         if request.method == "GET":
             try:
-                text = export_appraise_xml(campaign)
+                chunks = export_appraise_xml_chunks(campaign)
             except NotARankingCampaign as refused:
                 judgments = reverse("campaign-judgments-export", args=[campaign.pk, "json"])
                 return Response({"detail": f"{refused}: {judgments} (or .csv)."}, status=status.HTTP_409_CONFLICT)
-            return HttpResponse(text, content_type="application/xml; charset=utf-8")
+            return StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
         checked_fields(request, AppraiseUploadForm.base_fields)
         if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})

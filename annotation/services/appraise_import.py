@@ -16,17 +16,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Min, QuerySet
 from django.template.defaultfilters import pluralize
 
 from ..models import Campaign, Candidate, CandidateJudgment, Judgment
-from .appraise_xml import AppraiseResults, AppraiseXMLError, RankingItem, parse_appraise_xml, write_appraise_xml
+from .appraise_xml import (
+    AppraiseResults,
+    AppraiseXMLError,
+    RankingItem,
+    appraise_xml_chunks,
+    parse_appraise_xml,
+)
 from .collapsing import candidate_name
 from .judged_screens import (
     JudgeAccountError,
@@ -35,7 +42,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .outputs import candidate_systems
+from .outputs import candidate_systems, merged_by_judgment, shared_system_tuples
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -224,54 +231,80 @@ def _judged(item: RankingItem, candidates: list[int]) -> JudgedScreen:
     )
 
 
+#: Judgments read at a time by the Appraise export (and by a re-import's look at what the campaign holds).
+EXPORT_BATCH = 2000
+
+
+def _item_batches(
+    campaign: Campaign, judgments: QuerySet[Judgment], names: dict[int, tuple[str, ...]], size: int
+) -> Iterator[list[RankingItem]]:
+    """``judgments`` (of ``campaign``) as Appraise items in the order they were stored, ``size`` at a time, with
+    the systems of each candidate from ``names`` (``shared_system_tuples``): the judgments and their ranks are two
+    queries read as they stream, merged by judgment id. A judgment neither flagged nor ranked (it has no item) is
+    left out."""
+    rows = judgments.order_by("id").values_list(
+        "id", "external_id", "external_doc_id", "external_group", "duration", "assignment__judge__username",
+        "assignment__screen__segment__line", "assignment__screen__segment__document__name", "flag__id",
+    )
+    ranks = (
+        CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
+        .values_list("judgment_id", "candidate_id", "rank")
+    )
+    batch = []
+    for row, shown in merged_by_judgment(rows.iterator(chunk_size=size), ranks.iterator(chunk_size=5 * size)):
+        pk, ext_id, ext_doc, group, duration, user, line, document, flag = row
+        if flag is None and not shown:
+            continue
+        batch.append(RankingItem(
+            id=ext_id or str(pk),
+            doc_id=ext_doc or f"{document}-{line}",
+            src_id=line,
+            user=user,
+            duration=duration,
+            skipped=flag is not None,
+            translations=[(names[candidate], rank) for _, candidate, rank in shown] if flag is None else [],
+            group=group or campaign.name,
+        ))
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _result_groups(campaign: Campaign) -> list[str]:
+    """The campaign's Appraise result ids in the order of their first judgment (a judgment made here, or imported
+    without one, is in the group named after the campaign)."""
+    first: dict[str, int] = {}
+    for group, pk in (
+        Judgment.objects.filter(assignment__campaign=campaign).values("external_group").annotate(first=Min("id"))
+        .order_by().values_list("external_group", "first")
+    ):
+        name = group or campaign.name
+        first[name] = min(pk, first.get(name, pk))
+    return sorted(first, key=first.__getitem__)
+
+
+def _group_judgments(campaign: Campaign, group: str) -> QuerySet[Judgment]:
+    """The campaign's judgments of the result group ``group`` (``_result_groups``)."""
+    stored = [group, ""] if group == campaign.name else [group]
+    return Judgment.objects.filter(assignment__campaign=campaign, external_group__in=stored)
+
+
 def campaign_rankings(campaign: Campaign) -> AppraiseResults:
     """The campaign's submitted ranking judgments as Appraise items, in the order they were stored.
 
     Imported judgments keep their Appraise ids; judgments made here are numbered by their database id, with the
     document name and line as doc-id and the campaign name as result group.
     """
-    names = candidate_systems(campaign)
-    ranks: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for judgment_id, candidate_id, rank in (
-        CandidateJudgment.objects.of_campaign(campaign).ranked().in_order()
-        .values_list("judgment_id", "candidate_id", "rank")
-    ):
-        ranks[judgment_id].append((candidate_id, rank))
-    judgments = (
-        Judgment.objects.filter(assignment__screen__campaign=campaign)
-        .order_by("id")
-        .values_list(
-            "id",
-            "external_id",
-            "external_doc_id",
-            "external_group",
-            "duration",
-            "assignment__judge__username",
-            "assignment__screen__segment__line",
-            "assignment__screen__segment__document__name",
-            "flag__id",
-        )
-    )
     results = AppraiseResults()
-    for pk, ext_id, ext_doc, group, duration, user, line, document, flag in judgments:
-        if flag is None and not ranks[pk]:
-            continue
-        group = group or campaign.name
-        results.groups.setdefault(
-            group, {"source-language": campaign.source_language, "target-language": campaign.target_language}
-        )
-        results.items.append(
-            RankingItem(
-                id=ext_id or str(pk),
-                doc_id=ext_doc or f"{document}-{line}",
-                src_id=line,
-                user=user,
-                duration=duration,
-                skipped=flag is not None,
-                translations=[(tuple(sorted(names[c])), rank) for c, rank in ranks[pk]] if flag is None else [],
-                group=group,
+    judgments = Judgment.objects.filter(assignment__campaign=campaign)
+    for batch in _item_batches(campaign, judgments, shared_system_tuples(campaign), EXPORT_BATCH):
+        for item in batch:
+            results.groups.setdefault(
+                item.group, {"source-language": campaign.source_language, "target-language": campaign.target_language}
             )
-        )
+        results.items.extend(batch)
     return results
 
 
@@ -279,13 +312,26 @@ class NotARankingCampaign(ValueError):
     """Appraise XML holds relative rankings: a PRWS campaign's scores are exported as CSV or JSON."""
 
 
-def export_appraise_xml(campaign: Campaign) -> str:
-    """The campaign's ranking judgments as Appraise XML, in the schema of judgments.xml; NotARankingCampaign for a
-    PRWS campaign (its file would be empty)."""
+def export_appraise_xml_chunks(campaign: Campaign) -> Iterator[str]:
+    """The campaign's ranking judgments as Appraise XML (``campaign_rankings``, in the schema of judgments.xml),
+    in chunks of ``EXPORT_BATCH`` items, so that a download streams and holds one chunk in memory (200,000
+    judgments took 1.6 GB as one text); NotARankingCampaign, at once, for a PRWS campaign (its file would be
+    empty). Result groups come in the order of their first item, each with its items in stored order: two
+    streamed queries a group, beside the one map of the candidates' systems."""
     if campaign.mode != Campaign.Mode.RANKING:
         raise NotARankingCampaign(
             f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign: Appraise XML holds relative "
             "rankings, not scores, so nothing was written. Its judgments (scores and meaning-changed boxes) are "
             "exported as CSV or JSON"
         )
-    return write_appraise_xml(campaign_rankings(campaign))
+    attrs = {"source-language": campaign.source_language, "target-language": campaign.target_language}
+    names = shared_system_tuples(campaign)
+    return appraise_xml_chunks(
+        (group, attrs, _item_batches(campaign, _group_judgments(campaign, group), names, EXPORT_BATCH))
+        for group in _result_groups(campaign)
+    )
+
+
+def export_appraise_xml(campaign: Campaign) -> str:
+    """``export_appraise_xml_chunks`` as one text."""
+    return "".join(export_appraise_xml_chunks(campaign))

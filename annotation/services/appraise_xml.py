@@ -26,7 +26,7 @@ import io
 import os
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import BinaryIO
@@ -297,37 +297,54 @@ def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> Ap
     return reader.results
 
 
+def _group_open(group_id: str, attrs: Mapping[str, str]) -> str:
+    return (
+        f"<{RESULT_TAG} source-language={quoteattr(attrs.get('source-language', 'err'))} "
+        f"id={quoteattr(group_id)} target-language={quoteattr(attrs.get('target-language', 'cor'))}>\n"
+    )
+
+
+def _item_text(item: RankingItem) -> str:
+    """One item as judgments.xml lays it out: a blank line, then the item's lines, each ending in a line feed."""
+    head = (
+        f"  <{ITEM_TAG} doc-id={quoteattr(item.doc_id)}"
+        + (f" duration={quoteattr(format_duration(item.duration))}" if item.duration is not None else "")
+        + f" id={quoteattr(item.id)}"
+        + (' skipped="true"' if item.skipped else "")
+        + f" src-id={quoteattr(str(item.src_id))} user={quoteattr(item.user)}"
+    )
+    if item.skipped:
+        return f"\n{head}/>\n"
+    translations = "".join(
+        f"    <{TRANSLATION_TAG} rank={quoteattr(str(rank))} system={quoteattr(' '.join(systems))}/>\n"
+        for systems, rank in item.translations
+    )
+    return f"\n{head}>\n{translations}  </{ITEM_TAG}>\n"
+
+
+def appraise_xml_chunks(
+    groups: Iterable[tuple[str, Mapping[str, str], Iterable[Sequence[RankingItem]]]],
+) -> Iterator[str]:
+    """The text of ``write_appraise_xml`` in chunks, from ``groups`` of (result id, its attributes, its items in
+    batches): a chunk per batch, so that a writer holds one batch at a time. A group without items is left out."""
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n\n'
+    for group_id, attrs, batches in groups:
+        opened = False
+        for batch in batches:
+            if not batch:
+                continue
+            yield ("" if opened else _group_open(group_id, attrs)) + "".join(_item_text(item) for item in batch)
+            opened = True
+        if opened:
+            yield f"</{RESULT_TAG}>\n\n"
+    yield "</appraise-results>\n"
+
+
 def write_appraise_xml(results: AppraiseResults) -> str:
     """Write items in the exact layout of judgments.xml (attribute order, indentation, blank lines)."""
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', "<appraise-results>", ""]
-    for group_id, items in _by_group(results.items):
-        attrs = results.groups.get(group_id, {})
-        out.append(
-            f"<{RESULT_TAG} source-language={quoteattr(attrs.get('source-language', 'err'))} "
-            f"id={quoteattr(group_id)} target-language={quoteattr(attrs.get('target-language', 'cor'))}>"
-        )
-        for item in items:
-            out.append("")
-            head = (
-                f"  <{ITEM_TAG} doc-id={quoteattr(item.doc_id)}"
-                + (f" duration={quoteattr(format_duration(item.duration))}" if item.duration is not None else "")
-                + f" id={quoteattr(item.id)}"
-                + (' skipped="true"' if item.skipped else "")
-                + f" src-id={quoteattr(str(item.src_id))} user={quoteattr(item.user)}"
-            )
-            if item.skipped:
-                out.append(head + "/>")
-            else:
-                out.append(head + ">")
-                out.extend(
-                    f"    <{TRANSLATION_TAG} rank={quoteattr(str(rank))} system={quoteattr(' '.join(systems))}/>"
-                    for systems, rank in item.translations
-                )
-                out.append(f"  </{ITEM_TAG}>")
-        out.append(f"</{RESULT_TAG}>")
-        out.append("")
-    out.append("</appraise-results>")
-    return "\n".join(out) + "\n"
+    return "".join(appraise_xml_chunks(
+        (group_id, results.groups.get(group_id, {}), [items]) for group_id, items in _by_group(results.items)
+    ))
 
 
 def _by_group(items: Iterable[RankingItem]) -> list[tuple[str, list[RankingItem]]]:

@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
@@ -19,19 +19,19 @@ from ..services import background_jobs
 from ..services.appraise_import import (
     AppraiseImportSummary,
     NotARankingCampaign,
-    export_appraise_xml,
+    export_appraise_xml_chunks,
     import_appraise_xml,
 )
 from ..services.appraise_xml import AppraiseXMLError
-from ..services.judgment_exports import judgments_csv, judgments_json
+from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
 from .organizer_judging import judging_context
 from .posted import campaign_post, messages_section, to_section, valid_post
 
 JUDGMENT_EXPORTS = {
-    "csv": (judgments_csv, "text/csv; charset=utf-8"),
-    "json": (judgments_json, "application/json"),
+    "csv": (judgments_csv_chunks, "text/csv; charset=utf-8"),
+    "json": (judgments_json_chunks, "application/json"),
 }
 
 
@@ -173,11 +173,11 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
 def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     try:
-        text = export_appraise_xml(campaign)
+        chunks = export_appraise_xml_chunks(campaign)
     except NotARankingCampaign as refused:
         return render(request, "400.html", {"status": 409, "reason": f"{refused}: the CSV and JSON links beside "
                                             "it on the campaign page."}, status=409)
-    response = HttpResponse(text, content_type="application/xml; charset=utf-8")
+    response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
     filename = f"{slugify(campaign.name) or 'campaign'}-judgments.xml"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
@@ -185,10 +185,10 @@ def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def campaign_judgments_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
-    """The campaign's judgments as CSV (one row per judged candidate) or JSON."""
+    """The campaign's judgments as CSV (one row per judged candidate) or JSON, streamed a batch at a time."""
     campaign = managed_campaign_or_404(request, pk)
-    render, content_type = JUDGMENT_EXPORTS[extension]
-    response = HttpResponse(render(campaign), content_type=content_type)
+    chunks, content_type = JUDGMENT_EXPORTS[extension]
+    response = StreamingHttpResponse(chunks(campaign), content_type=content_type)
     filename = f"{slugify(campaign.name) or 'campaign'}-judgments.{extension}"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -7,13 +7,18 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.services.appraise_import import import_appraise_xml
+from annotation.models import Assignment, CandidateJudgment, Judgment
+from annotation.services import appraise_import, judgment_exports
+from annotation.services.appraise_import import export_appraise_xml, import_appraise_xml
 from annotation.services.importing import import_outputs
-from annotation.services.judgment_exports import judgments_csv, judgments_json
+from annotation.services.judgment_exports import judgment_records, judgments_csv, judgments_json
 
+from .factories import add_screen
 from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, named, systems
 
@@ -53,7 +58,7 @@ def test_downloads_for_organizers_only(campaign):
     client.force_login(organizer)
     response = client.get(reverse("campaign-judgments-export", args=[campaign.pk, "csv"]))
     assert response["Content-Disposition"] == 'attachment; filename="toy-judgments.csv"'
-    assert response.content.decode() == judgments_csv(campaign)
+    assert response.streaming and response.getvalue().decode() == judgments_csv(campaign)
     unexpanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])).content.decode()
     assert unexpanded.splitlines() == ["judge\tsegment\tfirst\tsecond\trelation", "judge1\t0\talpha beta\tgamma\t<"]
     expanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "expanded"])).content.decode()
@@ -74,3 +79,63 @@ def test_conll14_pairs_as_tsv_match_table_1(conll14_dir):
     expanded = expanded_tsv(rankings).splitlines()[1:]
     assert (len(unexpanded), sum(line.endswith("\t=") for line in unexpanded)) == (20516, 5694)
     assert (len(expanded), sum(line.endswith("\t=") for line in expanded)) == (109098, 59117)
+
+
+def judged_here(campaign, line: int, judge: User) -> Judgment:
+    """A judgment of the screen of ``line`` made on this site (no Appraise group): every candidate ranked."""
+    screen = add_screen(campaign, line, judges=[judge])
+    screen.assignments.update(status=Assignment.Status.SUBMITTED)
+    judgment = Judgment.objects.create(assignment=screen.assignments.get())
+    CandidateJudgment.objects.bulk_create(
+        CandidateJudgment(judgment=judgment, candidate=slot.candidate, position=slot.position, rank=slot.position + 1)
+        for slot in screen.slots.order_by("position")
+    )
+    return judgment
+
+
+@pytest.fixture
+def grouped(campaign):
+    """The toy campaign's two Appraise items of group hit-1, two of group hit-2, then one made here (the campaign's
+    own group) and two more of hit-1: seven judgments in three result groups, interleaved."""
+    second = ITEM.replace('id="hit-1"', 'id="hit-2"').replace(' id="0" ', ' id="10" ').replace(' id="1" ', ' id="11" ')
+    import_appraise_xml(campaign, second.format(src=0, group="alpha beta").encode())
+    judged_here(campaign, 0, User.objects.get(username="judge1"))
+    third = ITEM.replace(' id="0" ', ' id="20" ').replace(' id="1" ', ' id="21" ')
+    import_appraise_xml(campaign, third.format(src=0, group="alpha beta").encode())
+    return campaign
+
+
+def test_exports_are_streamed_a_batch_at_a_time_with_the_same_bytes(grouped, monkeypatch):
+    whole = (judgments_csv(grouped), judgments_json(grouped), export_appraise_xml(grouped))
+    assert whole[1] == json.dumps({"campaign": "toy", "judgments": judgment_records(grouped)}, indent=2,
+                                  ensure_ascii=False) + "\n", "the JSON is json.dumps's text of the whole document"
+    assert [i.group for i in appraise_import.parse_appraise_xml(whole[2].encode()).items] == [
+        "hit-1"] * 4 + ["hit-2"] * 2 + ["toy"], "result groups in the order of their first item"
+    monkeypatch.setattr(judgment_exports, "EXPORT_BATCH", 2)
+    monkeypatch.setattr(appraise_import, "EXPORT_BATCH", 2)
+    assert (judgments_csv(grouped), judgments_json(grouped), export_appraise_xml(grouped)) == whole
+    organizer = User.objects.create_user("org")
+    grouped.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    for url, text in ((reverse("campaign-judgments-export", args=[grouped.pk, "csv"]), whole[0]),
+                      (reverse("campaign-judgments-export", args=[grouped.pk, "json"]), whole[1]),
+                      (reverse("campaign-appraise-export", args=[grouped.pk]), whole[2]),
+                      (f"/api/campaigns/{grouped.pk}/appraise-xml/", whole[2])):
+        response = client.get(url)
+        assert response.status_code == 200 and response.streaming, url
+        with CaptureQueriesContext(connection) as queries:
+            chunks = list(response.streaming_content)
+        assert b"".join(chunks).decode() == text
+        assert len(chunks) >= 4, f"{url}: 7 judgments in batches of 2 come in chunks, not as one text"
+        assert len(queries) <= (9 if "xml" in url else 3), f"{url}: the same queries whatever the judgments"
+        assert all(len(chunk) < 2_000 for chunk in chunks), f"{url}: a chunk holds one batch"
+
+
+def test_a_campaign_without_judgments_exports_empty_files():
+    campaign = import_outputs("toy", named("source", SOURCE), systems(), source_is_system=True)
+    assert judgments_json(campaign) == '{\n  "campaign": "toy",\n  "judgments": []\n}\n'
+    assert judgments_csv(campaign).splitlines() == [",".join(judgment_exports.JUDGMENT_FIELDS
+                                                             + judgment_exports.CANDIDATE_FIELDS)]
+    assert export_appraise_xml(campaign) == '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n\n' \
+                                            "</appraise-results>\n"

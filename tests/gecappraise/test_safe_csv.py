@@ -91,7 +91,7 @@ def test_downloads_of_judgments_and_pairs_are_neutralised(hostile_campaign):
     client.force_login(organizer)
     judgments = client.get(reverse("campaign-judgments-export", args=[hostile_campaign.pk, "csv"]))
     assert judgments.status_code == 200
-    assert_no_formula(judgments.content.decode())
+    assert_no_formula(judgments.getvalue().decode())
     for kind in ("unexpanded", "expanded"):
         tsv = client.get(reverse("campaign-pairs", args=[hostile_campaign.pk, kind])).content.decode()
         assert_no_formula(tsv, "\t")
