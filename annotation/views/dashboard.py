@@ -50,7 +50,7 @@ def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     screen = _screen_or_404(request, pk, number)
     shown = display(screen.segment, screen.slots)
     slots = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
-    systems = candidate_systems(screen.campaign)
+    systems = candidate_systems(screen.campaign, slots)  # this screen's candidates, not the whole test set's
     judgments = []
     for judgment in (
         screen.assignments.filter(judgment__isnull=False).select_related("judge", "judgment__flag")

@@ -234,3 +234,20 @@ def test_the_campaign_page_holds_the_dashboard(campaign, organizer):
                  reverse("campaign-leaderboard", args=[campaign.pk]), reverse("campaign-history", args=[campaign.pk]),
                  "js/dashboard.js"):
         assert text in page
+
+
+def test_the_screen_page_reads_the_systems_of_its_own_candidates_only(organizer):
+    """The page of one screen read the systems behind every candidate of the campaign (600,000 output rows of 31
+    systems x 20,000 sentences, a second); it asks for its screen's candidates."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    campaign = small_campaign("screen-systems")
+    campaign.organizers.add(organizer)
+    screen = add_screen(campaign, 4)
+    client = login(organizer)
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(reverse("campaign-screen", args=[campaign.pk, screen.number]))
+    assert page.status_code == 200
+    outputs = [q["sql"] for q in queries.captured_queries if 'FROM "annotation_output"' in q["sql"]]
+    assert outputs and all('"annotation_output"."candidate_id" IN' in sql for sql in outputs), outputs
