@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from gecappraise.safe_csv import SafeDictWriter
 
 from ..models import Campaign, CandidateJudgment, Judgment
+from .collapsing import candidate_name
 from .outputs import merged_by_judgment, shared_system_tuples
 
 JUDGMENT_FIELDS = (
@@ -45,8 +46,8 @@ def _record(row: tuple, items: list[tuple], names: dict[int, tuple[str, ...]]) -
         "submitted_at": submitted.isoformat() if submitted else None,
         "flagged": flag is not None, "flag_reason": reason if flag is not None else None,
         "candidates": [
-            {"position": position, "systems": " ".join(names[candidate]), "text": text, "rank": rank, "score": score,
-             "meaning_changed": changed, "slider_first": first, "slider_last": last}
+            {"position": position, "systems": candidate_name(names[candidate]), "text": text, "rank": rank,
+             "score": score, "meaning_changed": changed, "slider_first": first, "slider_last": last}
             for _, position, candidate, text, rank, score, changed, first, last in items
         ],
     }
