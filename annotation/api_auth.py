@@ -19,9 +19,10 @@ from rest_framework.request import Request
 
 
 def sent_token(request: Request) -> bool:
-    """Whether the request's ``Authorization`` header names the token scheme (``Token ...``, any letter case)."""
-    scheme = get_authorization_header(request).split(b" ", 1)[0]
-    return scheme.lower() == knox_settings.AUTH_HEADER_PREFIX.encode().lower()
+    """Whether the request's ``Authorization`` header names the token scheme (``Token ...``, any letter case),
+    its words parted by any white space as knox parts them (a tab after the scheme is still the token scheme)."""
+    words = get_authorization_header(request).split(maxsplit=1)
+    return bool(words) and words[0].lower() == knox_settings.AUTH_HEADER_PREFIX.encode().lower()
 
 
 def looks_like_a_token(credential: bytes) -> bool:

@@ -98,6 +98,16 @@ def test_a_wrong_expired_or_revoked_token_is_a_401_with_a_json_detail(people, sc
         assert not ApiToken.objects.filter(pk=token.pk).exists(), "knox deletes an expired token when it meets it"
 
 
+@pytest.mark.parametrize("separator", ["\t", "  ", " \t "])
+def test_the_token_scheme_is_parted_from_its_key_by_any_white_space_as_knox_reads_it(people, separator):
+    # "Token<TAB>KEY" was read as no token at all, and refused as a request without credentials (403), while knox,
+    # which reads the header, parts it at any white space.
+    token, key = api_tokens.create_token(people["organizer"])
+    assert Client().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token{separator}{key}").status_code == 200
+    wrong = Client().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token{separator}{'0' * 64}")
+    assert wrong.status_code == 401 and wrong["WWW-Authenticate"] == "Token"
+
+
 def test_without_a_token_the_api_answers_as_before_and_basic_auth_still_works(people):
     assert Client().get("/api/campaigns/").status_code == 403
     basic = base64.b64encode(b"olga:olga-password").decode()
