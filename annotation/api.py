@@ -1,10 +1,11 @@
 """REST API for organizers: campaigns, test-set import, screens, Appraise XML. Thin views over the services."""
 from __future__ import annotations
 
+import codecs
 from collections.abc import Collection, Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import StreamingHttpResponse
+from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -12,10 +13,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError, ValidationError
-from rest_framework.parsers import FormParser
+from rest_framework.parsers import FormParser, get_encoding
 from rest_framework.parsers import JSONParser as RestJSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.utils import json
 
 from .api_responses import JOB_NOT_FOUND, READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
@@ -48,14 +50,30 @@ from .services.textfiles import InputFileError
 from .upload_names import SentNamesParser
 
 
+def distinct_keys_object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object's members as a dict, refusing (``ValueError``) a key given twice, of which ``json`` would keep
+    the last silently."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {repeated!r} is given more than once")
+    return data
+
+
 class JSONParser(RestJSONParser):
-    """DRF's JSON parser, which answers JSON nested past Python's recursion limit (``[[[...]]]`` a few thousand
-    deep, a few kB) with its 400 ``{"detail": "JSON parse error - ..."}`` too; DRF catches only ``ValueError``, so it
-    was a 500."""
+    """DRF's JSON parser (its encoding and its strict reading of NaN and Infinity), answering with its 400
+    ``{"detail": "JSON parse error - ..."}`` also an object that gives a key twice (``distinct_keys_object``) and
+    JSON nested past Python's recursion limit (``[[[...]]]`` a few thousand deep, a few kB), which was a 500: DRF
+    catches only ``ValueError``."""
 
     def parse(self, stream, media_type=None, parser_context=None):
+        reader = codecs.getreader(get_encoding(parser_context or {}))
         try:
-            return super().parse(stream, media_type, parser_context)
+            return json.load(reader(stream), object_pairs_hook=distinct_keys_object,
+                             parse_constant=json.strict_constant if self.strict else None)
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
 
@@ -66,12 +84,13 @@ def form_errors(form) -> dict[str, list[str]]:
 
 
 def checked_fields(request, allowed: Collection[str], repeatable: Collection[str] = ()) -> None:
-    """Refuse (400, naming the field) a multipart request with a field the endpoint does not take (a misspelt
-    ``system`` would be dropped silently) or with one that is not ``repeatable`` given twice (only the last of two
-    ``source`` files would be used)."""
+    """Refuse (400, naming the field) a form, multipart or JSON request with a field the endpoint does not take (a
+    misspelt ``system`` would be dropped silently) or with one that is not ``repeatable`` given twice (only the last
+    of two ``source`` files, or of two ``count`` fields, would be used; JSON's parser refuses a repeated key)."""
     errors: dict[str, list[str]] = {}
+    values = request.data.getlist if isinstance(request.data, QueryDict) else lambda name: [request.data[name]]
     for name in {*request.data.keys(), *request.FILES.keys()} - {"csrfmiddlewaretoken"}:
-        given = max(len(request.FILES.getlist(name)), len(request.data.getlist(name)))
+        given = max(len(request.FILES.getlist(name)), len(values(name)))
         if name not in allowed:
             errors[name] = [f"This endpoint takes no part named {name!r}; it takes: {', '.join(allowed)}."]
         elif name not in repeatable and given > 1:
@@ -158,6 +177,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if request.method == "GET":
             jobs = ScreenJobSerializer(active_jobs(campaign), many=True).data
             return Response({"total": screen_count(campaign), "jobs": jobs})
+        checked_fields(request, ScreensForm.base_fields)
         form = ScreensForm(request.data)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
@@ -253,6 +273,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                              "raters": [verdict.as_json() for verdict in verdicts]})
         if not isinstance(request.data, Mapping):  # JSON that is not an object: a list, a string, a number, null
             raise ValidationError({"__all__": ["Send an object with the fields 'judge' and 'action'."]})
+        checked_fields(request, RaterDecisionForm.base_fields)
         form = RaterDecisionForm(request.data)
         if not form.is_valid():
             raise ValidationError(form_errors(form))

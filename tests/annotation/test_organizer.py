@@ -10,6 +10,7 @@ from django.urls import reverse
 from annotation.models import Campaign, Candidate, Screen
 from annotation.permissions import ORGANIZERS_GROUP
 
+from .factories import small_campaign
 from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, SYSTEMS, _zip
 
@@ -177,6 +178,20 @@ def test_rest_api_refuses_unknown_and_repeated_parts(organizer, client_for, extr
     response = client_for(organizer).post("/api/campaigns/", {**data, **extra})
     assert response.status_code == 400 and message in response.json()[field][0]
     assert not Campaign.objects.exists()
+
+
+@pytest.mark.parametrize(("data", "field", "message"), [
+    ("count=1&count=40", "count", "Give 'count' once, not 2 times."),
+    ("cuont=3", "cuont", "This endpoint takes no part named 'cuont'; it takes: count."),
+])
+def test_rest_api_screens_refuse_unknown_and_repeated_fields_and_add_nothing(organizer, client_for, data, field,
+                                                                           message):
+    # "count=1&count=40" added 40 screens (the last value), and a misspelt count added a screen per sentence.
+    campaign = small_campaign("parts", owner=organizer)
+    response = client_for(organizer).post(f"/api/campaigns/{campaign.pk}/screens/", data,
+                                          content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400 and response.json() == {field: [message]}
+    assert not Screen.objects.exists()
 
 
 def test_rest_api_creates_campaigns_screens_and_imports_judgments(organizer, client_for):

@@ -429,6 +429,22 @@ def test_the_rest_api_answers_json_nested_too_deeply_with_a_400():
     assert not RaterStatus.objects.exists()
 
 
+@pytest.mark.parametrize(("body", "answer"), [
+    ('{"judge": "hasty", "action": "include", "action": "exclude"}',
+     {"detail": "JSON parse error - the key 'action' is given more than once"}),
+    ('{"judge": "hasty", "action": "exclude", "reason": "slow"}',
+     {"reason": ["This endpoint takes no part named 'reason'; it takes: judge, action."]}),
+])
+def test_the_rest_api_refuses_a_repeated_or_unknown_key_and_decides_nothing(body, answer):
+    # A key given twice took its last value silently (json keeps the last), so this excluded the rater.
+    campaign = small_campaign("keys")
+    judge("hasty", campaign)
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", body, content_type="application/json")
+    assert response.status_code == 400 and response.json() == answer
+    assert not RaterStatus.objects.exists()
+
+
 def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
     campaign, raters = judged
     organizer, client = organizer_client(campaign)
