@@ -17,9 +17,10 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from rest_framework.permissions import BasePermission
 
-from .models import BackgroundJob, Campaign, CrowdWorker
+from .models import ApiToken, BackgroundJob, Campaign, CrowdWorker
 
 ORGANIZERS_GROUP = "organizers"
 
@@ -108,6 +109,16 @@ def may_hold_api_tokens(user: AbstractBaseUser | AnonymousUser) -> bool:
     token makes is checked as any other (``IsOrganizer``), so a token of someone who no longer organizes reaches
     nothing."""
     return bool(user.is_authenticated and user.is_active and organizes(user))
+
+
+def may_revoke_api_tokens(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """May see and revoke their own API tokens: whoever may hold them, and an active user who still holds unexpired
+    ones from when they organized. Those reach nothing now (``may_hold_api_tokens``), but would again if the role
+    came back, so their holder can end them."""
+    return may_hold_api_tokens(user) or bool(
+        user.is_authenticated and user.is_active
+        and ApiToken.objects.filter(user=user, expiry__gt=timezone.now()).exists()
+    )
 
 
 def is_crowd_worker(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -1,6 +1,7 @@
 """The signed-in organizer's API tokens (``/accounts/api-tokens/``): the list, a new token (shown once), revoking
-one or all. Only users who may hold tokens (``permissions.may_hold_api_tokens``) reach these pages; anyone else
-signed in gets the site's 403 page. Changes are POSTs (CSRF-checked, as every form of the site), each answered with
+one or all. Only users who may hold tokens (``permissions.may_hold_api_tokens``) make them; they and anyone who
+still holds one from when they organized (``may_revoke_api_tokens``) see and revoke theirs; anyone else signed in
+gets the site's 403 page. Changes are POSTs (CSRF-checked, as every form of the site), each answered with
 a redirect to the list and a message.
 
 A new token is not stored, only its digest, so the page shows it once: the POST keeps it in the session and the
@@ -25,32 +26,38 @@ from knox.settings import knox_settings
 
 from ..api_token_forms import NewTokenForm, RevokeTokenForm
 from ..judging_forms import error_text
-from ..permissions import may_hold_api_tokens
+from ..permissions import may_hold_api_tokens, may_revoke_api_tokens
 from ..services import api_tokens
 
 #: Session key: the new token and its name, until the list has shown it.
 SESSION_NEW_TOKEN = "api-token-new"
 
 
-def token_holder(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """``view`` for a signed-in user who may hold API tokens: others are sent to log in, or refused (403)."""
+def tokens_page(may: Callable[..., bool]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """A view for a signed-in user whom ``may`` (a rule of ``permissions``) lets in: others are sent to log in, or
+    refused (403)."""
 
-    @login_required
-    @wraps(view)
-    def checked(request: HttpRequest) -> HttpResponse:
-        if not may_hold_api_tokens(request.user):
-            raise PermissionDenied("API tokens are for organizers and admins, the API's users.")
-        return view(request)
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_required
+        @wraps(view)
+        def checked(request: HttpRequest) -> HttpResponse:
+            if not may(request.user):
+                raise PermissionDenied("API tokens are for organizers and admins, the API's users.")
+            return view(request)
 
-    return checked
+        return checked
+
+    return decorator
 
 
-@token_holder
+@tokens_page(may_revoke_api_tokens)
 @never_cache
 @require_GET
 def token_list(request: HttpRequest) -> HttpResponse:
-    """The user's unexpired tokens, the form for a new one, and the token just made, once."""
+    """The user's unexpired tokens, the form for a new one (for a user who may hold them), and the token just made,
+    once."""
     return render(request, "accounts/api_tokens.html", {
+        "may_create": may_hold_api_tokens(request.user),
         "tokens": api_tokens.live_tokens(request.user),
         "new_token": request.session.pop(SESSION_NEW_TOKEN, None),
         "form": NewTokenForm(),
@@ -60,7 +67,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
     })
 
 
-@token_holder
+@tokens_page(may_hold_api_tokens)
 @require_POST
 def token_create(request: HttpRequest) -> HttpResponse:
     """Make a token with the posted name; the list shows it once."""
@@ -78,7 +85,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
     return redirect("api-tokens")
 
 
-@token_holder
+@tokens_page(may_revoke_api_tokens)
 @require_POST
 def token_revoke(request: HttpRequest) -> HttpResponse:
     """Revoke one of the user's tokens: it no longer authenticates."""
@@ -89,13 +96,19 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     else:
         messages.success(request, f"Revoked the token {token.token_key}…{f' ({token.name})' if token.name else ''}; "
                          "it no longer works.")
-    return redirect("api-tokens")
+    return _after_revoking(request)
 
 
-@token_holder
+@tokens_page(may_revoke_api_tokens)
 @require_POST
 def token_revoke_all(request: HttpRequest) -> HttpResponse:
     """Revoke every token of the user."""
     count = api_tokens.revoke_all(request.user)
     messages.success(request, f"Revoked all your API tokens ({count}); none of them works any more.")
-    return redirect("api-tokens")
+    return _after_revoking(request)
+
+
+def _after_revoking(request: HttpRequest) -> HttpResponse:
+    """Back to the list, or to the start page for a user the list no longer lets in (a former organizer who has
+    just revoked the last token)."""
+    return redirect("api-tokens" if may_revoke_api_tokens(request.user) else "home")

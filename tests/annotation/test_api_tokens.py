@@ -132,10 +132,35 @@ def test_a_token_of_someone_who_no_longer_organizes_reaches_no_organizer_endpoin
     refused = api_get(key)
     assert refused.status_code == 403 and "detail" in refused.json()
     assert api_get(key, f"/api/campaigns/{campaign.pk}/").status_code == 403
-    # The page is closed to them too, and the organizer's own token is untouched.
-    assert signed_in(helper).get("/accounts/api-tokens/").status_code == 403
+    # The organizer's own token is untouched.
     _, own = api_tokens.create_token(organizer)
     assert api_get(own).status_code == 200
+
+
+def test_a_former_organizer_sees_and_revokes_the_tokens_left_but_makes_none(people):
+    # The page was closed to them, so a token that would work again if the role came back could not be ended.
+    helper = User.objects.create_user("hugo")
+    helper.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
+    first, _ = api_tokens.create_token(helper, "cron")
+    _, key = api_tokens.create_token(helper, "poller")
+    call_command("organizer", "--remove", "hugo", stdout=StringIO())
+    client = signed_in(helper)
+    page = client.get("/accounts/api-tokens/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "You no longer organize a campaign" in html and 'id="new-token-form"' not in html
+    assert html.count("Revoke the token") == 2
+    assert client.post("/accounts/api-tokens/new/", {"name": "again"}).status_code == 403
+    assert client.post("/accounts/api-tokens/revoke/", {"token": first.digest}).url == "/accounts/api-tokens/"
+    assert list(ApiToken.objects.values_list("name", flat=True)) == ["poller"]
+    helper.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
+    assert api_get(key).status_code == 200, "the role back, the token left works again"
+    helper.groups.clear()
+    # The last one revoked, the page closes again: the answer goes to the start page, with the message.
+    done = client.post("/accounts/api-tokens/revoke-all/", follow=True)
+    assert done.redirect_chain[0] == ("/", 302)
+    assert "Revoked all your API tokens (1)" in done.content.decode()
+    assert not ApiToken.objects.exists() and client.get("/accounts/api-tokens/").status_code == 403
 
 
 def test_an_inactive_users_token_is_refused(people):
