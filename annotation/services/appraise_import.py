@@ -42,7 +42,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .outputs import candidate_systems, merged_by_judgment, shared_system_tuples
+from .outputs import batched, candidate_systems, merged_by_judgment, shared_system_tuples
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -235,13 +235,13 @@ def _judged(item: RankingItem, candidates: list[int]) -> JudgedScreen:
 EXPORT_BATCH = 2000
 
 
-def _item_batches(
-    campaign: Campaign, judgments: QuerySet[Judgment], names: dict[int, tuple[str, ...]], size: int
-) -> Iterator[list[RankingItem]]:
-    """``judgments`` (of ``campaign``) as Appraise items in the order they were stored, ``size`` at a time, with
-    the systems of each candidate from ``names`` (``shared_system_tuples``): the judgments and their ranks are two
-    queries read as they stream, merged by judgment id. A judgment neither flagged nor ranked (it has no item) is
-    left out."""
+def _items(
+    campaign: Campaign, judgments: QuerySet[Judgment], names: dict[int, tuple[str, ...]], chunk_size: int
+) -> Iterator[RankingItem]:
+    """``judgments`` (of ``campaign``) as Appraise items, one at a time in the order they were stored, with the
+    systems of each candidate from ``names`` (``shared_system_tuples``): the judgments and their ranks are two
+    queries read as they stream (``chunk_size`` judgments fetched at a time), merged by judgment id. A judgment
+    neither flagged nor ranked (it has no item) is left out."""
     rows = judgments.order_by("id").values_list(
         "id", "external_id", "external_doc_id", "external_group", "duration", "assignment__judge__username",
         "assignment__screen__segment__line", "assignment__screen__segment__document__name", "flag__id",
@@ -250,12 +250,12 @@ def _item_batches(
         CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     )
-    batch = []
-    for row, shown in merged_by_judgment(rows.iterator(chunk_size=size), ranks.iterator(chunk_size=5 * size)):
+    for row, shown in merged_by_judgment(rows.iterator(chunk_size=chunk_size),
+                                         ranks.iterator(chunk_size=5 * chunk_size)):
         pk, ext_id, ext_doc, group, duration, user, line, document, flag = row
         if flag is None and not shown:
             continue
-        batch.append(RankingItem(
+        yield RankingItem(
             id=ext_id or str(pk),
             doc_id=ext_doc or f"{document}-{line}",
             src_id=line,
@@ -264,12 +264,7 @@ def _item_batches(
             skipped=flag is not None,
             translations=[(names[candidate], rank) for _, candidate, rank in shown] if flag is None else [],
             group=group or campaign.name,
-        ))
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+        )
 
 
 def _result_groups(campaign: Campaign) -> list[str]:
@@ -299,12 +294,11 @@ def campaign_rankings(campaign: Campaign) -> AppraiseResults:
     """
     results = AppraiseResults()
     judgments = Judgment.objects.filter(assignment__campaign=campaign)
-    for batch in _item_batches(campaign, judgments, shared_system_tuples(campaign), EXPORT_BATCH):
-        for item in batch:
-            results.groups.setdefault(
-                item.group, {"source-language": campaign.source_language, "target-language": campaign.target_language}
-            )
-        results.items.extend(batch)
+    for item in _items(campaign, judgments, shared_system_tuples(campaign), EXPORT_BATCH):
+        results.groups.setdefault(
+            item.group, {"source-language": campaign.source_language, "target-language": campaign.target_language}
+        )
+        results.items.append(item)
     return results
 
 
@@ -327,7 +321,7 @@ def export_appraise_xml_chunks(campaign: Campaign) -> Iterator[str]:
     attrs = {"source-language": campaign.source_language, "target-language": campaign.target_language}
     names = shared_system_tuples(campaign)
     return appraise_xml_chunks(
-        (group, attrs, _item_batches(campaign, _group_judgments(campaign, group), names, EXPORT_BATCH))
+        (group, attrs, batched(_items(campaign, _group_judgments(campaign, group), names, EXPORT_BATCH), EXPORT_BATCH))
         for group in _result_groups(campaign)
     )
 

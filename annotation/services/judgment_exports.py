@@ -22,7 +22,7 @@ from gecappraise.safe_csv import SafeDictWriter
 
 from ..models import Campaign, CandidateJudgment, Judgment
 from .collapsing import candidate_name
-from .outputs import merged_by_judgment, shared_system_tuples
+from .outputs import batched, merged_by_judgment, shared_system_tuples
 
 JUDGMENT_FIELDS = (
     "judgment", "item", "judge", "line", "document", "duration_seconds", "active_seconds", "submitted_at",
@@ -53,12 +53,13 @@ def _record(row: tuple, items: list[tuple], names: dict[int, tuple[str, ...]]) -
     }
 
 
-def judgment_batches(campaign: Campaign, size: int | None = None) -> Iterator[list[dict]]:
-    """Every judgment of the campaign with its judged candidates (``candidates``, in screen order), in the order
-    they were stored, ``size`` (``EXPORT_BATCH``) at a time: the judgments and their candidates are two queries
-    read as they stream from the database, merged by judgment id, so the number of queries and the memory held do
-    not grow with the judgments (the systems of the test set's candidates are one map)."""
-    size = size or EXPORT_BATCH
+def streamed_records(campaign: Campaign, chunk_size: int | None = None) -> Iterator[dict]:
+    """Every judgment of the campaign with its judged candidates (``candidates``, in screen order), one record at a
+    time in the order they were stored: the judgments and their candidates are two queries read as they stream
+    from the database (``chunk_size``, ``EXPORT_BATCH``, judgments fetched at a time), merged by judgment id, so
+    the number of queries and the memory held do not grow with the judgments (the systems of the test set's
+    candidates are one map)."""
+    size = chunk_size or EXPORT_BATCH
     names = shared_system_tuples(campaign)
     judgments = (
         Judgment.objects.filter(assignment__campaign=campaign).order_by("id")
@@ -73,19 +74,19 @@ def judgment_batches(campaign: Campaign, size: int | None = None) -> Iterator[li
         .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed",
                      "slider_first", "slider_last")
     )
-    batch = []
     for row, own in merged_by_judgment(judgments.iterator(chunk_size=size), items.iterator(chunk_size=5 * size)):
-        batch.append(_record(row, own, names))
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+        yield _record(row, own, names)
+
+
+def judgment_batches(campaign: Campaign, size: int | None = None) -> Iterator[list[dict]]:
+    """``streamed_records`` ``size`` (``EXPORT_BATCH``) at a time."""
+    size = size or EXPORT_BATCH
+    return batched(streamed_records(campaign, size), size)
 
 
 def judgment_records(campaign: Campaign) -> list[dict]:
-    """Every judgment of the campaign with its judged candidates, as one list (``judgment_batches``)."""
-    return [record for batch in judgment_batches(campaign) for record in batch]
+    """Every judgment of the campaign with its judged candidates, as one list (``streamed_records``)."""
+    return list(streamed_records(campaign))
 
 
 def judgments_json_chunks(campaign: Campaign) -> Iterator[str]:

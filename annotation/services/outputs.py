@@ -1,12 +1,18 @@
-"""Which systems produced which candidate: the one query every export and analysis loader shares."""
+"""Which systems produced which candidate: the one query every export and analysis loader shares; and how the
+streamed exports read their rows: two queries merged by judgment id (``merged_by_judgment``), written a batch at a
+time (``batched``)."""
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator
+from itertools import islice
+from typing import TypeVar
 
 from django.db.models import QuerySet
 
 from ..models import Campaign, Output
+
+T = TypeVar("T")
 
 
 def candidate_systems(
@@ -24,7 +30,6 @@ def candidate_systems(
     for candidate_id, name in outputs.values_list("candidate_id", "system__name"):
         systems[candidate_id].append(name)
     return systems
-
 
 
 def shared_system_tuples(campaign: Campaign) -> dict[int, tuple[str, ...]]:
@@ -53,3 +58,13 @@ def merged_by_judgment(judgments: Iterable[tuple], items: Iterable[tuple]) -> It
             own.append(item)
             item = next(pending, None)
         yield row, own
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """The ``items`` in lists of ``size`` in their order, the last one shorter, none empty, each read only when it is
+    asked for (so a stream of rows stays a stream): ``itertools.batched`` of Python 3.12, in lists, for 3.11."""
+    if size < 1:
+        raise ValueError(f"a batch holds at least one item, not {size}")
+    pending = iter(items)
+    while batch := list(islice(pending, size)):
+        yield batch
