@@ -44,7 +44,6 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 from annotation.models import Campaign, Candidate  # noqa: E402
@@ -52,6 +51,7 @@ from annotation.services.appraise_import import import_appraise_xml  # noqa: E40
 from annotation.services.importing import import_outputs  # noqa: E402
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from ranking import leaderboard as live  # noqa: E402
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking  # noqa: E402
 from ranking.core.expected_wins import expected_wins  # noqa: E402
@@ -208,9 +208,7 @@ def main() -> None:
     parser.add_argument("--skip-conll14", action="store_true")
     args = parser.parse_args()
     rng = np.random.default_rng(2015)
-    setup_test_environment()
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database():
         if not args.skip_conll14:
             if (CONLL14 / "judgments.xml").is_file():
                 measure(conll14_campaign(), "CoNLL-14", args.repeat, rng)
@@ -222,9 +220,6 @@ def main() -> None:
         p95 = measure(campaign, "synthetic", args.repeat, rng)
         print(f"target: new-judgment p95 < 200 ms at {args.rankings:,} rankings: {'met' if p95 < 200 else 'MISSED'} "
               f"({p95:.0f} ms)")
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
 
 
 if __name__ == "__main__":

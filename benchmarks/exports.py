@@ -35,15 +35,14 @@ import django  # noqa: E402
 django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 from annotation.services.appraise_import import campaign_rankings  # noqa: E402
 from annotation.services.appraise_xml import write_appraise_xml  # noqa: E402
 from annotation.services.judgment_exports import CANDIDATE_FIELDS, JUDGMENT_FIELDS, judgment_records  # noqa: E402
 from benchmarks.dashboard import analyze_tables, synthetic_campaign  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from gecappraise.safe_csv import SafeDictWriter  # noqa: E402
 
 
@@ -93,9 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rankings", type=int, default=50_000)
     args = parser.parse_args()
-    setup_test_environment()
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database():
         campaign = synthetic_campaign(args.rankings, 20, np.random.default_rng(2015))
         analyze_tables()
         organizer = get_user_model().objects.create_user("organizer")
@@ -117,9 +114,6 @@ def main() -> None:
             print(f"  {label:<13} {len(text) / 1e6:6.1f} MB: whole {base_seconds:5.1f} s, peak {base_peak:6.0f} MB; "
                   f"streamed {seconds:5.1f} s (first chunk {first:.2f} s), peak {peak:5.0f} MB: "
                   f"{base_peak / peak:.1f}x less memory, {base_seconds / seconds:.2f}x the speed")
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from django.db import connection, transaction  # noqa: E402
 from annotation.models import Campaign, Candidate, Document, Output, Segment, System  # noqa: E402
 from annotation.services.importing import create_campaign, import_outputs, read_test_set  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 
 CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14" / "outputs"
 WORDS = "the a of to in is are was were has have make makes school student students teacher people time".split()
@@ -92,8 +93,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=20)
     args = parser.parse_args()
     rng = np.random.default_rng(2015)
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database() as test_db:
         print(f"database: {connection.vendor} ({test_db})")
         source, systems, label = conll_sized(rng)
         n_lines = source.data.count(b"\n")
@@ -113,8 +113,6 @@ def main() -> None:
         print(f"synthetic: {args.systems} systems x {args.sentences:,} sentences in {total:.1f} s "
               f"(read and collapse {checked:.1f} s, write {write:.1f} s; {args.sentences / total:,.0f} sentences/s, "
               f"{args.systems * args.sentences / total:,.0f} outputs/s)")
-    finally:
-        connection.creation.destroy_test_db(test_db, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@ from annotation.models import Assignment, Campaign, Judgment  # noqa: E402
 from annotation.services.importing import import_outputs  # noqa: E402
 from annotation.services.screens import create_screens  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 
 CONLL14 = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data")) / "conll14" / "outputs"
 DEMO = REPO / "annotation" / "demo"
@@ -124,15 +125,14 @@ class Site:
 def throwaway_site() -> Iterator[Site]:
     """A new test database (``test_`` + DATABASE_URL's name, made afresh) for the block; at its end gunicorn stops
     (if the block started it) and the database is dropped, whatever happened."""
-    site = Site(connection.creation.create_test_db(verbosity=0, autoclobber=True))
-    try:
-        yield site
-    finally:
-        if site.server is not None:
-            site.server.terminate()
-            site.server.wait(timeout=30)
-        connection.close()
-        connection.creation.destroy_test_db(site.test_db, verbosity=0)
+    with throwaway_database() as test_db:
+        site = Site(test_db)
+        try:
+            yield site
+        finally:
+            if site.server is not None:
+                site.server.terminate()
+                site.server.wait(timeout=30)
 
 
 def add_load_test_arguments(parser: argparse.ArgumentParser, *, gunicorn_workers: str, think: float, think_help: str,
