@@ -71,16 +71,17 @@ def conll14_campaign() -> Campaign:
     return campaign
 
 
-def synthetic_campaign(n_rankings: int, n_systems: int, rng: np.random.Generator) -> Campaign:
+def synthetic_campaign(n_rankings: int, n_systems: int, rng: np.random.Generator, name: str = "synthetic",
+                       judges: str = "judge") -> Campaign:
     """``n_systems`` systems editing each of ``n_rankings // 20`` sentences with probability 0.7, and
-    ``n_rankings`` rankings of up to 5 of a sentence's candidates by 20 judges, better-numbered systems ranked
-    better with noise, ties where the noisy qualities round alike."""
+    ``n_rankings`` rankings of up to 5 of a sentence's candidates by 20 judges (``judges`` numbered 00 to 19),
+    better-numbered systems ranked better with noise, ties where the noisy qualities round alike."""
     n_sentences = max(n_rankings // 20, 50)
     source = [f"sentence {i} has a few words in it ." for i in range(n_sentences)]
     names = [f"sys{k:02d}" for k in range(n_systems)]
     lines = lambda texts: ("\n".join(texts) + "\n").encode()
     outputs = [[s.replace("few", f"e{k}") if rng.random() < 0.7 else s for s in source] for k in range(n_systems)]
-    campaign = import_outputs("synthetic", NamedFile("source", lines(source)),
+    campaign = import_outputs(name, NamedFile("source", lines(source)),
                               [NamedFile(n, lines(o)) for n, o in zip(names, outputs)])
     quality: dict[int, int] = {}
     by_line: dict[int, list[int]] = defaultdict(list)
@@ -98,7 +99,7 @@ def synthetic_campaign(n_rankings: int, n_systems: int, rng: np.random.Generator
             shown = rng.permutation(by_line[(line + 1) % n_sentences])[:5]
         noisy = np.array([quality[pk] for pk in shown]) + rng.normal(0, 6, len(shown))
         ranks = np.clip(1 + np.argsort(np.argsort(-np.round(noisy / 4))), 1, 5)
-        screens.append(JudgedScreen(line=int(line), judge=f"judge{i % 20:02d}", duration=timedelta(seconds=30),
+        screens.append(JudgedScreen(line=int(line), judge=f"{judges}{i % 20:02d}", duration=timedelta(seconds=30),
                                     candidates=[JudgedCandidate(int(pk), int(r)) for pk, r in zip(shown, ranks)]))
     for start in range(0, len(screens), 10_000):
         with transaction.atomic():
