@@ -601,10 +601,11 @@ def _schedule_repeat(assignment: Assignment) -> Assignment | None:
 
 
 def last_submitted(campaign: Campaign, judge: AbstractBaseUser) -> Assignment | None:
-    """The judge's most recently submitted assignment in ``campaign``."""
+    """The judge's most recently submitted assignment in ``campaign``; screens judged elsewhere and imported (no
+    ``submitted_at``) are none of them."""
     return (
         _mine(campaign, judge)
-        .filter(status=Assignment.Status.SUBMITTED)
+        .filter(status=Assignment.Status.SUBMITTED, submitted_at__isnull=False)
         .order_by("-submitted_at", "-id")
         .first()
     )

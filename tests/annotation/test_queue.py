@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, CandidateJudgment, Flag, Judgment, ScreenCandidate
 from annotation.services import queue
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 
 from .factories import add_screen, judge, small_campaign
 
@@ -256,6 +257,22 @@ def test_undo_serves_the_last_screen_again_under_a_new_token(campaign):
     after = queue.next_assignment(campaign, ann)
     assert after.pk == second.pk, "the screen served in between comes next"
     assert Judgment.objects.get().assignment.screen == first_screen
+
+
+def test_undo_takes_the_last_screen_judged_here_when_the_judge_has_imported_judgments(campaign):
+    """Judgments imported for a judge (Appraise XML: no submit time) are none of their submits here: undo undoes
+    the screen they submitted last. The imported one sorted first (no time is last in a descending order), so
+    every undo of such a judge was refused."""
+    segment = campaign.segments.get(line=0)
+    shown = [JudgedCandidate(pk, rank) for rank, pk in enumerate(segment.candidates.values_list("pk", flat=True), 1)]
+    ann = write_judged_screens(campaign, [JudgedScreen(line=0, judge="ann", candidates=shown)])["ann"]
+    add_screen(campaign, 1)
+    served = queue.next_assignment(campaign, ann)
+    queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served))
+    assert queue.last_submitted(campaign, ann).pk == served.pk
+    undone = queue.undo_last(campaign, ann, served.token)
+    assert undone.pk == served.pk and undone.status == Assignment.Status.SERVED
+    assert list(Judgment.objects.values_list("assignment__submitted_at", flat=True)) == [None], "the import stays"
 
 
 def test_only_the_last_submitted_screen_can_be_undone(campaign):
