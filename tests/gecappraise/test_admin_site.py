@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Judgment, Screen
+from annotation.models import Assignment, Campaign, Judgment, Screen
 from annotation.services import queue
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
@@ -110,3 +110,15 @@ def test_judgments_are_read_only_in_the_admin(admin_client):
     for name in ("candidatejudgment", "flag"):
         assert admin_client.get(reverse(f"admin:annotation_{name}_add")).status_code == 403
     assert Judgment.objects.count() == 2
+
+
+def test_assignments_are_listed_by_campaign_in_the_order_their_slots_are_handed_out(admin_client):
+    other = small_campaign("other")
+    for line in (2, 1, 3):
+        add_screen(other, line, slots=2)
+    Assignment.objects.filter(campaign=other, position=0).update(position=9)
+    listed = admin_client.get(reverse("admin:annotation_assignment_changelist")).context["cl"].result_list
+    rows = [(assignment.campaign_id, assignment.position, assignment.pk) for assignment in listed]
+    assert rows == sorted(rows) and len(rows) == Assignment.objects.count()
+    assert {campaign for campaign, _, _ in rows} == {other.pk, Campaign.objects.get(name="support").pk}
+
