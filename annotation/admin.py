@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.contrib import admin
+from django.contrib.admin.utils import get_fields_from_path
+from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import smart_split, unescape_string_literal
 
 from .models import (
     ApiToken,
@@ -56,12 +60,62 @@ def changelist_link(model, label: str, **filters) -> str:
     return format_html('<a href="{}?{}">{}</a>', url, query, label)
 
 
+def search_lookup(model: type[models.Model], name: str) -> tuple[str, models.Field]:
+    """The ORM lookup of the search field ``name`` of ``model``'s admin and the field it ends at: a text field is
+    searched for a part (``icontains``; with ``=``, the whole text, ``iexact``), a field of another type with ``=``
+    for a value of its type (``exact``)."""
+    path = name.removeprefix("=")
+    field = get_fields_from_path(model, path)[-1]
+    if name == path:
+        return f"{path}__icontains", field
+    return f"{path}__{'iexact' if isinstance(field, (models.CharField, models.TextField)) else 'exact'}", field
+
+
+def search_value(lookup: str, field: models.Field, term: str) -> object | None:
+    """What ``lookup`` compares with the search term ``term``: the term itself, or for an ``exact`` lookup the value
+    of the field's type that it is (None: it is none, e.g. a word for a number or a token)."""
+    if not lookup.endswith("__exact"):
+        return term
+    try:
+        return field.to_python(term)
+    except ValidationError:
+        return None
+
+
 class SupportAdmin(admin.ModelAdmin):
-    """Large tables: no full count of unfiltered lists, 50 rows a page, every field shown, and the related rows the
-    list shows fetched with it."""
+    """Large tables: no full count of unfiltered lists, 50 rows a page, every field shown, the related rows the
+    list shows fetched with it, and searches that indexes answer (``get_search_results``)."""
 
     show_full_result_count = False
     list_per_page = 50
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet, search_term: str
+    ) -> tuple[QuerySet, bool]:
+        """The rows that match every term of ``search_term`` (a quoted phrase is one term): a term matches a row when
+        one of ``search_fields`` does (``search_lookup``); a term that is no value of a field's type skips that
+        field. Each field's rows are asked for on their own, and the list takes their ids (``pk IN (... UNION ALL
+        ...)``), so each lookup is answered from its own table's indexes and no row is listed twice.
+
+        Django's own search compares a number or a token as text (``UPPER("number"::text) = UPPER('7')``, which no
+        index answers) and puts every field in one condition over the joined tables, so each search read whole
+        tables: a judge's assignments among 350,000 took 1 s."""
+        fields = self.get_search_fields(request)
+        if not (fields and search_term):
+            return queryset, False
+        lookups = [search_lookup(self.model, name) for name in fields]
+        for term in smart_split(search_term):
+            if term.startswith(('"', "'")) and term[0] == term[-1]:
+                term = unescape_string_literal(term)
+            matches = [
+                self.model._default_manager.filter(**{lookup: value}).order_by().values("pk")
+                for lookup, value in ((lookup, search_value(lookup, field, term)) for lookup, field in lookups)
+                if value is not None
+            ]
+            if not matches:
+                return queryset.none(), False
+            queryset = queryset.filter(pk__in=matches[0].union(*matches[1:], all=True) if matches[1:] else matches[0])
+        return queryset, False
 
     def get_list_select_related(self, request: HttpRequest) -> Sequence[str]:
         """``list_select_related`` where the admin names it (columns that reach further, through methods); otherwise

@@ -6,10 +6,11 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, Campaign, Judgment, Screen
+from annotation.models import Assignment, Campaign, Candidate, Judgment, Screen
 from annotation.services import queue
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
@@ -121,4 +122,41 @@ def test_assignments_are_listed_by_campaign_in_the_order_their_slots_are_handed_
     rows = [(assignment.campaign_id, assignment.position, assignment.pk) for assignment in listed]
     assert rows == sorted(rows) and len(rows) == Assignment.objects.count()
     assert {campaign for campaign, _, _ in rows} == {other.pk, Campaign.objects.get(name="support").pk}
+
+
+def test_a_search_matches_numbers_and_tokens_as_values_and_names_in_part(admin_client):
+    """A number matches the screens of that number ("01" is 1), a token its assignment (written in any case), a word
+    the judges whose name holds it, and a word is no number, so it skips the number fields; every term must match."""
+    campaign = Campaign.objects.get(name="support")
+    ann = User.objects.get(username="ann")
+    for line in (1, 2):
+        add_screen(campaign, line, judges=[ann])
+    url = reverse("admin:annotation_assignment_changelist")
+
+    def found(term: str) -> list[int]:
+        return sorted(assignment.pk for assignment in admin_client.get(url, {"q": term}).context["cl"].result_list)
+
+    def ids(**lookups) -> list[int]:
+        return sorted(Assignment.objects.filter(**lookups).values_list("pk", flat=True))
+
+    assert found("01") == ids(screen__number=1) and len(found("01")) == 1
+    served = Assignment.objects.get(judge=ann, screen__number=0)
+    assert found(str(served.token).upper()) == [served.pk]
+    assert found("ann") == ids(judge=ann) and len(found("ann")) == 3
+    assert found('ann "0"') == [served.pk]
+    assert found("nobody") == [] and found("bob 2") == []
+    judgments = admin_client.get(reverse("admin:annotation_judgment_changelist"), {"q": "0"}).context["cl"]
+    assert judgments.result_count == 2, "both judgments of screen 0"
+
+
+def test_a_search_through_a_many_to_many_relation_lists_each_row_once(admin_client):
+    """"A new document starts here ." is one candidate of three systems; searching for a letter of two of their
+    names lists it once, and the count says so."""
+    url = reverse("admin:annotation_candidate_changelist")
+    listed = admin_client.get(url, {"q": "e"}).context["cl"]
+    expected = Candidate.objects.filter(Q(text__icontains="e") | Q(systems__name__icontains="e")).distinct()
+    pks = [candidate.pk for candidate in listed.result_list]
+    assert len(pks) == len(set(pks)) == listed.result_count == expected.count()
+    shared = Candidate.objects.get(text="A new document starts here .")
+    assert shared.systems.filter(name__icontains="e").count() == 2 and shared.pk in pks
 
