@@ -364,10 +364,25 @@ class JudgmentAdmin(JudgmentRecordAdmin):
         return hasattr(judgment, "flag")
 
 
+class RankFilter(admin.SimpleListFilter):
+    """Ranks by value, 1 to 10 (``candidate_rank_range``): Django's filter of a field lists the values the table
+    holds, a DISTINCT over every judged candidate on each page (140 ms at 1,000,000)."""
+
+    title = "rank"
+    parameter_name = "rank"
+
+    def lookups(self, request, model_admin):
+        return [(str(rank), str(rank)) for rank in range(1, 11)]
+
+    def queryset(self, request, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        return queryset.filter(rank=int(value)) if value and value.isascii() and value.isdigit() else queryset
+
+
 @admin.register(CandidateJudgment)
 class CandidateJudgmentAdmin(JudgmentRecordAdmin):
     list_display = ("judgment", "position", "candidate", "rank", "score", "meaning_changed")
-    list_filter = ("judgment__assignment__campaign", "rank", "meaning_changed")
+    list_filter = ("judgment__assignment__campaign", RankFilter, "meaning_changed")
     search_fields = ("judgment__assignment__judge__username", "=judgment__assignment__screen__number")
     list_select_related = ("judgment__assignment__screen", "candidate")
 

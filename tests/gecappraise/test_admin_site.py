@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, Campaign, Candidate, Judgment, Screen
+from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, Judgment, Screen
 from annotation.services import queue
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
@@ -160,3 +160,8 @@ def test_a_search_through_a_many_to_many_relation_lists_each_row_once(admin_clie
     shared = Candidate.objects.get(text="A new document starts here .")
     assert shared.systems.filter(name__icontains="e").count() == 2 and shared.pk in pks
 
+
+def test_judged_candidates_are_filtered_by_rank(admin_client):
+    listed = admin_client.get(reverse("admin:annotation_candidatejudgment_changelist"), {"rank": "2"}).context["cl"]
+    assert {item.rank for item in listed.result_list} == {2}
+    assert listed.result_count == CandidateJudgment.objects.filter(rank=2).count() >= 1
