@@ -14,17 +14,17 @@ of kind ``input`` as *Source* and those of kind ``control`` as *Source+error* fo
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import CandidateJudgment, Judgment, System
-from annotation.services.outputs import candidate_systems
+from annotation.services.outputs import batched, candidate_systems, merged_by_judgment, shared_system_tuples
 
 from .core.parameters import IGNORED_JUDGES
-from .core.rankings import Rankings
+from .core.rankings import RankingItem, Rankings
 
 if TYPE_CHECKING:
     from .core.prws import Scores
@@ -122,6 +122,41 @@ def systems_judged_in(
                      if name in contestants)
 
 
+def _contestants_of(systems: Mapping[int, Sequence[str]], contestants: Collection[str]) -> dict[int, tuple[str, ...]]:
+    """The ``contestants`` among the systems of each candidate of ``systems``, each distinct tuple held once."""
+    kept: dict[tuple[str, ...], tuple[str, ...]] = {}
+    shown = {}
+    for candidate, names in systems.items():
+        key = tuple(names)
+        if key not in kept:
+            kept[key] = tuple(name for name in key if name in contestants)
+        shown[candidate] = kept[key]
+    return shown
+
+
+def _ranking_items(
+    judgments: QuerySet[Judgment], systems: Mapping[int, Sequence[str]], chunk_size: int | None = None
+) -> Iterator[RankingItem]:
+    """``judgments`` as ``Rankings.from_items`` items, one at a time in stored order, a candidate named by its
+    ``systems`` (without contestants, it is left out); a flagged judgment is a skipped ranking and a judgment
+    neither flagged nor showing a candidate is no item. The judgments and their ranks are two queries merged by
+    judgment id: read whole, or, with ``chunk_size``, streamed from the database that many judgments at a time."""
+    rows = judgments.order_by("id").values_list(
+        "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
+    )
+    ranks = (
+        CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
+        .values_list("judgment_id", "candidate_id", "rank")
+    )
+    if chunk_size is not None:
+        rows, ranks = rows.iterator(chunk_size=chunk_size), ranks.iterator(chunk_size=5 * chunk_size)
+    for (_, username, line, flag), own in merged_by_judgment(rows, ranks):
+        shown = [] if flag is not None else [(systems[candidate], rank) for _, candidate, rank in own
+                                             if systems[candidate]]
+        if flag is not None or shown:
+            yield username, line, shown
+
+
 def load_rankings(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
     ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),
@@ -134,28 +169,28 @@ def load_rankings(
     ``excluded_ranges`` of rater QC are left out. Excluded screens are left out.
     """
     judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges, excluded_ranges)
-    ranked = CandidateJudgment.objects.filter(judgment__in=judgments).ranked()
-    contestants = set(contestant_names(campaign))
-    systems = {
-        candidate: [name for name in names if name in contestants]
-        for candidate, names in candidate_systems(campaign, ranked.values("candidate_id")).items()
-    }
-    shown: dict[int, list[tuple[tuple[str, ...], int]]] = defaultdict(list)
-    for judgment_id, candidate_id, rank in (
-        ranked.in_order()
-        .values_list("judgment_id", "candidate_id", "rank")
-    ):
-        if systems[candidate_id]:
-            shown[judgment_id].append((tuple(systems[candidate_id]), rank))
-    rows = judgments.order_by("id").values_list(
-        "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
-    )
-    items = [
-        (username, line, [] if flag is not None else shown[pk])
-        for pk, username, line, flag in rows
-        if flag is not None or shown[pk]
-    ]
-    return Rankings.from_items(items, system_names=sorted(contestants))
+    judged = CandidateJudgment.objects.filter(judgment__in=judgments).ranked().values("candidate_id")
+    contestants = contestant_names(campaign)
+    systems = _contestants_of(candidate_systems(campaign, judged), set(contestants))
+    return Rankings.from_items(_ranking_items(judgments, systems), system_names=contestants)
+
+
+#: Rankings a batch of ``ranking_batches``: a ranking covering 31 systems has 465 expanded pairs, so a batch's chunk
+#: of the expanded TSV is at most about 5 MB.
+RANKING_BATCH = 500
+
+
+def ranking_batches(campaign, size: int | None = None) -> Iterator[Rankings]:
+    """The rankings of ``load_rankings(campaign)`` (its default selection) in stored order, ``size``
+    (``RANKING_BATCH``) at a time, each batch ``Rankings`` of its own with every contestant as a system: streamed
+    from the database, two queries merged by judgment id beside the one map of the test set's candidates' systems,
+    so the queries and the memory held do not grow with the judgments. A batch's judge and candidate indices are
+    its own; names sort as in one ``Rankings`` of them all, so pairs are ordered the same."""
+    size = size or RANKING_BATCH
+    contestants = contestant_names(campaign)
+    systems = _contestants_of(shared_system_tuples(campaign), set(contestants))
+    for batch in batched(_ranking_items(selected_judgments(campaign), systems, size), size):
+        yield Rankings.from_items(batch, system_names=contestants)
 
 
 def load_scores(

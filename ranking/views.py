@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -88,12 +88,14 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
 
 @login_required
 def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
-    """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers."""
-    from .loading import load_rankings
-    from .reports.pairs_tsv import expanded_tsv, unexpanded_tsv
+    """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers, streamed a batch of
+    rankings at a time."""
+    from .loading import ranking_batches
+    from .reports.pairs_tsv import expanded_tsv_chunks, unexpanded_tsv_chunks
 
     campaign = managed_campaign_or_404(request, pk)
-    render = unexpanded_tsv if kind == "unexpanded" else expanded_tsv
-    response = HttpResponse(render(load_rankings(campaign)), content_type="text/tab-separated-values; charset=utf-8")
+    chunks = unexpanded_tsv_chunks if kind == "unexpanded" else expanded_tsv_chunks
+    response = StreamingHttpResponse(chunks(ranking_batches(campaign)),
+                                     content_type="text/tab-separated-values; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(campaign.name) or "campaign"}-{kind}-pairs.tsv"'
     return response

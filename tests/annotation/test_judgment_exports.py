@@ -59,9 +59,9 @@ def test_downloads_for_organizers_only(campaign):
     response = client.get(reverse("campaign-judgments-export", args=[campaign.pk, "csv"]))
     assert response["Content-Disposition"] == 'attachment; filename="toy-judgments.csv"'
     assert response.streaming and response.getvalue().decode() == judgments_csv(campaign)
-    unexpanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])).content.decode()
+    unexpanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])).getvalue().decode()
     assert unexpanded.splitlines() == ["judge\tsegment\tfirst\tsecond\trelation", "judge1\t0\talpha beta\tgamma\t<"]
-    expanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "expanded"])).content.decode()
+    expanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "expanded"])).getvalue().decode()
     assert expanded.splitlines()[1:] == ["judge1\talpha\tbeta\t=", "judge1\talpha\tgamma\t<", "judge1\tbeta\tgamma\t<"]
     client.force_login(judge)
     for url in (reverse("campaign-judgments-export", args=[campaign.pk, "json"]),

@@ -93,10 +93,10 @@ def test_downloads_of_judgments_and_pairs_are_neutralised(hostile_campaign):
     assert judgments.status_code == 200
     assert_no_formula(judgments.getvalue().decode())
     for kind in ("unexpanded", "expanded"):
-        tsv = client.get(reverse("campaign-pairs", args=[hostile_campaign.pk, kind])).content.decode()
+        tsv = client.get(reverse("campaign-pairs", args=[hostile_campaign.pk, kind])).getvalue().decode()
         assert_no_formula(tsv, "\t")
         assert "'+judge" in cells(tsv, "\t")
-    unexpanded = client.get(reverse("campaign-pairs", args=[hostile_campaign.pk, "unexpanded"])).content.decode()
+    unexpanded = client.get(reverse("campaign-pairs", args=[hostile_campaign.pk, "unexpanded"])).getvalue().decode()
     assert unexpanded.splitlines()[1] == "'+judge\t0\t'-2+3+cmd|' /C calc'!A0\t'=1+2 @SUM(A1)\t>"
 
 
