@@ -1,7 +1,8 @@
 """What the management commands share: a command on one campaign named by ``--campaign``, finding a campaign by name,
-reading the user map of an import and writing a command's output."""
+reading the user map of an import and writing a command's output (one text, or a streamed one chunk by chunk)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -51,14 +52,23 @@ def user_map(options: dict) -> dict[str, str]:
 
 
 def write_output(command: BaseCommand, path: str, text: str) -> bool:
-    """Write ``text`` to the file ``path`` (UTF-8), or to the command's standard output for ``-``. Returns whether
-    a file was written (the caller then says so on stderr); a file that cannot be written is a CommandError naming
-    it."""
+    """Write ``text`` to the file ``path`` (UTF-8), or to the command's standard output for ``-`` (``write_chunks``
+    of the one text)."""
+    return write_chunks(command, path, [text])
+
+
+def write_chunks(command: BaseCommand, path: str, chunks: Iterable[str]) -> bool:
+    """Write the ``chunks`` of a text one after another as they come, so that a streamed export holds one chunk in
+    memory, to the file ``path`` (UTF-8), or to the command's standard output for ``-``. Returns whether a file was
+    written (the caller then says so on stderr); a file that cannot be written is a CommandError naming it."""
     if path == STDOUT:
-        command.stdout.write(text, ending="")
+        for chunk in chunks:
+            command.stdout.write(chunk, ending="")
         return False
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        with Path(path).open("w", encoding="utf-8") as out:
+            for chunk in chunks:
+                out.write(chunk)
     except OSError as exc:
         raise CommandError(f"{path}: cannot write ({exc.strerror})") from None
     return True

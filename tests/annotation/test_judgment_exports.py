@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -130,6 +131,28 @@ def test_exports_are_streamed_a_batch_at_a_time_with_the_same_bytes(grouped, mon
         assert len(chunks) >= 4, f"{url}: 7 judgments in batches of 2 come in chunks, not as one text"
         assert len(queries) <= (9 if "xml" in url else 3), f"{url}: the same queries whatever the judgments"
         assert all(len(chunk) < 2_000 for chunk in chunks), f"{url}: a chunk holds one batch"
+
+
+def test_export_command_writes_the_downloads_chunks_as_they_stream(grouped, monkeypatch, tmp_path):
+    """manage.py export_appraise_xml built the whole text before writing it: it writes the download's chunks."""
+    from annotation.management.commands import export_appraise_xml as command
+
+    whole = export_appraise_xml(grouped)
+    monkeypatch.setattr(appraise_import, "EXPORT_BATCH", 2)
+    stdout, stderr, written = io.StringIO(), io.StringIO(), []
+
+    def watched(campaign):
+        for chunk in appraise_import.export_appraise_xml_chunks(campaign):
+            written.append(len(stdout.getvalue()))
+            yield chunk
+
+    call_command("export_appraise_xml", "--campaign", "toy", "--out", str(tmp_path / "out.xml"), stderr=stderr)
+    assert (tmp_path / "out.xml").read_bytes() == whole.encode()
+    assert stderr.getvalue() == f"Wrote 7 rankings to {tmp_path / 'out.xml'}.\n"
+    monkeypatch.setattr(command, "export_appraise_xml_chunks", watched)
+    call_command("export_appraise_xml", "--campaign", "toy", "--out", "-", stdout=stdout)
+    assert stdout.getvalue() == whole
+    assert len(written) >= 6 and written == sorted(set(written)), "each chunk is written before the next is made"
 
 
 def test_a_campaign_without_judgments_exports_empty_files():

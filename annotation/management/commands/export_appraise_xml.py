@@ -1,10 +1,12 @@
 """manage.py export_appraise_xml: write a campaign's ranking judgments as Appraise XML."""
 
+from collections.abc import Iterator
+
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from annotation.management.command_helpers import CampaignCommand, write_output
-from annotation.services.appraise_import import NotARankingCampaign, export_appraise_xml
+from annotation.management.command_helpers import CampaignCommand, write_chunks
+from annotation.services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 
 
 class Command(CampaignCommand):
@@ -15,11 +17,20 @@ class Command(CampaignCommand):
         parser.add_argument("--out", required=True, metavar="FILE.xml", help="output file ('-' for stdout)")
 
     def handle_campaign(self, campaign, **options):
+        """Writes the chunks of the campaign page's download as they stream (``export_appraise_xml_chunks``)."""
         try:
-            text = export_appraise_xml(campaign)
+            chunks = export_appraise_xml_chunks(campaign)
         except NotARankingCampaign as refused:
             exports = " and ".join(reverse("campaign-judgments-export", args=[campaign.pk, kind])
                                    for kind in ("csv", "json"))
             raise CommandError(f"{refused}: the campaign page's 'Download the judgments' links ({exports}).") from None
-        if write_output(self, options["out"], text):
-            self.stderr.write(f"Wrote {text.count('<ranking-item')} rankings to {options['out']}.")
+        rankings = 0
+
+        def counted() -> Iterator[str]:
+            nonlocal rankings
+            for chunk in chunks:
+                rankings += chunk.count("<ranking-item")
+                yield chunk
+
+        if write_chunks(self, options["out"], counted()):
+            self.stderr.write(f"Wrote {rankings} rankings to {options['out']}.")
