@@ -3,6 +3,9 @@
 Environment variables:
   DATABASE_URL        database, e.g. postgres://postgres@127.0.0.1:5432/gecappraise
                       (default: SQLite in db.sqlite3 beside manage.py, the embedded mode)
+  DISABLE_SERVER_SIDE_CURSORS  "1" behind a connection pooler in transaction mode (PgBouncer's pool_mode =
+                      transaction): the exports then read their rows without PostgreSQL's server-side cursors,
+                      which live across transactions, so a pooler may hand a cursor's next fetch another connection
   CELERY_BROKER_URL   Celery broker, e.g. redis://127.0.0.1:6379/0; REDIS_URL is used when it is unset.
                       With neither, tasks run in-process (eager), the embedded mode.
   ANALYSIS_EXECUTION  where analyses are computed: "celery" (the workers; the default with a broker), "process"
@@ -220,6 +223,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # parsed and planned once per connection. That halves PostgreSQL's CPU per judge request (benchmarks/load.py).
     # Behind a pooler in transaction mode, give it prepared statements (PgBouncer's max_prepared_statements).
     DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+    # The exports stream their rows through server-side cursors (QuerySet.iterator()), held open across the
+    # transactions of a streamed response; behind a pooler in transaction mode, Django must not use them.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = _env_bool("DISABLE_SERVER_SIDE_CURSORS", False)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -92,6 +92,15 @@ def test_https_email_and_login_settings_from_the_environment():
     assert values["AXES_FAILURE_LIMIT"] == 5 and values["ALLOWED_HOSTS"] == ["eval.example.org"]
 
 
+def test_server_side_cursors_are_on_unless_a_pooler_needs_them_off():
+    """The exports stream through server-side cursors; behind PgBouncer in transaction mode they must be off, and
+    DATABASE_URL cannot say so (dj-database-url puts its query into OPTIONS, the driver's)."""
+    cursors_off = lambda environment: settings_under({**PRODUCTION, "SECRET_KEY": "s", **environment})["DATABASES"][
+        "default"]["DISABLE_SERVER_SIDE_CURSORS"]
+    assert cursors_off({}) is False and cursors_off({"DISABLE_SERVER_SIDE_CURSORS": ""}) is False
+    assert cursors_off({"DISABLE_SERVER_SIDE_CURSORS": "1"}) is True
+
+
 def test_the_documented_https_settings_pass_djangos_deployment_check():
     https = run({**PRODUCTION, **HTTPS}, "manage.py", "check", "--deploy", "--fail-level", "WARNING")
     assert https.returncode == 0, https.stderr
