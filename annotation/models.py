@@ -427,9 +427,12 @@ class Assignment(models.Model):
                 fields=["campaign", "status", "screen"], name="assignment_taken", condition=Q(judge__isnull=False)
             ),
             models.Index(fields=["repeat_of"], name="assignment_repeats", condition=Q(repeat_of__isnull=False)),
-            # Leases (served screens, and screens undone since): expired ones return to the pool.
+            # Leases (served screens, and screens undone since) in the order slots are handed out: expired ones
+            # return to the pool, the first one first. By position, so that every plan of the claim finds the first
+            # expired lease among the few leases: a generic plan of the prepared claim walked the campaign's
+            # positions (assignment_campaign_position) past all of its assignments.
             models.Index(
-                fields=["campaign", "lease_expires_at"], name="assignment_leases",
+                fields=["campaign", "position", "id"], name="assignment_leases",
                 condition=Q(lease_expires_at__isnull=False),
             ),
             # The dashboard's data version: count, id sum and last submit of a campaign's submitted slots, read

@@ -213,6 +213,23 @@ def test_a_claim_takes_the_earlier_of_the_first_open_slot_and_the_first_expired_
 
 
 @override_settings(JUDGE_LEASE_MINUTES=10)
+def test_a_prepared_claim_with_a_generic_plan_takes_expired_leases_by_position(campaign):
+    """However the planner plans the claim once it is a prepared statement (a generic plan: the time unknown), the
+    first expired lease by position comes first, then the pool."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+    for line in range(6):
+        add_screen(campaign, line)
+    served = [queue.next_assignment(campaign, judge(f"gone{i}", campaign)) for i in range(4)]
+    Assignment.objects.filter(pk__in=[a.pk for a in served]).update(lease_expires_at=timezone.now() - timedelta(1))
+    Assignment.objects.filter(pk=served[0].pk).update(position=100)
+    ann, claimed = judge("ann", campaign), []
+    while (assignment := queue.next_assignment(campaign, ann)) is not None:
+        claimed.append(assignment.position)
+        queue.flag_screen(assignment.token, ann, "checked")
+    assert claimed == [1, 2, 3, 4, 5, 100], "expired leases and open slots, by position"
+
+
 def test_an_expired_lease_still_lets_its_judge_finish_until_someone_claims_it(campaign):
     add_screen(campaign, 0)
     ann = judge("ann", campaign)
