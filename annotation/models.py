@@ -391,7 +391,7 @@ class Assignment(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+", editable=False, db_index=False)
     judge = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="assignments",
-        db_index=False,  # the (judge, status) index serves it
+        db_index=False,  # the index assignment_judge_rows serves it
     )
     position = models.PositiveIntegerField(help_text="Order in which pool slots are handed out.")
     repeat_of = models.ForeignKey(
@@ -410,7 +410,14 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["position", "id"]
         indexes = [
-            models.Index(fields=["judge", "status"]),
+            # A judge's own rows of a campaign, and nothing else, for every question the queue asks about the judge:
+            # their open ones (by status), the screens they have had (screen, from the index alone), their counts
+            # (status, repeat_of) and their last submit (submitted_at, id, read backwards). Pool slots have no judge
+            # and are left out.
+            models.Index(
+                fields=["judge", "campaign", "status", "submitted_at", "id"], include=["screen", "repeat_of"],
+                condition=Q(judge__isnull=False), name="assignment_judge_rows",
+            ),
             # A campaign's slots, and its last position (``screens.next_slot_position``).
             models.Index(fields=["campaign", "position"], name="assignment_campaign_position"),
             # The pool: open slots of a campaign in the order they are handed out, and by screen (progress).

@@ -448,3 +448,48 @@ def test_a_submit_is_one_transaction_that_also_serves_the_next_screen(campaign, 
     following = Assignment.objects.get(status=Assignment.Status.SERVED)
     assert posted["Location"] == f"/judge/screens/{following.token}/?undo={token_in_url(url)}"
     assert b"Undo it" in client.get(posted["Location"]).content
+
+
+def judge_round_queries(client: Client, campaign) -> dict[str, int]:
+    """The queries of each page of one round of a judge's work: home, the campaign page (the served screen), the
+    screen, a submit (which claims the next screen), the next screen, undo, the undone screen and a flag."""
+    counts = {}
+
+    def count(page: str, call):
+        with CaptureQueriesContext(connection) as queries:
+            response = call()
+        assert response.status_code in (200, 302), (page, response.status_code)
+        counts[page] = len(queries)
+        return response
+
+    count("home", lambda: client.get(reverse("judge-home")))
+    url = count("campaign", lambda: client.get(reverse("judge-campaign", args=[campaign.pk])))["Location"]
+    count("screen", lambda: client.get(url))
+    posted = {**ranks_data(len(keys_of(url))), **keys_of(url)}
+    following = count("submit", lambda: client.post(url, posted))["Location"]
+    count("next screen", lambda: client.get(following))
+    undone = count("undo", lambda: client.post(reverse("judge-undo", args=[campaign.pk]),
+                                               {"token": str(token_in_url(url))}))["Location"]
+    count("undone screen", lambda: client.get(undone))
+    count("flag", lambda: client.post(reverse("judge-flag", args=[token_in_url(undone)]), {"reason": "garbled"}))
+    return counts
+
+
+def test_a_judges_pages_ask_as_many_queries_however_large_the_campaign_grows(campaign, ann):
+    """Other judges' judgments, more screens and the judge's own earlier judgments add no query to any page of the
+    judge's round (the costs of the queries are bench-marked in benchmarks/judge_pages.py)."""
+    for line in range(6):
+        add_screen(campaign, line, slots=2)
+    client = acknowledged(login(ann), campaign)
+    judge_round_queries(client, campaign)
+    before = judge_round_queries(client, campaign)
+    bob = judge("bob", campaign)
+    for line in list(range(6)) * 3:
+        add_screen(campaign, line, slots=2)
+    for user, screens in ((bob, 12), (ann, 4)):
+        for _ in range(screens):
+            served = queue.next_assignment(campaign, user)
+            queue.submit_ranking(served.token, user, [1] * served.screen.slots.count(), queue.candidate_keys(served))
+    queue.next_assignment(campaign, ann)
+    assert Judgment.objects.filter(assignment__judge=bob).count() == 12
+    assert judge_round_queries(client, campaign) == before

@@ -292,6 +292,27 @@ def test_undo_takes_the_last_screen_judged_here_when_the_judge_has_imported_judg
     assert list(Judgment.objects.values_list("assignment__submitted_at", flat=True)) == [None], "the import stays"
 
 
+def test_a_judge_with_submitted_screens_is_served_their_open_ones_first_then_the_pool_in_order(campaign):
+    """Among the judge's submitted assignments: the served screen first, then their direct assignments by position,
+    then the pool's first slot of a screen they have not had, skipping one they judged."""
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    judged = [add_screen(campaign, line, slots=2) for line in range(3)]
+    for _ in judged:
+        served = queue.next_assignment(campaign, ann)
+        queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served))
+    direct_later, direct_first = add_screen(campaign, 3, judges=[ann]), add_screen(campaign, 4, judges=[ann])
+    Assignment.objects.filter(screen=direct_first).update(position=0)
+    pool = add_screen(campaign, 5, slots=2)
+    first = queue.next_assignment(campaign, bob)
+    assert first.screen == judged[0], "bob takes the second slot of ann's first screen"
+    order = []
+    while (assignment := queue.next_assignment(campaign, ann)) is not None:
+        assert queue.next_assignment(campaign, ann).pk == assignment.pk, "the served screen comes back"
+        order.append(assignment.screen)
+        queue.submit_ranking(assignment.token, ann, ranks_for(assignment), queue.candidate_keys(assignment))
+    assert order == [direct_first, direct_later, pool]
+
+
 def test_only_the_last_submitted_screen_can_be_undone(campaign):
     add_screen(campaign, 0)
     add_screen(campaign, 1)
