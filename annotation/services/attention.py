@@ -36,7 +36,7 @@ from ..models import (
     System,
 )
 from .corrupter import corrupt
-from .kept_tallies import kept_tally
+from .kept_tallies import SubmittedSlots, kept_tally
 
 #: The default name of the control system.
 CONTROL_SYSTEM = "Source+error"
@@ -172,14 +172,15 @@ def add_attention_checks(
     return added
 
 
-def attention_check_rates(campaign: Campaign) -> list[AttentionRate]:
+def attention_check_rates(campaign: Campaign, slots: SubmittedSlots | None = None) -> list[AttentionRate]:
     """Per judge (by username), the judged screens showing a control output and how often it was judged worst:
     ranked last (ranking campaigns) or scored lowest (PRWS: the same rule on ``-score`` as the rank). Kept between
-    calls and extended by the judgments stored since (``kept_tallies``): the dashboard asks on every poll."""
+    calls and extended by the judgments stored since (``kept_tallies``, checked against the campaign's
+    ``submitted_slots``, read here when not given): the dashboard asks on every poll."""
     def add(tally: tuple[Counter, Counter], after: int, up_to: int) -> None:
         _count_checks(campaign, after, up_to, *tally)
 
-    checks, last = kept_tally(campaign, "attention-checks", None, lambda: (Counter(), Counter()), add)
+    checks, last = kept_tally(campaign, "attention-checks", None, lambda: (Counter(), Counter()), add, slots).tally
     return [AttentionRate(judge, checks[judge], last[judge]) for judge in sorted(checks)]
 
 

@@ -14,20 +14,26 @@
   its reason's label, then ": " and the judge's details, as ``forms.FlagForm`` stores it), and whether the screen is
   excluded from analysis.
 
-Everything is aggregated in the database except the durations, the attention checks and rater QC, whose tallies
-are kept in Django's cache and extended by the judgments stored since (``kept_tallies``).
+Everything is aggregated in the database except the judgments per judge and their durations, the attention checks
+and rater QC, whose tallies are kept in Django's cache and extended by the judgments stored since
+(``kept_tallies``); a request reads the campaign's slots once (``slot_counts``) and checks every tally against
+the submitted ones.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import Coalesce
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
-from .kept_tallies import kept_tally
+from .kept_tallies import SubmittedSlots, kept_tally
 from .rater_qc import QcRule, campaign_verdicts
+from .screens import screen_count
 
 #: The most flags listed (the total is given too).
 FLAG_LIMIT = 100
@@ -100,34 +106,60 @@ def split_flag_reason(text: str) -> tuple[str, str]:
     return (reason or "flagged", details)
 
 
-def _versions(campaign: Campaign) -> tuple[int | None, int]:
-    """The campaign's last judgment id and number of judgments: what the cached time summaries depend on."""
-    latest = Judgment.objects.filter(assignment__campaign=campaign).aggregate(last=Max("id"), n=Count("id"))
-    return latest["last"], latest["n"]
+@dataclass(frozen=True)
+class SlotCounts:
+    """A campaign's slots at one moment, from one aggregate over them: the original (non-repeat) ``slots``, those
+    ``submitted`` and ``claimed`` (given to a judge), the screens ``complete`` (every original slot submitted) and
+    ``started`` (one submitted), and every submitted slot, repeats included (``kept_tallies.SubmittedSlots``)."""
+
+    slots: int
+    submitted: int
+    claimed: int
+    screens_complete: int
+    screens_started: int
+    submitted_slots: SubmittedSlots
 
 
-def campaign_plan(campaign: Campaign, repeats: dict[str, dict[str, int]]) -> Plan:
-    """The campaign's progress against its plan (a few aggregate queries, whatever its size), with the repeats of
-    ``repeats_by_judge``."""
-    originals = Assignment.objects.filter(campaign=campaign, repeat_of__isnull=True).aggregate(
-        slots=Count("id"),
-        submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-        claimed=Count("id", filter=Q(judge__isnull=False)),
+def slot_counts(campaign: Campaign) -> SlotCounts:
+    """The campaign's ``SlotCounts`` (one query: its slots grouped by screen, then summed)."""
+    submitted = Q(status=Assignment.Status.SUBMITTED)
+    original = Q(repeat_of__isnull=True)
+    totals = (
+        Assignment.objects.filter(campaign=campaign).values("screen")
+        .annotate(
+            originals=Count("id", filter=original),
+            done=Count("id", filter=original & submitted),
+            taken=Count("id", filter=original & Q(judge__isnull=False)),
+            judged=Count("id", filter=submitted),
+            judged_ids=Sum("id", filter=submitted),
+        )
+        .aggregate(
+            slots=Coalesce(Sum("originals"), 0), submitted=Coalesce(Sum("done"), 0),
+            claimed=Coalesce(Sum("taken"), 0),
+            complete=Count("screen", filter=Q(originals__gt=0, done=F("originals"))),
+            started=Count("screen", filter=Q(done__gt=0)),
+            all_submitted=Coalesce(Sum("judged"), 0), submitted_ids=Coalesce(Sum("judged_ids"), 0),
+        )
     )
-    per_screen = (
-        Assignment.objects.filter(campaign=campaign, repeat_of__isnull=True).values("screen")
-        .annotate(slots=Count("id"), done=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)))
-        .aggregate(complete=Count("screen", filter=Q(done=F("slots"))), started=Count("screen", filter=Q(done__gt=0)))
-    )
+    return SlotCounts(totals["slots"], totals["submitted"], totals["claimed"], totals["complete"], totals["started"],
+                      SubmittedSlots(totals["all_submitted"], totals["submitted_ids"]))
+
+
+def campaign_plan(
+    campaign: Campaign, counts: SlotCounts, repeats: dict[str, dict[str, int]], judgments: int
+) -> Plan:
+    """The campaign's progress against its plan (a few aggregate queries, whatever its size), from its slot
+    ``counts`` (``slot_counts``), the repeats of ``repeats_by_judge`` and the number of ``judgments``
+    (``judged_work``); the screens from their numbering (``screens.screen_count``)."""
     return Plan(
-        screens=Screen.objects.filter(campaign=campaign).count(),
+        screens=screen_count(campaign),
         redundancy=campaign.redundancy,
-        slots=originals["slots"],
-        submitted=originals["submitted"],
-        claimed=originals["claimed"],
-        screens_complete=per_screen["complete"],
-        screens_started=per_screen["started"],
-        judgments=Judgment.objects.filter(assignment__campaign=campaign).count(),
+        slots=counts.slots,
+        submitted=counts.submitted,
+        claimed=counts.claimed,
+        screens_complete=counts.screens_complete,
+        screens_started=counts.screens_started,
+        judgments=judgments,
         flags=Flag.objects.filter(judgment__assignment__campaign=campaign).count(),
         excluded_screens=Screen.objects.filter(campaign=campaign, excluded=True).count(),
         repeats_submitted=sum(r["submitted"] for r in repeats.values()),
@@ -136,17 +168,9 @@ def campaign_plan(campaign: Campaign, repeats: dict[str, dict[str, int]]) -> Pla
     )
 
 
-def _submitted_by_judge(campaign: Campaign) -> dict[str, int]:
-    return dict(
-        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
-        .values("judge__username").annotate(n=Count("id")).values_list("judge__username", "n")
-    )
-
-
-def repeats_by_judge(campaign: Campaign) -> dict[str, dict[str, int]]:
+def repeats_by_judge(campaign: Campaign, submitted: dict[str, int]) -> dict[str, dict[str, int]]:
     """Per judge: repeats submitted, due now and scheduled for later (``queue``: due once the judge has submitted
-    ``due_after`` screens of the campaign)."""
-    submitted = _submitted_by_judge(campaign)
+    ``due_after`` screens of the campaign; ``submitted`` is each judge's count, ``JudgedWork.submitted``)."""
     result: dict[str, dict[str, int]] = defaultdict(lambda: {"submitted": 0, "due": 0, "later": 0})
     rows = Assignment.objects.filter(campaign=campaign, repeat_of__isnull=False).values_list(
         "judge__username", "status", "due_after"
@@ -161,9 +185,9 @@ def repeats_by_judge(campaign: Campaign) -> dict[str, dict[str, int]]:
     return result
 
 
-def screen_times(seconds: list[float]) -> ScreenTimes:
+def screen_times(seconds: Sequence[float]) -> ScreenTimes:
     """The median and the 5-95% trimmed mean of ``seconds``."""
-    if not seconds:
+    if len(seconds) == 0:
         return ScreenTimes(0, None, None, NO_TIMES)
     import numpy as np
     from scipy.stats import trim_mean
@@ -172,44 +196,70 @@ def screen_times(seconds: list[float]) -> ScreenTimes:
     return ScreenTimes(len(seconds), float(np.median(values)), float(trim_mean(values, TRIM)))
 
 
+@dataclass(frozen=True)
+class JudgedWork:
+    """The campaign's ``judgments`` (the last one's id ``last_judgment_id``, None without any); per judge (by
+    username) the screens ``submitted`` (a submitted slot has one judgment) and the time per screen, ``times``
+    over all of them."""
+
+    judgments: int
+    last_judgment_id: int | None
+    submitted: dict[str, int]
+    times: ScreenTimes
+    judge_times: dict[str, ScreenTimes]
+
+
 @dataclass
-class _Times:
-    """Each judge's seconds per screen, and the summaries of them (``time_summaries``)."""
+class _Work:
+    """Each judge's judgments and seconds per screen (machine doubles: kept in the cache, they are copied as bytes),
+    and their summaries (``judged_work``)."""
 
-    durations: dict[str, list[float]] = field(default_factory=dict)
-    summaries: tuple[ScreenTimes, dict[str, ScreenTimes]] | None = None
+    judgments: Counter = field(default_factory=Counter)
+    durations: dict[str, array] = field(default_factory=dict)
+    times: ScreenTimes = field(default_factory=lambda: screen_times([]))
+    judge_times: dict[str, ScreenTimes] = field(default_factory=dict)
 
 
-def time_summaries(campaign: Campaign) -> tuple[ScreenTimes, dict[str, ScreenTimes]]:
-    """Time per screen over all judgments and per judge; the judges' times are kept between calls and extended by
-    the judgments stored since (``kept_tallies``), and summed up again only when some were added."""
+def judged_work(campaign: Campaign, slots: SubmittedSlots | None = None) -> JudgedWork:
+    """The judgments per judge and the time per screen over all judgments and per judge. Kept between calls and
+    extended by the judgments stored since (``kept_tallies``, checked against the ``submitted_slots``, read here
+    when not given); the times are summed up again only when some were added, each judge's only with their own."""
 
-    def add(times: _Times, after: int, up_to: int) -> None:
-        rows = Judgment.objects.filter(
-            assignment__campaign=campaign, duration__isnull=False, id__gt=after, id__lte=up_to
-        ).values_list("assignment__judge__username", "duration")
-        for judge, duration in rows:
-            times.durations.setdefault(judge, []).append(duration.total_seconds())
-        times.summaries = (
-            screen_times([s for values in times.durations.values() for s in values]),
-            {judge: screen_times(values) for judge, values in times.durations.items()},
+    def add(work: _Work, after: int, up_to: int) -> None:
+        rows = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to).values_list(
+            "assignment__judge__username", "duration"
         )
+        timed = set()
+        for judge, duration in rows:
+            work.judgments[judge] += 1
+            if duration is not None:
+                work.durations.setdefault(judge, array("d")).append(duration.total_seconds())
+                timed.add(judge)
+        if timed:
+            import numpy as np
 
-    return kept_tally(campaign, "screen-times", None, _Times, add).summaries
+            # All seconds judge by judge, in the order the trimmed mean has always summed them.
+            work.times = screen_times(np.concatenate([np.frombuffer(values) for values in work.durations.values()]))
+            work.judge_times.update({judge: screen_times(np.frombuffer(work.durations[judge])) for judge in timed})
+
+    kept = kept_tally(campaign, "judged-work", None, _Work, add, slots)
+    work = kept.tally
+    return JudgedWork(kept.count, kept.last_id or None, dict(work.judgments), work.times, dict(work.judge_times))
 
 
 def judge_progress(
-    campaign: Campaign, times: dict[str, ScreenTimes], repeats: dict[str, dict[str, int]]
+    campaign: Campaign, work: JudgedWork, repeats: dict[str, dict[str, int]], slots: SubmittedSlots
 ) -> list[JudgeProgress]:
     """A row per judge (members of the campaign and anyone who submitted a screen of it), by username, with their
-    ``times`` (``time_summaries``) and ``repeats`` (``repeats_by_judge``)."""
-    submitted = _submitted_by_judge(campaign)
+    screens submitted and times (``work``, ``judged_work``), ``repeats`` (``repeats_by_judge``) and attention checks
+    (kept, checked against ``slots``)."""
+    submitted = work.submitted
     flags = dict(
         Flag.objects.filter(judgment__assignment__campaign=campaign)
         .values("judgment__assignment__judge__username").annotate(n=Count("id"))
         .values_list("judgment__assignment__judge__username", "n")
     )
-    rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
+    rates = {rate.judge: rate for rate in attention_check_rates(campaign, slots)}
     names = set(campaign.judges.values_list("username", flat=True)) | set(submitted) | set(rates)
     rows = []
     for name in sorted(names):
@@ -223,7 +273,7 @@ def judge_progress(
             checks=rate.checks if rate else 0,
             ranked_last=rate.ranked_last if rate else 0,
             attention_rate=rate.rate if rate else None,
-            times=times.get(name) or screen_times([]),
+            times=work.judge_times.get(name) or screen_times([]),
         ))
     return rows
 
@@ -249,24 +299,25 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 
 def dashboard_data(campaign: Campaign) -> dict:
     """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``."""
-    version = _versions(campaign)
-    overall, per_judge = time_summaries(campaign)
-    repeats = repeats_by_judge(campaign)
-    plan = campaign_plan(campaign, repeats)
+    counts = slot_counts(campaign)
+    slots = counts.submitted_slots
+    work = judged_work(campaign, slots)
+    repeats = repeats_by_judge(campaign, work.submitted)
+    plan = campaign_plan(campaign, counts, repeats, work.judgments)
     return {
-        "snapshot": {"judgments": version[1], "last_judgment_id": version[0]},
+        "snapshot": {"judgments": work.judgments, "last_judgment_id": work.last_judgment_id},
         "plan": asdict(plan),
-        "times": asdict(overall),
-        "judges": [asdict(row) for row in judge_progress(campaign, per_judge, repeats)],
+        "times": asdict(work.times),
+        "judges": [asdict(row) for row in judge_progress(campaign, work, repeats, slots)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
-        "rater_qc": rater_qc_summary(campaign),
+        "rater_qc": rater_qc_summary(campaign, slots),
     }
 
 
-def rater_qc_summary(campaign: Campaign) -> dict:
+def rater_qc_summary(campaign: Campaign, slots: SubmittedSlots) -> dict:
     """Each rater's QC numbers, verdict and why (``rater_qc.RaterVerdict.as_json``), the rule, and how many raters
-    the analyses leave out."""
-    verdicts = campaign_verdicts(campaign)
+    the analyses leave out (``slots``: the campaign's ``submitted_slots``)."""
+    verdicts = campaign_verdicts(campaign, slots)
     return {
         "rule": QcRule.of(campaign).as_json(),
         "raters": [verdict.as_json() for verdict in verdicts],

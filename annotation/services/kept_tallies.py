@@ -1,12 +1,16 @@
 """Tallies over a campaign's judgments, kept between requests and extended by the judgments stored since.
 
 The live dashboard, the campaign page, the leaderboard and active selection ask for per-judge tallies (rater QC,
-attention checks, time per screen) on every new judgment; reading every judgment each time costs seconds at
-100,000 rankings. A kept tally is cached per campaign with the last judgment id it holds, and the count and id sum
-of the judgments up to that id: a call reads one aggregate row, and the rows of the judgments stored since. When a
-judgment it holds was deleted (an undo) or one with a lower id committed late, that count and sum differ and the
+attention checks, judgments and time per screen) on every new judgment; reading every judgment each time costs
+seconds at 100,000 rankings. A kept tally is cached per campaign with the last judgment id it holds, how many
+judgments it holds and the sum of their slots' ids. It is checked against the campaign's submitted slots
+(``submitted_slots``: how many and their id sum, read from a partial index alone, once per request and shared by
+every tally the request asks for): each submitted slot has exactly one judgment, so the kept judgments and those
+stored after the last one it holds (read by id, a few rows) make up the submitted slots unless judgments it holds
+changed. Then the tally reads only the new ones. When a judgment it holds is gone (an undo serves its slot again,
+and a new submit of that slot is a new judgment) or one with a lower id committed late, they do not, and the
 tally is taken again from all judgments; so is it when its ``basis`` (what else it depends on: decisions,
-thresholds) changed. Judgments are never changed in place, only stored or deleted.
+thresholds) changed. Judgments are never changed in place, only stored or deleted with their slot's status.
 """
 from __future__ import annotations
 
@@ -15,23 +19,69 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Max, Sum
 
-from ..models import Campaign, Judgment
+from ..models import Assignment, Campaign, Judgment
 
 T = TypeVar("T")
 
 #: How long a kept tally stays cached without a call.
 KEPT_SECONDS = 24 * 3600
+#: Reads of the submitted slots before a tally that does not match them is taken again from all judgments.
+ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class SubmittedSlots:
+    """A campaign's submitted slots at one moment: how many and the sum of their ids, read from the partial index
+    ``assignment_submitted`` alone."""
+
+    count: int
+    id_sum: int
+
+
+def submitted_slots(campaign: Campaign) -> SubmittedSlots:
+    """The campaign's submitted slots now (one aggregate on an index, whatever the campaign's size)."""
+    slots = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED).aggregate(
+        n=Count("id"), sum=Sum("id")
+    )
+    return SubmittedSlots(slots["n"], slots["sum"] or 0)
 
 
 @dataclass
-class _Kept(Generic[T]):
+class KeptTally(Generic[T]):
+    """A tally of the campaign's ``count`` judgments with ids up to ``last_id`` (0: none), whose slots' ids sum to
+    ``slot_sum``."""
+
     basis: object
-    last_id: int
-    count: int
-    id_sum: int
     tally: T
+    last_id: int = 0
+    count: int = 0
+    slot_sum: int = 0
+
+
+def _judgments_after(campaign: Campaign, after: int) -> dict:
+    """The campaign's judgments with an id above ``after``: how many, the sum of their slots' ids, the last id
+    (``after`` for none)."""
+    totals = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after).aggregate(
+        n=Count("id"), sum=Sum("assignment_id"), last=Max("id")
+    )
+    return {"n": totals["n"], "sum": totals["sum"] or 0, "last": totals["last"] or after}
+
+
+def _added_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> dict | None:
+    """The totals of the judgments stored after ``kept.last_id`` if they are all that changed (with the kept ones
+    they make up the submitted ``slots``); None when judgments the tally holds changed. A judgment stored between
+    reading the slots and the judgments is caught by reading the slots again."""
+    for _ in range(ATTEMPTS):
+        added = _judgments_after(campaign, kept.last_id)
+        if (kept.count + added["n"], kept.slot_sum + added["sum"]) == (slots.count, slots.id_sum):
+            return added
+        fresh = submitted_slots(campaign)
+        if fresh == slots:
+            return None
+        slots = fresh
+    return None
 
 
 def kept_tally(
@@ -40,24 +90,21 @@ def kept_tally(
     basis: object,
     start: Callable[[], T],
     add: Callable[[T, int, int], None],
-) -> T:
+    slots: SubmittedSlots | None = None,
+) -> KeptTally[T]:
     """The campaign's tally ``name`` over all its judgments now: the kept one extended by ``add(tally, after,
     up_to)`` with the judgments of ids in ``(after, up_to]``, or ``start()`` extended by all of them (module
-    docstring). ``basis`` must compare equal while what the tally depends on besides the judgments is unchanged."""
+    docstring). ``basis`` must compare equal while what the tally depends on besides the judgments is unchanged;
+    ``slots`` are the campaign's ``submitted_slots`` (read here when not given)."""
+    slots = submitted_slots(campaign) if slots is None else slots
     key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
-    kept: _Kept | None = cache.get(key)
-    held = kept.last_id if kept is not None else 0
-    totals = Judgment.objects.filter(assignment__campaign=campaign).aggregate(
-        last=Max("id"), count=Count("id"), id_sum=Sum("id"),
-        held_count=Count("id", filter=Q(id__lte=held)), held_sum=Sum("id", filter=Q(id__lte=held)),
-    )
-    fresh = kept is None or kept.basis != basis or (kept.count, kept.id_sum) != (totals["held_count"],
-                                                                                totals["held_sum"] or 0)
-    if fresh:
-        kept = _Kept(basis, 0, 0, 0, start())
-    last = totals["last"] or 0
-    if fresh or last != kept.last_id:
-        add(kept.tally, kept.last_id, last)
-        kept.last_id, kept.count, kept.id_sum = last, totals["count"], totals["id_sum"] or 0
-        cache.set(key, kept, KEPT_SECONDS)
-    return kept.tally
+    kept: KeptTally | None = cache.get(key)
+    added = _added_since(campaign, kept, slots) if kept is not None and kept.basis == basis else None
+    if added is None:
+        kept, added = KeptTally(basis, start()), _judgments_after(campaign, 0)
+    elif not added["n"]:
+        return kept
+    add(kept.tally, kept.last_id, added["last"])
+    kept.last_id, kept.count, kept.slot_sum = added["last"], kept.count + added["n"], kept.slot_sum + added["sum"]
+    cache.set(key, kept, KEPT_SECONDS)
+    return kept

@@ -33,7 +33,7 @@ from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
-from .kept_tallies import kept_tally
+from .kept_tallies import SubmittedSlots, kept_tally
 
 #: The reason given when every value of a rater is equal and (b) is undefined.
 CONSTANT_VALUES = "all of the rater's values are equal"
@@ -163,14 +163,14 @@ def verdict_for(campaign: Campaign, user) -> RaterVerdict:
     return _verdict(user.username, user.pk, status, tallies.work[user.pk], QcRule.of(campaign))
 
 
-def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
+def campaign_verdicts(campaign: Campaign, slots: SubmittedSlots | None = None) -> list[RaterVerdict]:
     """The QC verdicts of every rater who judged in ``campaign`` or has a standing in it, by username.
 
     Kept up to date as judgments arrive (the live dashboard, the leaderboard and active selection ask on every new
     judgment): the raters' tallies are kept (``kept_tallies``: extended by the judgments stored since, taken again
     from all judgments after an undo, a decision or new thresholds), and only the raters with new judgments get a
     new verdict. The verdicts are those a computation from all judgments gives: the tallies are the same multisets,
-    added judgment by judgment."""
+    added judgment by judgment. ``slots`` are the campaign's ``submitted_slots`` (read here when not given)."""
     statuses = {status.judge_id: status for status in RaterStatus.objects.filter(campaign=campaign)}
     standings = tuple(sorted((s.judge_id, s.decision, s.attempt, s.attempt_after) for s in statuses.values()))
     rule = QcRule.of(campaign)
@@ -180,7 +180,7 @@ def campaign_verdicts(campaign: Campaign) -> list[RaterVerdict]:
             tallies.verdicts[judge] = _verdict(tallies.names[judge], judge, statuses.get(judge), tallies.work[judge],
                                                rule)
 
-    tallies = kept_tally(campaign, "rater-qc", (standings, rule), _Tallies, add)
+    tallies = kept_tally(campaign, "rater-qc", (standings, rule), _Tallies, add, slots).tally
     verdicts = dict(tallies.verdicts)
     for judge in set(statuses) - set(verdicts):  # a standing without judgments in the current attempt
         verdicts[judge] = _verdict(tallies.names.get(judge) or statuses[judge].judge.username, judge,

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from annotation.models import Campaign, Judgment
 from annotation.services import queue
 from annotation.services.attention import attention_check_rates
-from annotation.services.dashboard import time_summaries
+from annotation.services.dashboard import judged_work
 from annotation.services.kept_tallies import kept_tally
 from annotation.services.screens import create_screens
 
@@ -28,7 +28,7 @@ def judged_ids(campaign: Campaign, basis: object, reads: list[tuple[int, int]]) 
         ids.extend(Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to)
                    .order_by("id").values_list("id", flat=True))
 
-    return kept_tally(campaign, "ids", basis, list, add)
+    return kept_tally(campaign, "ids", basis, list, add).tally
 
 
 def all_ids(campaign: Campaign) -> list[int]:
@@ -54,8 +54,12 @@ def test_a_kept_tally_reads_only_what_is_new_and_starts_again_when_what_it_holds
     assert judged_ids(campaign, 1, reads) == all_ids(campaign) and reads[-1] == (0, all_ids(campaign)[-1]), \
         "a judgment it held is gone: from all judgments again"
     assert judged_ids(campaign, 2, reads) == all_ids(campaign) and reads[-1][0] == 0, "a new basis: again"
-    Judgment.objects.filter(assignment__campaign=campaign).order_by("-id").first().delete()
-    assert judged_ids(campaign, 2, reads) == all_ids(campaign), "the newest one deleted"
+    queue.undo_last(campaign, ben, queue.last_submitted(campaign, ben).token)
+    judge_all(campaign, ben, random_values, 10, rng)
+    assert judged_ids(campaign, 2, reads) == all_ids(campaign) and reads[-1][0] == 0, \
+        "the same slots submitted, one of them judged again: from all judgments again"
+    Judgment.objects.filter(assignment__campaign=campaign).order_by("-id").first().assignment.delete()
+    assert judged_ids(campaign, 2, reads) == all_ids(campaign), "the newest one deleted with its slot"
 
 
 def fresh(function, *args):
@@ -71,12 +75,12 @@ def test_attention_rates_and_times_kept_are_those_of_all_judgments():
     rng = np.random.default_rng(5)
     for rater, behave, seconds in zip(raters, (careful_values, random_values, careful_values), (20, 20, 1)):
         judge_all(campaign, rater, behave, seconds, rng)
-        kept_rates, kept_times = attention_check_rates(campaign), time_summaries(campaign)
+        kept_rates, kept_times = attention_check_rates(campaign), judged_work(campaign)
         assert kept_rates == fresh(attention_check_rates, campaign)
-        assert kept_times == fresh(time_summaries, campaign)
+        assert kept_times == fresh(judged_work, campaign)
     queue.undo_last(campaign, raters[0], queue.last_submitted(campaign, raters[0]).token)
     rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
     assert attention_check_rates(campaign) == fresh(attention_check_rates, campaign)
     assert rates["careful"].rate == 1.0 and rates["random"].rate < 1.0 and rates["careful"].checks > 0
-    times = time_summaries(campaign)
-    assert times == fresh(time_summaries, campaign) and times[1]["hasty"].median == 1.0
+    times = judged_work(campaign)
+    assert times == fresh(judged_work, campaign) and times.judge_times["hasty"].median == 1.0

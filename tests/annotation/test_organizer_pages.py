@@ -1,0 +1,245 @@
+"""The organizer's live pages on PostgreSQL: the dashboard's JSON (``campaign-dashboard``) shows what every row of
+the campaign gives, computed here as it was computed before its totals were read once per request and kept between
+requests (the judgments counted three to five times, the slots in two scans), on a campaign with flags, excluded
+screens, several judges, repeats, attention checks, an undo and unjudged screens; and it makes no more queries when
+the campaign has more judgments, judges and systems."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import asdict
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, F, Max, Q
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Assignment, Campaign, Flag, Judgment, Screen
+from annotation.services import queue
+from annotation.services.attention import add_attention_checks, attention_check_rates
+from annotation.services.dashboard import (
+    JudgeProgress,
+    Plan,
+    rater_qc_summary,
+    recent_flags,
+    screen_times,
+)
+from annotation.services.exclusion import set_excluded
+from annotation.services.importing import import_outputs
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.kept_tallies import submitted_slots
+from annotation.services.screens import create_screens
+from annotation.services.textfiles import NamedFile
+
+from .factories import judge, login, small_campaign
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+
+
+def judge_screens(campaign: Campaign, user, screens: int, rng: np.random.Generator, flag_every: int = 0) -> int:
+    """Serve and submit up to ``screens`` screens to ``user`` through the queue, 3 to 60 s each, every
+    ``flag_every``-th flagged instead; return how many."""
+    clock = timezone.now() + timedelta(seconds=float(rng.integers(0, 1000)))
+    done = 0
+    while done < screens and (assignment := queue.next_assignment(campaign, user, now=clock)) is not None:
+        clock += timedelta(seconds=float(rng.integers(3, 61)), microseconds=int(rng.integers(0, 10**6)))
+        keys = queue.candidate_keys(assignment)
+        done += 1
+        if flag_every and done % flag_every == 0:
+            queue.flag_screen(assignment.token, user, f"Garbled source sentence: screen {done}", now=clock)
+        else:
+            ranks = [int(r) for r in rng.integers(1, len(keys) + 1, len(keys))]
+            queue.submit_ranking(assignment.token, user, ranks, keys, now=clock)
+    return done
+
+
+def awkward_campaign(organizer) -> Campaign:
+    """Sampled screens (two slots each, repeats on) with attention checks on half of them, judged by three judges
+    (flags among them), a fourth judge who has judged nothing, one screen served and not submitted, an undo,
+    two screens excluded, imported judgments without a duration, and screens nobody was served."""
+    campaign = small_campaign("awkward", redundancy=2, sampling="uniform", repeat_rate=0.5)
+    campaign.organizers.add(organizer)
+    create_screens(campaign, 30)
+    rng = np.random.default_rng(4)
+    add_attention_checks(campaign, 0.5, rng)
+    ann, bob, cyd = (judge(name, campaign) for name in ("ann", "bob", "cyd"))
+    judge("dan", campaign)
+    judge_screens(campaign, ann, 14, rng, flag_every=5)
+    judge_screens(campaign, bob, 9, rng, flag_every=4)
+    judge_screens(campaign, cyd, 4, rng)
+    queue.undo_last(campaign, bob, queue.last_submitted(campaign, bob).token)
+    queue.next_assignment(campaign, cyd)
+    for screen in Screen.objects.filter(campaign=campaign, assignments__status="submitted").distinct()[:2]:
+        set_excluded(screen, True)
+    segment = campaign.segments.get(line=1)
+    shown = list(segment.candidates.values_list("id", flat=True))
+    write_judged_screens(campaign, [
+        JudgedScreen(line=1, judge="imported", candidates=[JudgedCandidate(pk, i + 1) for i, pk in enumerate(shown)]),
+        JudgedScreen(line=1, judge="imported", candidates=[], flag_reason="Other: copied from Appraise"),
+    ])
+    return campaign
+
+
+# The computations the pages made before (every row read, each total counted where it was needed).
+
+
+def before_times(campaign: Campaign) -> dict[str, list[float]]:
+    seconds: dict[str, list[float]] = defaultdict(list)
+    for username, duration in Judgment.objects.filter(assignment__campaign=campaign, duration__isnull=False) \
+            .values_list("assignment__judge__username", "duration"):
+        seconds[username].append(duration.total_seconds())
+    return seconds
+
+
+def before_submitted(campaign: Campaign) -> dict[str, int]:
+    return dict(
+        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
+        .values("judge__username").annotate(n=Count("id")).values_list("judge__username", "n")
+    )
+
+
+def before_dashboard(campaign: Campaign) -> dict:
+    """The dashboard's JSON as ``dashboard.dashboard_data`` computed it before, from every row."""
+    cache.clear()
+    judgments = Judgment.objects.filter(assignment__campaign=campaign)
+    submitted = before_submitted(campaign)
+    repeats: dict[str, dict[str, int]] = defaultdict(lambda: {"submitted": 0, "due": 0, "later": 0})
+    for name, status, due_after in Assignment.objects.filter(campaign=campaign, repeat_of__isnull=False) \
+            .values_list("judge__username", "status", "due_after"):
+        state = "submitted" if status == "submitted" else "due" if submitted.get(name, 0) >= due_after else "later"
+        repeats[name][state] += 1
+    originals = Assignment.objects.filter(campaign=campaign, repeat_of__isnull=True)
+    totals = originals.aggregate(slots=Count("id"), submitted=Count("id", filter=Q(status="submitted")),
+                                 claimed=Count("id", filter=Q(judge__isnull=False)))
+    per_screen = (
+        originals.values("screen").annotate(slots=Count("id"), done=Count("id", filter=Q(status="submitted")))
+        .aggregate(complete=Count("screen", filter=Q(done=F("slots"))), started=Count("screen", filter=Q(done__gt=0)))
+    )
+    flags = Flag.objects.filter(judgment__assignment__campaign=campaign)
+    plan = Plan(
+        screens=Screen.objects.filter(campaign=campaign).count(), redundancy=campaign.redundancy,
+        slots=totals["slots"], submitted=totals["submitted"], claimed=totals["claimed"],
+        screens_complete=per_screen["complete"], screens_started=per_screen["started"], judgments=judgments.count(),
+        flags=flags.count(), excluded_screens=Screen.objects.filter(campaign=campaign, excluded=True).count(),
+        repeats_submitted=sum(r["submitted"] for r in repeats.values()),
+        repeats_due=sum(r["due"] for r in repeats.values()), repeats_later=sum(r["later"] for r in repeats.values()),
+    )
+    seconds = before_times(campaign)
+    flagged = dict(flags.values("judgment__assignment__judge__username").annotate(n=Count("id"))
+                   .values_list("judgment__assignment__judge__username", "n"))
+    rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
+    names = set(campaign.judges.values_list("username", flat=True)) | set(submitted) | set(rates)
+    judges = [
+        JudgeProgress(
+            judge=name, submitted=submitted.get(name, 0), repeats_submitted=repeats[name]["submitted"],
+            repeats_due=repeats[name]["due"], flags=flagged.get(name, 0),
+            checks=rates[name].checks if name in rates else 0,
+            ranked_last=rates[name].ranked_last if name in rates else 0,
+            attention_rate=rates[name].rate if name in rates else None, times=screen_times(seconds.get(name, [])),
+        )
+        for name in sorted(names)
+    ]
+    last = judgments.aggregate(last=Max("id"))["last"]
+    return {
+        "snapshot": {"judgments": judgments.count(), "last_judgment_id": last},
+        "plan": asdict(plan),
+        "times": asdict(screen_times([s for values in seconds.values() for s in values])),
+        "judges": [asdict(row) for row in judges],
+        "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
+        "rater_qc": rater_qc_summary(campaign, submitted_slots(campaign)),
+    }
+
+
+def dashboard(client, campaign: Campaign) -> dict:
+    data = client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()
+    for flag in data["flags"]["shown"]:
+        assert flag.pop("url") == reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
+    return data
+
+
+def json_ready(data: dict) -> dict:
+    """``data`` as JSON gives it back (tuples as lists)."""
+    return json.loads(json.dumps(data))
+
+
+def test_the_dashboard_shows_what_every_row_gives_as_judging_goes_on():
+    organizer = User.objects.create_user("orga")
+    campaign = awkward_campaign(organizer)
+    client = login(organizer)
+    cache.clear()
+    first = dashboard(client, campaign)
+    assert first == json_ready(before_dashboard(campaign)), "from all judgments (nothing kept)"
+    assert first["plan"]["repeats_due"] + first["plan"]["repeats_later"] > 0 and first["plan"]["flags"] >= 3
+    assert dashboard(client, campaign) == first, "kept"
+    rng = np.random.default_rng(9)
+    judge_screens(campaign, User.objects.get(username="dan"), 5, rng, flag_every=3)
+    dashboard(client, campaign)
+    judge_screens(campaign, User.objects.get(username="ann"), 3, rng)
+    queue.undo_last(campaign, User.objects.get(username="ann"),
+                    queue.last_submitted(campaign, User.objects.get(username="ann")).token)
+    judge_screens(campaign, User.objects.get(username="ann"), 1, rng)
+    kept = dashboard(client, campaign)
+    assert kept == json_ready(before_dashboard(campaign)), "kept, extended and taken again after the undo"
+    assert kept["snapshot"]["judgments"] > first["snapshot"]["judgments"]
+
+
+def campaign_of(name: str, systems: int, organizer) -> Campaign:
+    """A campaign of 8 sentences and ``systems`` systems, each editing every sentence its own way but one."""
+    source = [f"sentence {line} has a few words in it ." for line in range(8)]
+    outputs = {f"sys{k:02d}": [s.replace("few", f"e{k}") if line != k % 8 else s for line, s in enumerate(source)]
+               for k in range(systems)}
+    lines = lambda texts: ("\n".join(texts) + "\n").encode()
+    campaign = import_outputs(name, NamedFile("source", lines(source)),
+                              [NamedFile(system, lines(texts)) for system, texts in outputs.items()],
+                              redundancy=2, sampling="uniform", repeat_rate=0.3, max_candidates=5)
+    campaign.organizers.add(organizer)
+    create_screens(campaign, 40)
+    add_attention_checks(campaign, 0.3, np.random.default_rng(1))
+    return campaign
+
+
+def judged(campaign: Campaign, judges: int, screens: int) -> Campaign:
+    rng = np.random.default_rng(judges)
+    for k in range(judges):
+        judge_screens(campaign, judge(f"{campaign.name}-{k}", campaign), screens, rng, flag_every=4)
+    return campaign
+
+
+def whole_reads(sql: str) -> bool:
+    """Whether a query reads every judgment of a campaign (not only those after an id)."""
+    return 'FROM "annotation_judgment"' in sql and '"annotation_judgment"."id" >' not in sql
+
+
+def queries(client, url: str) -> tuple[int, list[str]]:
+    """How many queries a request of ``url`` makes, and those that read every judgment."""
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured), [query["sql"] for query in captured if whole_reads(query["sql"])]
+
+
+def test_the_dashboard_makes_as_many_queries_whatever_the_judgments_judges_and_systems():
+    """The same queries on a campaign with 4 times the judgments, more judges and systems, before and after new
+    judgments; once the kept tallies are there, no poll reads every judgment (the totals were counted three to five
+    times a request)."""
+    organizer = User.objects.create_user("orga")
+    client = login(organizer)
+    small = judged(campaign_of("small", 3, organizer), judges=2, screens=3)
+    large = judged(campaign_of("large", 9, organizer), judges=5, screens=12)
+    counts = {}
+    for campaign in (small, large):
+        url = reverse("campaign-dashboard", args=[campaign.pk])
+        cold, _ = queries(client, url)
+        judge_screens(campaign, User.objects.get(username=f"{campaign.name}-0"), 2, np.random.default_rng(3))
+        (extended, whole), (unchanged, again) = queries(client, url), queries(client, url)
+        assert whole == again == [], f"{campaign.name}: {whole + again}"
+        counts[campaign.name] = (cold, extended, unchanged)
+    assert Judgment.objects.filter(assignment__campaign=large).count() > 4 * Judgment.objects.filter(
+        assignment__campaign=small).count()
+    assert counts["large"] == counts["small"], counts
