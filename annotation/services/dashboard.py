@@ -26,12 +26,13 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from django.db.models import Count, F, Q, Sum
-from django.db.models.functions import Coalesce
+import numpy as np
+from django.core.cache import cache
+from django.db.models import Count, Q, Sum
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
-from .kept_tallies import SubmittedSlots, kept_tally
+from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally
 from .rater_qc import QcRule, campaign_verdicts
 from .screens import screen_count
 
@@ -108,41 +109,103 @@ def split_flag_reason(text: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class SlotCounts:
-    """A campaign's slots at one moment, from one aggregate over them: the original (non-repeat) ``slots``, those
-    ``submitted`` and ``claimed`` (given to a judge), the screens ``complete`` (every original slot submitted) and
-    ``started`` (one submitted), and every submitted slot, repeats included (``kept_tallies.SubmittedSlots``)."""
+    """A campaign's slots at one moment, from one aggregate over them: the original (non-repeat) ``slots`` and the
+    sum of their ids, those ``submitted`` and ``claimed`` (given to a judge), and every submitted slot, repeats
+    included (``kept_tallies.SubmittedSlots``)."""
 
     slots: int
+    slot_ids: int
     submitted: int
     claimed: int
-    screens_complete: int
-    screens_started: int
     submitted_slots: SubmittedSlots
 
 
 def slot_counts(campaign: Campaign) -> SlotCounts:
-    """The campaign's ``SlotCounts`` (one query: its slots grouped by screen, then summed)."""
+    """The campaign's ``SlotCounts`` (one aggregate)."""
     submitted = Q(status=Assignment.Status.SUBMITTED)
     original = Q(repeat_of__isnull=True)
-    totals = (
-        Assignment.objects.filter(campaign=campaign).values("screen")
-        .annotate(
-            originals=Count("id", filter=original),
-            done=Count("id", filter=original & submitted),
-            taken=Count("id", filter=original & Q(judge__isnull=False)),
-            judged=Count("id", filter=submitted),
-            judged_ids=Sum("id", filter=submitted),
-        )
-        .aggregate(
-            slots=Coalesce(Sum("originals"), 0), submitted=Coalesce(Sum("done"), 0),
-            claimed=Coalesce(Sum("taken"), 0),
-            complete=Count("screen", filter=Q(originals__gt=0, done=F("originals"))),
-            started=Count("screen", filter=Q(done__gt=0)),
-            all_submitted=Coalesce(Sum("judged"), 0), submitted_ids=Coalesce(Sum("judged_ids"), 0),
-        )
+    totals = Assignment.objects.filter(campaign=campaign).aggregate(
+        slots=Count("id", filter=original), slot_ids=Sum("id", filter=original),
+        submitted=Count("id", filter=original & submitted),
+        claimed=Count("id", filter=original & Q(judge__isnull=False)),
+        all_submitted=Count("id", filter=submitted), submitted_ids=Sum("id", filter=submitted),
     )
-    return SlotCounts(totals["slots"], totals["submitted"], totals["claimed"], totals["complete"], totals["started"],
-                      SubmittedSlots(totals["all_submitted"], totals["submitted_ids"]))
+    return SlotCounts(totals["slots"], totals["slot_ids"] or 0, totals["submitted"], totals["claimed"],
+                      SubmittedSlots(totals["all_submitted"], totals["submitted_ids"] or 0))
+
+
+@dataclass
+class _ScreenSlots:
+    """Each screen's original slots by screen number (screens are numbered without gaps), and the number and id
+    sum of all of them."""
+
+    slots: np.ndarray
+    count: int
+    id_sum: int
+
+
+def _original_slots(campaign: Campaign, counts: SlotCounts, screens: int) -> np.ndarray:
+    """How many original slots each screen has, by number, for at least the first ``screens`` screens.
+
+    A screen's original slots are written with it and only leave with it (or with their judge's account), so they
+    are kept in Django's cache and extended by the screens written since; when the kept ones and the new screens'
+    are not the campaign's original slots (``counts``: how many and their id sum), a slot left, and every screen's
+    are read again."""
+    key = f"screen-slots:{campaign.pk}:{campaign.created_at.timestamp()}"
+    kept: _ScreenSlots | None = cache.get(key)
+    if kept is not None and (kept.count, kept.id_sum) == (counts.slots, counts.slot_ids) \
+            and len(kept.slots) >= screens:
+        return kept.slots
+
+    def per_screen(first: int) -> tuple[np.ndarray, int, int]:
+        """The original slots of the screens numbered from ``first``: per screen, how many, their id sum (the
+        screens found by their campaign and number, from the index of both)."""
+        rows = list(
+            Assignment.objects.filter(screen__campaign=campaign, screen__number__gte=first, repeat_of__isnull=True)
+            .values("screen__number").annotate(n=Count("id"), ids=Sum("id")).order_by()
+            .values_list("screen__number", "n", "ids")
+        )
+        numbers = np.array([row[0] for row in rows], dtype=np.int64)
+        slots = np.zeros(int(numbers.max()) + 1 - first if rows else 0, dtype=np.int32)
+        slots[numbers - first] = [row[1] for row in rows]
+        return slots, int(slots.sum(dtype=np.int64)), sum(row[2] for row in rows)
+
+    if kept is not None:
+        new, count, id_sum = per_screen(len(kept.slots))
+        if (kept.count + count, kept.id_sum + id_sum) == (counts.slots, counts.slot_ids):
+            kept = _ScreenSlots(np.concatenate([kept.slots, new]), kept.count + count, kept.id_sum + id_sum)
+            cache.set(key, kept, KEPT_SECONDS)
+            return kept.slots
+    slots, count, id_sum = per_screen(0)
+    cache.set(key, _ScreenSlots(slots, count, id_sum), KEPT_SECONDS)
+    return slots
+
+
+@dataclass
+class _Judged:
+    """How many original slots of each screen are judged, by screen number."""
+
+    judged: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+
+
+def screens_done(campaign: Campaign, counts: SlotCounts) -> tuple[int, int]:
+    """How many screens are complete (every original slot submitted) and started (one submitted): each screen's
+    judged original slots are kept (``kept_tallies``, checked against the submitted slots of ``counts``) and so
+    are its original slots (``_original_slots``)."""
+
+    def add(tally: _Judged, after: int, up_to: int) -> None:
+        numbers = np.fromiter(
+            Judgment.objects.filter(assignment__campaign=campaign, assignment__repeat_of__isnull=True, id__gt=after,
+                                    id__lte=up_to).order_by().values_list("assignment__screen__number", flat=True),
+            dtype=np.int64,
+        )
+        judged = np.bincount(numbers, minlength=len(tally.judged)).astype(np.int32)
+        judged[:len(tally.judged)] += tally.judged
+        tally.judged = judged
+
+    judged = kept_tally(campaign, "screens-judged", None, _Judged, add, counts.submitted_slots).tally.judged
+    slots = _original_slots(campaign, counts, len(judged))[:len(judged)]
+    return int(np.count_nonzero((judged == slots) & (judged > 0))), int(np.count_nonzero(judged))
 
 
 def campaign_plan(
@@ -151,14 +214,15 @@ def campaign_plan(
     """The campaign's progress against its plan (a few aggregate queries, whatever its size), from its slot
     ``counts`` (``slot_counts``), the repeats of ``repeats_by_judge`` and the number of ``judgments``
     (``judged_work``); the screens from their numbering (``screens.screen_count``)."""
+    complete, started = screens_done(campaign, counts)
     return Plan(
         screens=screen_count(campaign),
         redundancy=campaign.redundancy,
         slots=counts.slots,
         submitted=counts.submitted,
         claimed=counts.claimed,
-        screens_complete=counts.screens_complete,
-        screens_started=counts.screens_started,
+        screens_complete=complete,
+        screens_started=started,
         judgments=judgments,
         flags=Flag.objects.filter(judgment__assignment__campaign=campaign).count(),
         excluded_screens=Screen.objects.filter(campaign=campaign, excluded=True).count(),
@@ -189,7 +253,6 @@ def screen_times(seconds: Sequence[float]) -> ScreenTimes:
     """The median and the 5-95% trimmed mean of ``seconds``."""
     if len(seconds) == 0:
         return ScreenTimes(0, None, None, NO_TIMES)
-    import numpy as np
     from scipy.stats import trim_mean
 
     values = np.asarray(seconds, dtype=np.float64)
@@ -236,8 +299,6 @@ def judged_work(campaign: Campaign, slots: SubmittedSlots | None = None) -> Judg
                 work.durations.setdefault(judge, array("d")).append(duration.total_seconds())
                 timed.add(judge)
         if timed:
-            import numpy as np
-
             # All seconds judge by judge, in the order the trimmed mean has always summed them.
             work.times = screen_times(np.concatenate([np.frombuffer(values) for values in work.durations.values()]))
             work.judge_times.update({judge: screen_times(np.frombuffer(work.durations[judge])) for judge in timed})
