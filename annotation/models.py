@@ -216,6 +216,11 @@ class System(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SYSTEM)
+    unchanged = models.PositiveIntegerField(
+        default=0, editable=False,
+        help_text="Outputs identical to the source sentence, counted when the test set was imported (a control's "
+                  "outputs never are: the corrupter changes a token).",
+    )
 
     class Meta:
         ordering = ["campaign_id", "name"]

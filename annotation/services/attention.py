@@ -92,11 +92,14 @@ def unserved_screens(campaign: Campaign) -> QuerySet:
 
 
 def control_screens(campaign: Campaign) -> QuerySet:
-    """Ids of the campaign's screens that show an output of a control system (found from the control outputs)."""
+    """Ids of the campaign's screens that show an output of a control system (found from the control outputs).
+
+    The control systems are read first and named by id, so that PostgreSQL estimates their outputs from its
+    statistics of each system (a control has far fewer outputs than a system; through the systems' table it
+    expects as many and scans every output and every screen's candidates)."""
+    controls = list(System.objects.filter(campaign=campaign, kind=System.Kind.CONTROL).values_list("id", flat=True))
     return (
-        ScreenCandidate.objects.filter(
-            candidate__outputs__system__campaign=campaign, candidate__outputs__system__kind=System.Kind.CONTROL
-        )
+        ScreenCandidate.objects.filter(candidate__outputs__system_id__in=controls)
         .order_by()
         .values("screen_id")
         .distinct()

@@ -56,6 +56,17 @@ class TestSet:
         counts = Counter(len(groups) for groups in self.groups)
         return {str(k): counts[k] for k in sorted(counts)}
 
+    def unchanged(self) -> list[int]:
+        """Per system, how many of its outputs are the source sentence itself: those whose candidate (the text of
+        its group's first output, as written) equals the source."""
+        counts = [0] * len(self.system_names)
+        for line, groups in enumerate(self.groups):
+            for group in groups:
+                if self.outputs[group[0]][line] == self.source[line]:
+                    for index in group:
+                        counts[index] += 1
+        return counts
+
 
 def read_test_set(
     source: NamedFile,
@@ -184,8 +195,8 @@ def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
 
 def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
     systems = System.objects.bulk_create(
-        System(campaign=campaign, name=name, kind=kind)
-        for name, kind in zip(test_set.system_names, test_set.system_kinds)
+        System(campaign=campaign, name=name, kind=kind, unchanged=unchanged)
+        for name, kind, unchanged in zip(test_set.system_names, test_set.system_kinds, test_set.unchanged())
     )
     doc_order = list(dict.fromkeys(test_set.documents))
     documents = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, F, Q
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
-from ..models import Assignment, BackgroundJob, Campaign, JobStatus, Judgment, ScreenJob
+from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import (
@@ -23,9 +23,10 @@ from ..services.appraise_import import (
     import_appraise_xml,
 )
 from ..services.appraise_xml import AppraiseXMLError
+from ..services.judging_overview import campaign_progress
 from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
-from ..services.screens import MAX_SCREENS_PER_REQUEST, screen_count
+from ..services.screens import MAX_SCREENS_PER_REQUEST
 from .organizer_judging import judging_context
 from .posted import campaign_post, messages_section, to_section, valid_post
 
@@ -79,35 +80,22 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     })
 
 
-def campaign_progress(campaign: Campaign) -> dict[str, int]:
-    """Screens, slots and judgments of a campaign, for its page: counted in SQL, the slots taken from the index of
-    slots with a judge (a campaign may have a million screens)."""
-    taken = Assignment.objects.filter(campaign=campaign, judge__isnull=False)
-    return {
-        "screens": screen_count(campaign),
-        "total": Assignment.objects.filter(campaign=campaign).count(),
-        "judgments": Judgment.objects.filter(assignment__in=taken).count(),
-        **taken.aggregate(claimed=Count("id"), submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED))),
-    }
-
-
 @login_required
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = managed_campaign_or_404(request, pk)
     histogram = sorted((int(k), v) for k, v in campaign.distinct_histogram.items())
     peak = max((v for _, v in histogram), default=1)
     total = sum(v for _, v in histogram)
+    progress = campaign_progress(campaign)
     context = {
-        **judging_context(request, campaign),
+        **judging_context(request, campaign, progress),
         "campaign": campaign,
-        "systems": campaign.systems.annotate(
-            unchanged=Count("outputs", filter=Q(outputs__candidate__text=F("outputs__segment__source")))
-        ),
+        "systems": campaign.systems.all(),
         "n_documents": campaign.documents.count(),
         "n_segments": campaign.segments.count(),
         "histogram": [(k, v, 100 * v / peak) for k, v in histogram],
         "mean_distinct": sum(k * v for k, v in histogram) / total if total else 0,
-        "progress": campaign_progress(campaign),
+        "progress": progress,
         "screens_form": ScreensForm(),
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,

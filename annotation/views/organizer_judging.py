@@ -33,7 +33,7 @@ from ..permissions import managed_campaign_or_404
 from ..random_streams import campaign_rng
 from ..services import attention_requests, background_jobs, guidelines, invites, training
 from ..services.collapsing import diff_spans
-from ..services.judging_overview import attention_coverage, judge_activity
+from ..services.judging_overview import CampaignProgress, attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
 from .posted import campaign_post, to_section, valid_post
 
@@ -56,13 +56,14 @@ def _take_new_links(request: HttpRequest, campaign: Campaign) -> list[list[str]]
     return links
 
 
-def judging_context(request: HttpRequest, campaign: Campaign) -> dict:
-    """What the campaign page's judging sections show (``organizer/_judging.html``); takes the invite links not
-    shown yet out of the session, so each is shown once."""
+def judging_context(request: HttpRequest, campaign: Campaign, progress: CampaignProgress) -> dict:
+    """What the campaign page's judging sections show (``organizer/_judging.html``), with the campaign's
+    ``progress`` (``judging_overview.campaign_progress``); takes the invite links not shown yet out of the session,
+    so each is shown once."""
     digest = guidelines.guidelines_digest(campaign)
     return {
         "campaign": campaign,
-        "activity": judge_activity(campaign),
+        "activity": judge_activity(campaign, progress),
         "new_links": _take_new_links(request, campaign),
         "invites": campaign.invites.select_related("judge", "created_by"),
         "now": timezone.now(),

@@ -34,7 +34,7 @@ from annotation.random_streams import campaign_rng
 from annotation.services import attention_requests, background_jobs, guidelines, queue
 from annotation.services.attention import add_attention_checks
 from annotation.services.invites import InviteError, create_invite, digest, redeem_invite, revoke_invite
-from annotation.services.judging_overview import attention_coverage, judge_activity
+from annotation.services.judging_overview import attention_coverage, campaign_progress, judge_activity
 from annotation.services.training import add_training_screen, answer_training, remove_training_screen
 
 from .factories import add_screen, candidate_of, judge, login, small_campaign
@@ -465,7 +465,7 @@ def test_the_judges_panel_shows_submits_checks_rate_and_median_time(campaign, or
     flagged = queue.next_assignment(campaign, bob, now=start)
     queue.flag_screen(flagged.token, bob, "garbled", now=start + timedelta(seconds=5))
 
-    rows = {row.judge: row for row in judge_activity(campaign)}
+    rows = {row.judge: row for row in judge_activity(campaign, campaign_progress(campaign))}
     assert (rows["ann"].submitted, rows["ann"].checks, rows["ann"].ranked_last) == (3, 3, 2)
     assert rows["ann"].median_seconds == pytest.approx(20.0)
     bob_row = rows["bob"]

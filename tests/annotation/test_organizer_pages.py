@@ -1,7 +1,8 @@
-"""The organizer's live pages on PostgreSQL: the dashboard's JSON (``campaign-dashboard``) shows what every row of
-the campaign gives, computed here as it was computed before its totals were read once per request and kept between
-requests (the judgments counted three to five times, the slots grouped by screen), on a campaign with flags,
-excluded screens, several judges, repeats, attention checks, an undo and unjudged screens; and it makes no more
+"""The organizer's live pages on PostgreSQL: the dashboard's JSON (``campaign-dashboard``) and the campaign page
+(``campaign-detail``) show what every row of the campaign gives, computed here as they were computed before their
+totals were read once per request and kept between requests (every judgment's duration loaded, the judgments
+counted three to five times, each system's unchanged outputs counted over every output), on a campaign with flags,
+excluded screens, several judges, repeats, attention checks, an undo and unjudged screens; and neither makes more
 queries when the campaign has more judgments, judges and systems."""
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Flag, Judgment, Screen
 from annotation.services import queue
-from annotation.services.attention import add_attention_checks, attention_check_rates
+from annotation.services.attention import add_attention_checks, attention_check_rates, control_screens
 from annotation.services.dashboard import (
     JudgeProgress,
     Plan,
@@ -36,6 +37,7 @@ from annotation.services.dashboard import (
 from annotation.services.exclusion import set_excluded
 from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.judging_overview import AttentionCoverage, JudgeActivity
 from annotation.services.kept_tallies import submitted_slots
 from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
@@ -173,6 +175,43 @@ def _before_dashboard(campaign: Campaign) -> dict:
     }
 
 
+def before_page(campaign: Campaign) -> dict:
+    """What the campaign page's context held before, from every row; the systems by name (the page listed them
+    in the order PostgreSQL grouped them, as Django leaves a model's ordering out of an aggregate query)."""
+    with nothing_kept():
+        return _before_page(campaign)
+
+
+def _before_page(campaign: Campaign) -> dict:
+    taken = Assignment.objects.filter(campaign=campaign, judge__isnull=False)
+    seconds = before_times(campaign)
+    submitted = before_submitted(campaign)
+    rates = {rate.judge: rate for rate in attention_check_rates(campaign)}
+    names = set(campaign.judges.values_list("username", flat=True)) | set(submitted) | set(rates)
+    checked = control_screens(campaign)
+    screens = Screen.objects.filter(campaign=campaign).count()
+    served = taken.order_by().values("screen_id").distinct().count()
+    open_screens = screens - served - checked.exclude(screen_id__in=taken.order_by().values("screen_id")).count()
+    return {
+        "progress": {
+            "screens": Screen.objects.filter(campaign=campaign).aggregate(n=Max("number"))["n"] + 1,
+            "total": Assignment.objects.filter(campaign=campaign).count(),
+            "judgments": Judgment.objects.filter(assignment__in=taken).count(),
+            "claimed": taken.count(), "submitted": taken.filter(status="submitted").count(),
+        },
+        "activity": [
+            JudgeActivity(name, submitted.get(name, 0), rates[name].checks if name in rates else 0,
+                          rates[name].ranked_last if name in rates else 0,
+                          float(np.median(seconds[name])) if seconds.get(name) else None)
+            for name in sorted(names)
+        ],
+        "coverage": AttentionCoverage(screens, checked.count(), open_screens),
+        "systems": list(campaign.systems.annotate(
+            counted=Count("outputs", filter=Q(outputs__candidate__text=F("outputs__segment__source")))
+        ).order_by("name").values_list("name", "kind", "counted")),
+    }
+
+
 def dashboard(client, campaign: Campaign, kept: bool = False) -> dict:
     """The dashboard's JSON (the flags' URLs checked and left out); with ``kept``, read without a query that reads
     every judgment (what the poll keeps was extended, not taken again)."""
@@ -182,6 +221,18 @@ def dashboard(client, campaign: Campaign, kept: bool = False) -> dict:
     for flag in data["flags"]["shown"]:
         assert flag.pop("url") == reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
     return data
+
+
+def page(client, campaign: Campaign) -> dict:
+    context = client.get(reverse("campaign-detail", args=[campaign.pk])).context
+    progress = context["progress"]
+    return {
+        "progress": {key: getattr(progress, key) for key in ("screens", "total", "judgments", "claimed",
+                                                             "submitted")},
+        "activity": context["activity"],
+        "coverage": context["coverage"],
+        "systems": [(system.name, system.kind, system.unchanged) for system in context["systems"]],
+    }
 
 
 def json_ready(data: dict) -> dict:
@@ -217,6 +268,22 @@ def test_the_dashboard_shows_what_every_row_gives_as_judging_goes_on():
     assert kept["snapshot"]["judgments"] > first["snapshot"]["judgments"]
 
 
+def test_the_campaign_page_shows_what_every_row_gives():
+    organizer = User.objects.create_user("orga")
+    campaign = awkward_campaign(organizer)
+    client = login(organizer)
+    cache.clear()
+    shown = page(client, campaign)
+    assert shown == before_page(campaign)
+    assert {name: n for name, _, n in shown["systems"]} == {"INPUT": 6, "MARMOTFIX": 2, "QUOKKAGEC": 1,
+                                                            "Source+error": 0, "ZEPHYRSYS": 1}
+    assert shown["coverage"].open > 0 and shown["coverage"].with_check > 0
+    assert [row.judge for row in shown["activity"]] == ["ann", "bob", "cyd", "dan", "imported"]
+    dashboard(client, campaign)
+    judge_screens(campaign, User.objects.get(username="dan"), 4, np.random.default_rng(2))
+    assert page(client, campaign) == before_page(campaign), "kept by the dashboard, then extended"
+
+
 def campaign_of(name: str, systems: int, organizer) -> Campaign:
     """A campaign of 8 sentences and ``systems`` systems, each editing every sentence its own way but one."""
     source = [f"sentence {line} has a few words in it ." for line in range(8)]
@@ -240,28 +307,31 @@ def judged(campaign: Campaign, judges: int, screens: int) -> Campaign:
 
 
 def whole_reads(sql: str) -> bool:
-    """Whether a query reads every judgment of a campaign (not only those after an id)."""
-    return 'FROM "annotation_judgment"' in sql and '"annotation_judgment"."id" >' not in sql
+    """Whether a query reads every judgment of a campaign (not only those after an id), or every system output
+    with its sentence."""
+    every_judgment = 'FROM "annotation_judgment"' in sql and '"annotation_judgment"."id" >' not in sql
+    return every_judgment or ('"annotation_output"' in sql and '"annotation_segment"' in sql)
 
 
 def queries(client, url: str) -> tuple[int, list[str]]:
-    """How many queries a request of ``url`` makes, and those that read every judgment."""
+    """How many queries a request of ``url`` makes, and those that read every judgment or output."""
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     return len(captured), [query["sql"] for query in captured if whole_reads(query["sql"])]
 
 
-def test_the_dashboard_makes_as_many_queries_whatever_the_judgments_judges_and_systems():
+@pytest.mark.parametrize("url_name", ["campaign-dashboard", "campaign-detail"])
+def test_the_pages_make_as_many_queries_whatever_the_judgments_judges_and_systems(url_name):
     """The same queries on a campaign with 4 times the judgments, more judges and systems, before and after new
-    judgments; once the kept tallies are there, no poll reads every judgment (the totals were counted three to five
-    times a request)."""
+    judgments; once the kept tallies are there, neither page reads every judgment (the totals were counted three to
+    five times a request) or every output (each system's unchanged outputs)."""
     organizer = User.objects.create_user("orga")
     client = login(organizer)
     small = judged(campaign_of("small", 3, organizer), judges=2, screens=3)
     large = judged(campaign_of("large", 9, organizer), judges=5, screens=12)
     counts = {}
     for campaign in (small, large):
-        url = reverse("campaign-dashboard", args=[campaign.pk])
+        url = reverse(url_name, args=[campaign.pk])
         cold, _ = queries(client, url)
         judge_screens(campaign, User.objects.get(username=f"{campaign.name}-0"), 2, np.random.default_rng(3))
         (extended, whole), (unchanged, again) = queries(client, url), queries(client, url)
