@@ -1,4 +1,4 @@
-"""Migration 0024 (``System.unchanged``): existing systems get the count of their outputs identical to the source
+"""Migration 0026 (``System.unchanged``): existing systems get the count of their outputs identical to the source
 that the campaign page counted on each request; a new import counts the same from its files."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from annotation.models import System
 
 from .factories import small_campaign
 
-BEFORE = [("annotation", "0023_judgment_crowd_session")]
-AFTER = [("annotation", "0024_system_unchanged")]
+BEFORE = [("annotation", "0025_assignment_judge_rows_index")]
+AFTER = [("annotation", "0026_system_unchanged")]
 
 
 def migrate(targets) -> None:

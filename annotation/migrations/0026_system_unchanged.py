@@ -21,7 +21,7 @@ def count_unchanged(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0023_judgment_crowd_session'),
+        ('annotation', '0025_assignment_judge_rows_index'),
     ]
 
     operations = [
