@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 RankingItem = tuple[str, int, Sequence[tuple[tuple[str, ...], int]]]
 
@@ -28,10 +29,8 @@ def candidate_name(systems: Iterable[str]) -> str:
     return " ".join(sorted(systems))
 
 
-def _screen_candidates(
-    shown: Sequence[tuple[Sequence[str], int]], where: str
-) -> list[tuple[str, tuple[str, ...], int]]:
-    """Validate one screen's ``(systems, rank)`` candidates; return ``(name, sorted systems, rank)`` for each."""
+def _screen_candidates(shown: Sequence[tuple[Sequence[str], int]], where: str) -> list[tuple[tuple[str, ...], int]]:
+    """Validate one screen's ``(systems, rank)`` candidates; return ``(sorted systems, rank)`` for each."""
     seen: set[str] = set()
     result = []
     for systems, rank in shown:
@@ -43,8 +42,17 @@ def _screen_candidates(
         if seen.intersection(systems) or len(set(systems)) < len(systems):
             raise ValueError(f"{where}: a system occurs twice on one screen")
         seen.update(systems)
-        result.append((candidate_name(systems), tuple(sorted(systems)), int(rank)))
+        result.append((tuple(sorted(systems)), int(rank)))
     return result
+
+
+def _first_system_shown_twice(member_ranking: np.ndarray, member_system: np.ndarray, n_systems: int) -> int | None:
+    """The first ranking in which a system has two memberships (``member_ranking`` non-decreasing), or None."""
+    keys = member_ranking * max(n_systems, 1)
+    keys += member_system
+    keys.sort(kind="stable")
+    twice = np.flatnonzero(keys[1:] == keys[:-1])
+    return int(keys[twice[0]] // max(n_systems, 1)) if twice.size else None
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,8 @@ class SystemsAndJudges:
 
 @dataclass(frozen=True)
 class Rankings(SystemsAndJudges):
-    """Relative rankings as flat arrays; build with :meth:`from_items`. See the module docstring for the layout."""
+    """Relative rankings as flat arrays; build with :meth:`from_items` or :meth:`from_codes`. See the module
+    docstring for the layout."""
 
     candidate_names: tuple[str, ...]
     ranking_judge: np.ndarray
@@ -85,20 +94,105 @@ class Rankings(SystemsAndJudges):
         ``AnalysisParameters.ignored_judges``). ``system_names`` (optional) fixes the set of systems, which may
         include systems never shown; otherwise it is every system that occurs. Names are sorted either way. Judges are
         sorted by name. Raises ``ValueError`` (and builds nothing) when a rank is not a positive integer, a candidate
-        names no system, a system occurs twice on one screen, or a system is not in ``system_names``.
+        names no system, a system occurs twice on one screen, or a system is not in ``system_names``; the message
+        names the first such item. The items are checked one by one and then built by :meth:`from_codes`.
         """
-        judges: list[str] = []
+        judges: dict[str, int] = {}
+        system_sets: dict[tuple[str, ...], int] = {}
+        ranking_judge: list[int] = []
         segments: list[int] = []
-        candidates: list[tuple[int, str, tuple[str, ...], int]] = []
+        candidate_ranking: list[int] = []
+        candidate_rank: list[int] = []
+        candidate_set: list[int] = []
         for index, (judge, segment, shown) in enumerate(items):
             where = f"ranking #{index + 1} (judge {judge!r}, segment {segment})"
             if not isinstance(segment, (int, np.integer)) or segment < 0:
                 raise ValueError(f"{where}: segment must be a non-negative integer")
-            candidates.extend((len(judges), *candidate) for candidate in _screen_candidates(shown, where))
-            judges.append(str(judge))
+            for systems, rank in _screen_candidates(shown, where):
+                candidate_ranking.append(index)
+                candidate_rank.append(rank)
+                candidate_set.append(system_sets.setdefault(systems, len(system_sets)))
+            ranking_judge.append(judges.setdefault(str(judge), len(judges)))
             segments.append(int(segment))
+        return cls.from_codes(
+            list(judges), ranking_judge, segments, candidate_ranking, candidate_rank, list(system_sets),
+            candidate_set, system_names,
+        )
 
-        occurring = {system for _, _, systems, _ in candidates for system in systems}
+    @classmethod
+    def from_codes(
+        cls,
+        judges: Sequence[str],
+        ranking_judge: ArrayLike,
+        ranking_segment: ArrayLike,
+        candidate_ranking: ArrayLike,
+        candidate_rank: ArrayLike,
+        system_sets: Sequence[Sequence[str]],
+        candidate_set: ArrayLike,
+        system_names: Sequence[str] | None = None,
+    ) -> Rankings:
+        """Build from arrays whose judges and candidates are codes into lists of names, in whatever order: the
+        vectorized constructor (what :meth:`from_items` and ``ranking.loading`` build with).
+
+        Ranking r (shape (R,) arrays) is judged by ``judges[ranking_judge[r]]`` on segment ``ranking_segment[r]``;
+        candidate c (shape (C,) arrays, grouped by ranking in ranking order: ``candidate_ranking`` non-decreasing)
+        is shown in ranking ``candidate_ranking[c]`` at rank ``candidate_rank[c]`` and produced by the systems
+        ``system_sets[candidate_set[c]]``. Codes that no ranking or candidate uses are left out, and codes whose
+        names are equal (a set's systems in another order) are one judge or one candidate name. The result is what
+        :meth:`from_items` gives for the same rankings: names sorted, the rows in the given order, each candidate's
+        memberships in system order; it holds int64 arrays given for ``ranking_segment``, ``candidate_ranking`` and
+        ``candidate_rank`` as they are, not copies. Raises ``ValueError`` naming the first ranking concerned when a
+        segment is negative, a rank is below 1, a candidate names no system, or a system occurs twice on one
+        screen, and when a system is not in ``system_names`` (optional, as in :meth:`from_items`) or the arrays do
+        not fit together.
+        """
+        ranking_judge, ranking_segment, candidate_ranking, candidate_rank, candidate_set = (
+            np.asarray(values, dtype=np.int64)
+            for values in (ranking_judge, ranking_segment, candidate_ranking, candidate_rank, candidate_set)
+        )
+        n_rankings, n_candidates = ranking_judge.size, candidate_ranking.size
+        if (ranking_judge.shape != ranking_segment.shape or ranking_judge.ndim != 1
+                or not candidate_ranking.shape == candidate_rank.shape == candidate_set.shape == (n_candidates,)):
+            raise ValueError("the ranking arrays, or the candidate arrays, are not of one length")
+        if n_rankings and not 0 <= ranking_judge.min() <= ranking_judge.max() < len(judges):
+            raise ValueError("a judge code is not an index into judges")
+        if n_candidates and not 0 <= candidate_set.min() <= candidate_set.max() < len(system_sets):
+            raise ValueError("a candidate code is not an index into system_sets")
+        if n_candidates and (
+            candidate_ranking[0] < 0 or candidate_ranking[-1] >= n_rankings or np.any(np.diff(candidate_ranking) < 0)
+        ):
+            raise ValueError("candidate_ranking is not a non-decreasing index into the rankings")
+
+        def where(ranking: int) -> str:
+            judge = str(judges[ranking_judge[ranking]])
+            return f"ranking #{ranking + 1} (judge {judge!r}, segment {ranking_segment[ranking]})"
+
+        negative = np.flatnonzero(ranking_segment < 0)
+        if negative.size:
+            raise ValueError(f"{where(int(negative[0]))}: segment must be a non-negative integer")
+        below = np.flatnonzero(candidate_rank < 1)
+        if below.size:
+            first = int(below[0])
+            raise ValueError(f"{where(int(candidate_ranking[first]))}: rank {int(candidate_rank[first])!r} is not "
+                             "a positive integer")
+
+        used_judges = np.unique(ranking_judge)
+        labels = [str(judges[code]) for code in used_judges]
+        judge_names = tuple(sorted(set(labels)))
+        judge_index = {name: i for i, name in enumerate(judge_names)}
+        judge_of_code = np.zeros(len(judges), dtype=np.int64)
+        judge_of_code[used_judges] = [judge_index[label] for label in labels]
+
+        used_sets = np.unique(candidate_set)
+        sorted_sets = [tuple(sorted(system_sets[code])) for code in used_sets]
+        problems = {
+            int(code): "a candidate names no system" if not systems else "a system occurs twice on one screen"
+            for code, systems in zip(used_sets, sorted_sets) if len(set(systems)) < len(systems) or not systems
+        }
+        if problems:
+            first = int(np.flatnonzero(np.isin(candidate_set, list(problems)))[0])
+            raise ValueError(f"{where(int(candidate_ranking[first]))}: {problems[int(candidate_set[first])]}")
+        occurring = {system for systems in sorted_sets for system in systems}
         if system_names is None:
             names = tuple(sorted(occurring))
         else:
@@ -106,25 +200,37 @@ class Rankings(SystemsAndJudges):
             unknown = occurring.difference(names)
             if unknown:
                 raise ValueError(f"systems not in system_names: {', '.join(sorted(unknown))}")
-        judge_names = tuple(sorted(set(judges)))
-        cand_names = tuple(sorted({name for _, name, _, _ in candidates}))
-
         system_index = {name: i for i, name in enumerate(names)}
-        judge_index = {name: i for i, name in enumerate(judge_names)}
+        set_labels = [candidate_name(systems) for systems in sorted_sets]
+        cand_names = tuple(sorted(set(set_labels)))
         cand_index = {name: i for i, name in enumerate(cand_names)}
-        member_candidate = [c for c, (_, _, systems, _) in enumerate(candidates) for _ in systems]
-        member_system = [system_index[s] for _, _, systems, _ in candidates for s in systems]
+        name_of_set = np.zeros(len(system_sets), dtype=np.int64)
+        name_of_set[used_sets] = [cand_index[label] for label in set_labels]
+        size_of_set = np.zeros(len(system_sets), dtype=np.int64)
+        size_of_set[used_sets] = [len(systems) for systems in sorted_sets]
+        start_of_set = np.zeros(len(system_sets), dtype=np.int64)
+        start_of_set[used_sets] = np.cumsum(size_of_set[used_sets]) - size_of_set[used_sets]
+        set_members = np.array([system_index[s] for systems in sorted_sets for s in systems], dtype=np.int64)
+
+        sizes = size_of_set[candidate_set]
+        member_candidate = np.repeat(np.arange(n_candidates, dtype=np.int64), sizes)
+        member_at = np.arange(member_candidate.size, dtype=np.int64)
+        member_at += np.repeat(start_of_set[candidate_set] - (np.cumsum(sizes) - sizes), sizes)
+        member_system = set_members[member_at]
+        shown_twice = _first_system_shown_twice(candidate_ranking[member_candidate], member_system, len(names))
+        if shown_twice is not None:
+            raise ValueError(f"{where(shown_twice)}: a system occurs twice on one screen")
         return cls(
             system_names=names,
             judge_names=judge_names,
             candidate_names=cand_names,
-            ranking_judge=np.array([judge_index[j] for j in judges], dtype=np.int64),
-            ranking_segment=np.array(segments, dtype=np.int64),
-            candidate_ranking=np.array([c[0] for c in candidates], dtype=np.int64),
-            candidate_rank=np.array([c[3] for c in candidates], dtype=np.int64),
-            candidate_name=np.array([cand_index[c[1]] for c in candidates], dtype=np.int64),
-            member_candidate=np.array(member_candidate, dtype=np.int64),
-            member_system=np.array(member_system, dtype=np.int64),
+            ranking_judge=judge_of_code[ranking_judge],
+            ranking_segment=ranking_segment,
+            candidate_ranking=candidate_ranking,
+            candidate_rank=candidate_rank,
+            candidate_name=name_of_set[candidate_set],
+            member_candidate=member_candidate,
+            member_system=member_system,
         )
 
     @property
