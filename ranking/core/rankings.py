@@ -29,6 +29,18 @@ def candidate_name(systems: Iterable[str]) -> str:
     return " ".join(sorted(systems))
 
 
+def _system_names(occurring: set[str], system_names: Sequence[str] | None) -> tuple[str, ...]:
+    """The systems, sorted: ``system_names`` (each a column even when it occurs nowhere), or else those
+    ``occurring``; a system occurring outside ``system_names`` is refused."""
+    if system_names is None:
+        return tuple(sorted(occurring))
+    names = tuple(sorted(set(system_names)))
+    unknown = occurring.difference(names)
+    if unknown:
+        raise ValueError(f"systems not in system_names: {', '.join(sorted(unknown))}")
+    return names
+
+
 def _screen_candidates(shown: Sequence[tuple[Sequence[str], int]], where: str) -> list[tuple[tuple[str, ...], int]]:
     """Validate one screen's ``(systems, rank)`` candidates; return ``(sorted systems, rank)`` for each."""
     seen: set[str] = set()
@@ -192,14 +204,7 @@ class Rankings(SystemsAndJudges):
         if problems:
             first = int(np.flatnonzero(np.isin(candidate_set, list(problems)))[0])
             raise ValueError(f"{where(int(candidate_ranking[first]))}: {problems[int(candidate_set[first])]}")
-        occurring = {system for systems in sorted_sets for system in systems}
-        if system_names is None:
-            names = tuple(sorted(occurring))
-        else:
-            names = tuple(sorted(set(system_names)))
-            unknown = occurring.difference(names)
-            if unknown:
-                raise ValueError(f"systems not in system_names: {', '.join(sorted(unknown))}")
+        names = _system_names({system for systems in sorted_sets for system in systems}, system_names)
         system_index = {name: i for i, name in enumerate(names)}
         set_labels = [candidate_name(systems) for systems in sorted_sets]
         cand_names = tuple(sorted(set(set_labels)))

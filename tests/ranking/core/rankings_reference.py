@@ -9,25 +9,16 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ranking.core.rankings import RankingItem, Rankings, candidate_name
+from ranking.core.rankings import _screen_candidates as checked_candidates
+from ranking.core.rankings import _system_names as system_names_of
 
 
 def _screen_candidates(
     shown: Sequence[tuple[Sequence[str], int]], where: str
 ) -> list[tuple[str, tuple[str, ...], int]]:
-    """Validate one screen's ``(systems, rank)`` candidates; return ``(name, sorted systems, rank)`` for each."""
-    seen: set[str] = set()
-    result = []
-    for systems, rank in shown:
-        systems = tuple(systems)
-        if not systems:
-            raise ValueError(f"{where}: a candidate names no system")
-        if not isinstance(rank, (int, np.integer)) or isinstance(rank, bool) or rank < 1:
-            raise ValueError(f"{where}: rank {rank!r} is not a positive integer")
-        if seen.intersection(systems) or len(set(systems)) < len(systems):
-            raise ValueError(f"{where}: a system occurs twice on one screen")
-        seen.update(systems)
-        result.append((candidate_name(systems), tuple(sorted(systems)), int(rank)))
-    return result
+    """One screen's candidates checked as ``from_items`` checks them (``rankings._screen_candidates``, unchanged by
+    ``from_codes``): ``(name, sorted systems, rank)`` for each."""
+    return [(candidate_name(systems), systems, rank) for systems, rank in checked_candidates(shown, where)]
 
 
 def reference_from_items(items: Iterable[RankingItem], system_names: Sequence[str] | None = None) -> Rankings:
@@ -43,14 +34,7 @@ def reference_from_items(items: Iterable[RankingItem], system_names: Sequence[st
         judges.append(str(judge))
         segments.append(int(segment))
 
-    occurring = {system for _, _, systems, _ in candidates for system in systems}
-    if system_names is None:
-        names = tuple(sorted(occurring))
-    else:
-        names = tuple(sorted(set(system_names)))
-        unknown = occurring.difference(names)
-        if unknown:
-            raise ValueError(f"systems not in system_names: {', '.join(sorted(unknown))}")
+    names = system_names_of({system for _, _, systems, _ in candidates for system in systems}, system_names)
     judge_names = tuple(sorted(set(judges)))
     cand_names = tuple(sorted({name for _, name, _, _ in candidates}))
 
