@@ -16,12 +16,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
+import numpy as np
+from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 
 from annotation.models import CandidateJudgment, Judgment, System
-from annotation.services.outputs import batched, candidate_systems, merged_by_judgment, shared_system_tuples
+from annotation.services.outputs import (
+    batched,
+    campaign_outputs,
+    candidate_systems,
+    merged_by_judgment,
+    shared_system_tuples,
+)
 
 from .core.parameters import IGNORED_JUDGES
 from .core.rankings import RankingItem, Rankings
@@ -161,18 +170,133 @@ def load_rankings(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
     ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),
 ) -> Rankings:
-    """The campaign's ranking judgments as core ``Rankings`` (METHODS 3).
+    """The campaign's ranking judgments as core ``Rankings`` (METHODS 3), one ranking per judgment in stored order:
+    a flagged one as a skipped ranking, an unflagged one with its ranked candidates in the order shown (those of
+    control systems only left out), or not at all when none is left.
 
     ``up_to`` keeps the judgments with an id up to it (a snapshot's ``last_judgment_id``), so that every part of
     one analysis sees the same data; ``judge`` keeps one judge's judgments; ``after`` keeps the judgments with a
     higher id (the new ones, for a leaderboard that adds them to what it has); ``ignored_judges`` and the
     ``excluded_ranges`` of rater QC are left out. Excluded screens are left out.
+
+    Read as three queries, each streamed into arrays (``_chunks``: no row kept as an object) and joined with
+    NumPy: the judgments, the contestants' outputs, and the judgments' ranked candidates. The outputs are those of
+    the whole campaign (one scan of them costs less than finding the judged candidates a second time) or, ``after``
+    an id, those of the judged candidates (a few new judgments read a few).
     """
     judgments = selected_judgments(campaign, up_to, judge, after, ignored_judges, excluded_ranges)
-    judged = CandidateJudgment.objects.filter(judgment__in=judgments).ranked().values("candidate_id")
-    contestants = contestant_names(campaign)
-    systems = _contestants_of(candidate_systems(campaign, judged), set(contestants))
-    return Rankings.from_items(_ranking_items(judgments, systems), system_names=contestants)
+    ranked = CandidateJudgment.objects.filter(judgment__in=judgments).ranked()
+    contestants = dict(System.objects.filter(campaign=campaign).exclude(kind=System.Kind.CONTROL)
+                       .values_list("id", "name"))
+    outputs = campaign_outputs(campaign, None if after is None else ranked.values("candidate_id"))
+    ids, judges, lines, flagged, judge_names = _judgment_columns(judgments)
+    candidates, candidate_set, system_sets = _system_sets(outputs, contestants)
+    ranking, candidate_ranking, rank, shown_set = _shown_candidates(ranked, ids, flagged, candidates, candidate_set)
+    return Rankings.from_codes(judge_names, judges[ranking], lines[ranking], candidate_ranking, rank, system_sets,
+                               shown_set, system_names=sorted(contestants.values()))
+
+
+#: How many rows the loaders take from the database's answer at a time.
+LOADED_ROWS = 10_000
+
+
+def _chunks(rows: QuerySet) -> Iterator[list[tuple]]:
+    """The rows of ``rows`` (a ``values_list`` of fields without converters) in lists of ``LOADED_ROWS``, from a
+    plain cursor: the driver holds the database's whole answer, in C, and Python turns ``LOADED_ROWS`` of its rows
+    into objects at a time. Not ``QuerySet.iterator()``: PostgreSQL plans its server-side cursor for the first
+    tenth of the rows (``cursor_tuple_fraction``), which took 2-3 times as long on 200,000 rankings, and its
+    DECLARE, FETCH and CLOSE doubled the time of a load of a few new judgments."""
+    sql, params = rows.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while chunk := cursor.fetchmany(LOADED_ROWS):
+            yield chunk
+
+
+def _integer_rows(rows: QuerySet, width: int) -> np.ndarray:
+    """The rows of ``rows`` (a ``values_list`` of ``width`` integer columns) as an (n, width) array."""
+    values = chain.from_iterable(chain.from_iterable(_chunks(rows)))
+    return np.fromiter(values, dtype=np.int64).reshape(-1, width)
+
+
+def _judgment_columns(
+    judgments: QuerySet[Judgment],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str | None]]:
+    """The ``judgments`` in id order as arrays: ids, judge codes (indices into the judge names, the last item),
+    segment lines and whether flagged."""
+    codes: dict[str | None, int] = {}
+    columns: list[list[np.ndarray]] = [[], [], [], []]
+    for chunk in _chunks(judgments.order_by("id").values_list(
+        "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
+    )):
+        pks, usernames, lines, flags = zip(*chunk)
+        columns[0].append(np.array(pks, dtype=np.int64))
+        columns[1].append(np.array([codes.setdefault(name, len(codes)) for name in usernames], dtype=np.int64))
+        columns[2].append(np.array(lines, dtype=np.int64))
+        columns[3].append(np.array([flag is not None for flag in flags], dtype=bool))
+    ids, judges, lines, flagged = (
+        np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        for parts, dtype in zip(columns, (np.int64, np.int64, np.int64, bool))
+    )
+    return ids, judges, lines, flagged, list(codes)
+
+
+def _system_sets(
+    outputs: QuerySet, contestants: dict[int, str]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+    """The contestants' systems of each candidate of ``outputs``: the candidate ids (ascending), the code of each
+    one's set of systems, and the sets (names in order, each distinct set once). A candidate of control systems
+    only has none and is not among them. Each set is found as a bit mask, a 64-bit word per 64 systems."""
+    names = sorted(contestants.values())
+    system_ids = np.array(sorted(contestants), dtype=np.int64)
+    index_of_id = np.array([names.index(contestants[pk]) for pk in system_ids], dtype=np.int64)
+    produced = _integer_rows(
+        outputs.filter(system_id__in=list(contestants)).values_list("candidate_id", "system_id"), 2)
+    if not produced.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
+    candidate, system = produced[:, 0], index_of_id[np.searchsorted(system_ids, produced[:, 1])]
+    order = np.lexsort((system, candidate))
+    candidate, system = candidate[order], system[order]
+    starts = np.flatnonzero(np.r_[True, candidate[1:] != candidate[:-1]])
+    words = np.zeros((starts.size, -(-len(names) // 64)), dtype=np.uint64)
+    bit = np.left_shift(np.uint64(1), (system % 64).astype(np.uint64))
+    for word in range(words.shape[1]):
+        words[:, word] = np.bitwise_or.reduceat(np.where(system // 64 == word, bit, np.uint64(0)), starts)
+    order = np.lexsort(words.T)
+    words = words[order]
+    first = np.r_[True, np.any(words[1:] != words[:-1], axis=1)]
+    code = np.empty(order.size, dtype=np.int64)
+    code[order] = np.cumsum(first) - 1
+    held = (words[first][:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+    sets = [tuple(names[i] for i in np.flatnonzero(row)) for row in held.reshape(int(first.sum()), -1)]
+    return candidate[starts], code, sets
+
+
+def _shown_candidates(
+    ranked: QuerySet[CandidateJudgment], ids: np.ndarray, flagged: np.ndarray, candidates: np.ndarray,
+    candidate_set: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments (``ids``, ascending, and whether ``flagged``) that are rankings, and the ranked candidates
+    shown in them, read from ``ranked`` in judgment and screen order: which judgments are rankings (a flagged one,
+    or one with a shown candidate of ``candidates``), and each shown candidate's ranking, rank and system set code
+    (``candidate_set``). Rows of another judgment (one stored after ``ids`` was read) are passed over, as are
+    those of a flagged judgment."""
+    shown = _integer_rows(ranked.in_order().values_list("judgment_id", "candidate_id", "rank"), 3)
+    judgment = _positions(ids, shown[:, 0])
+    candidate = _positions(candidates, shown[:, 1])
+    kept = (judgment >= 0) & (candidate >= 0)
+    kept[kept] = ~flagged[judgment[kept]]
+    judgment, candidate = judgment[kept], candidate[kept]
+    ranking = flagged | (np.bincount(judgment, minlength=ids.size) > 0)
+    return ranking, (np.cumsum(ranking) - 1)[judgment], shown[kept, 2], candidate_set[candidate]
+
+
+def _positions(sorted_values: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The index of each of ``values`` in ``sorted_values`` (ascending, distinct), -1 where it is not there."""
+    at = np.searchsorted(sorted_values, values)
+    found = at < sorted_values.size
+    found[found] = sorted_values[at[found]] == values[found]
+    return np.where(found, at, -1)
 
 
 #: Rankings a batch of ``ranking_batches``: a ranking covering 31 systems has 465 expanded pairs, so a batch's chunk

@@ -22,14 +22,17 @@ def candidate_systems(
     campaign's candidate ids, e.g. the judged ones: a loader of a few new judgments then reads a few rows, not the
     whole test set; the query alone selects the rows, so that the plan cannot loop over the campaign's segments;
     or the ids themselves, e.g. those of one screen or of one batch of an export)."""
-    if candidates is None:
-        outputs = Output.objects.filter(segment__campaign=campaign)
-    else:
-        outputs = Output.objects.filter(candidate_id__in=candidates)
     systems: dict[int, list[str]] = defaultdict(list)
-    for candidate_id, name in outputs.values_list("candidate_id", "system__name"):
+    for candidate_id, name in campaign_outputs(campaign, candidates).values_list("candidate_id", "system__name"):
         systems[candidate_id].append(name)
     return systems
+
+
+def campaign_outputs(campaign: Campaign, candidates: QuerySet | Collection[int] | None = None) -> QuerySet[Output]:
+    """The outputs of the campaign, or of ``candidates`` (as in ``candidate_systems``), unordered."""
+    if candidates is None:
+        return Output.objects.filter(segment__campaign=campaign)
+    return Output.objects.filter(candidate_id__in=candidates)
 
 
 def shared_system_tuples(campaign: Campaign) -> dict[int, tuple[str, ...]]:
