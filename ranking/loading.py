@@ -144,12 +144,12 @@ def _contestants_of(systems: Mapping[int, Sequence[str]], contestants: Collectio
 
 
 def _ranking_items(
-    judgments: QuerySet[Judgment], systems: Mapping[int, Sequence[str]], chunk_size: int | None = None
+    judgments: QuerySet[Judgment], systems: Mapping[int, Sequence[str]], chunk_size: int
 ) -> Iterator[RankingItem]:
     """``judgments`` as ``Rankings.from_items`` items, one at a time in stored order, a candidate named by its
     ``systems`` (without contestants, it is left out); a flagged judgment is a skipped ranking and a judgment
     neither flagged nor showing a candidate is no item. The judgments and their ranks are two queries merged by
-    judgment id: read whole, or, with ``chunk_size``, streamed from the database that many judgments at a time."""
+    judgment id, streamed from the database ``chunk_size`` judgments at a time."""
     rows = judgments.order_by("id").values_list(
         "id", "assignment__judge__username", "assignment__screen__segment__line", "flag__id"
     )
@@ -157,9 +157,8 @@ def _ranking_items(
         CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     )
-    if chunk_size is not None:
-        rows, ranks = rows.iterator(chunk_size=chunk_size), ranks.iterator(chunk_size=5 * chunk_size)
-    for (_, username, line, flag), own in merged_by_judgment(rows, ranks):
+    streamed = merged_by_judgment(rows.iterator(chunk_size=chunk_size), ranks.iterator(chunk_size=5 * chunk_size))
+    for (_, username, line, flag), own in streamed:
         shown = [] if flag is not None else [(systems[candidate], rank) for _, candidate, rank in own
                                              if systems[candidate]]
         if flag is not None or shown:
