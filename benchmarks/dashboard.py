@@ -71,12 +71,15 @@ def conll14_campaign() -> Campaign:
     return campaign
 
 
-def synthetic_campaign(n_rankings: int, n_systems: int, rng: np.random.Generator, name: str = "synthetic",
-                       judges: str = "judge") -> Campaign:
-    """``n_systems`` systems editing each of ``n_rankings // 20`` sentences with probability 0.7, and
-    ``n_rankings`` rankings of up to 5 of a sentence's candidates by 20 judges (``judges`` numbered 00 to 19),
-    better-numbered systems ranked better with noise, ties where the noisy qualities round alike."""
-    n_sentences = max(n_rankings // 20, 50)
+def synthetic_campaign(
+    n_rankings: int, n_systems: int, rng: np.random.Generator, name: str = "synthetic", judges: str = "judge",
+    n_sentences: int | None = None,
+) -> Campaign:
+    """``n_systems`` systems editing each of ``n_sentences`` sentences (default ``n_rankings // 20``, at least 50)
+    with probability 0.7, and ``n_rankings`` rankings of up to 5 of a sentence's candidates by 20 judges (``judges``
+    numbered 00 to 19), better-numbered systems ranked better with noise, ties where the noisy qualities round
+    alike."""
+    n_sentences = n_sentences or max(n_rankings // 20, 50)
     source = [f"sentence {i} has a few words in it ." for i in range(n_sentences)]
     names = [f"sys{k:02d}" for k in range(n_systems)]
     lines = lambda texts: ("\n".join(texts) + "\n").encode()

@@ -54,12 +54,13 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.http import HttpResponse  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 from annotation.models import Assignment, Campaign  # noqa: E402
 from annotation.services.screen_jobs import request_screens  # noqa: E402
 from benchmarks.dashboard import synthetic_campaign  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 
 KEY = re.compile(r'name="candidate_(\d+)" value="([0-9a-f]+)"')
 SCREEN = re.compile(r"^/judge/screens/([0-9a-f-]{36})/")
@@ -223,9 +224,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20, help="rounds of the judge pages; admin requests per page")
     args = parser.parse_args()
     rng = np.random.default_rng(2015)
-    setup_test_environment()
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database():
         User = get_user_model()
         small = with_screens(synthetic_campaign(SMALL_RANKINGS, args.systems, rng, "small", "small-judge"),
                              SMALL_SCREENS)
@@ -288,9 +287,6 @@ def main() -> None:
             print(f"  {page:<30} {admin_before.median(page):8.1f} ({admin_before.p95(page):7.1f})  "
                   f"{admin_after.median(page):8.1f} ({admin_after.p95(page):7.1f}) {admin_after.queries[page]:3d} q "
                   f"{ratio:7.2f}x")
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
 
 
 if __name__ == "__main__":

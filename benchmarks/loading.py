@@ -47,9 +47,9 @@ import django  # noqa: E402
 django.setup()
 
 from django.db import connection  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
 
 from benchmarks.dashboard import analyze_tables, synthetic_campaign  # noqa: E402
+from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from ranking.core.rankings import RankingItem, Rankings  # noqa: E402
 from ranking.loading import load_rankings  # noqa: E402
 from ranking.models import AnalysisRun  # noqa: E402
@@ -198,9 +198,7 @@ def main() -> None:
     parser.add_argument("--analyze", action="store_true",
                         help="also time manage.py analyze end to end (minutes at 200,000 rankings)")
     args = parser.parse_args()
-    setup_test_environment()
-    test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with throwaway_database():
         built = time.perf_counter()
         campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015))
         analyze_tables()
@@ -243,9 +241,6 @@ def main() -> None:
                   f"writing) {rest:.1f} s; with the baseline's load (cold, {loads['baseline']:.1f} s against "
                   f"{loads['vectorized']:.1f} s) it would take "
                   f"{times['process'] + loads['baseline'] - loads['vectorized']:.1f} s")
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(test_db, verbosity=0)
 
 
 if __name__ == "__main__":
