@@ -146,13 +146,14 @@ def baseline(campaign: Campaign) -> None:
                       live.CONFIDENCE)
 
 
-def new_judgment(campaign: Campaign, rng: np.random.Generator) -> None:
-    """One more ranking of a random sentence's first candidates, as a judge's submit stores it."""
+def new_judgment(campaign: Campaign, rng: np.random.Generator, judge: str | None = None) -> None:
+    """One more ranking of a random sentence's first candidates by ``judge`` (default ``newcomer-<campaign id>``), as
+    a judge's submit stores it."""
     segment = campaign.segments.order_by("?").first()
     shown = list(segment.candidates.values_list("id", flat=True)[:5])
     with transaction.atomic():
         write_judged_screens(campaign, [JudgedScreen(
-            line=segment.line, judge=f"newcomer-{campaign.pk}", duration=timedelta(seconds=25),
+            line=segment.line, judge=judge or f"newcomer-{campaign.pk}", duration=timedelta(seconds=25),
             candidates=[JudgedCandidate(pk, int(rng.integers(1, 6))) for pk in shown],
         )])
 

@@ -50,7 +50,7 @@ django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import connection  # noqa: E402
 from django.db.models import Count, F, Max, Q, Sum  # noqa: E402
 from django.shortcuts import render  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -72,10 +72,15 @@ from annotation.services import attention, queue, rater_qc  # noqa: E402
 from annotation.services.attention import AttentionRate, add_attention_checks  # noqa: E402
 from annotation.services.dashboard import JudgeProgress, Plan, recent_flags, screen_times  # noqa: E402
 from annotation.services.exclusion import set_excluded  # noqa: E402
-from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens  # noqa: E402
 from annotation.services.judging_overview import AttentionCoverage, JudgeActivity  # noqa: E402
 from annotation.services.screens import create_screens, screen_count  # noqa: E402
-from benchmarks.dashboard import analyze_tables, percentiles, synthetic_campaign, timed  # noqa: E402
+from benchmarks.dashboard import (  # noqa: E402
+    analyze_tables,
+    new_judgment,
+    percentiles,
+    synthetic_campaign,
+    timed,
+)
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 
 # The baseline: the pages' slow parts as they were computed before.
@@ -327,17 +332,6 @@ def live_campaign(campaign: Campaign, rng: np.random.Generator) -> list:
     return judges
 
 
-def new_judgment(campaign: Campaign, rng: np.random.Generator) -> None:
-    """One more ranking of a random sentence's first candidates, as a judge's submit stores it."""
-    segment = campaign.segments.order_by("?").first()
-    shown = list(segment.candidates.values_list("id", flat=True)[:5])
-    with transaction.atomic():
-        write_judged_screens(campaign, [JudgedScreen(
-            line=segment.line, judge=f"newcomer-{int(rng.integers(3))}", duration=timedelta(seconds=25),
-            candidates=[JudgedCandidate(pk, int(rng.integers(1, 6))) for pk in shown],
-        )])
-
-
 def get(client: Client, url: str):
     response = client.get(url)
     if response.status_code != 200:
@@ -382,9 +376,9 @@ def measure(client: Client, url: str, campaign: Campaign, repeat: int, rng: np.r
     for _ in range(repeat):
         for label, way in ways.items():
             with way():
-                new_judgment(campaign, rng)
+                new_judgment(campaign, rng, f"newcomer-{int(rng.integers(3))}")
                 get(client, url)
-                new_judgment(campaign, rng)
+                new_judgment(campaign, rng, f"newcomer-{int(rng.integers(3))}")
                 times[label, "new"].append(timed(get, client, url))
                 times[label, "unchanged"].append(timed(get, client, url))
                 times[label, "queries"].append(queries(client, url))
