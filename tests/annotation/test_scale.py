@@ -1,20 +1,25 @@
-"""A campaign of 1,000,000 screens on PostgreSQL: judges of it and of a small campaign are served fast, and its
-organizer's page answers within a second (issue 7, item 11).
+"""A campaign of 1,000,000 screens on PostgreSQL: what a judge's requests and the organizer's page read does not
+grow with the campaign (issue 7, item 11).
 
 The screens are written by SQL (``INSERT ... SELECT generate_series``), two candidates and one pool slot each, as
 ``screens.write_screens`` lays them out, in one transaction with the foreign-key triggers off (``SET LOCAL
 session_replication_role = replica``, as a restore of a dump does: the rows refer to rows of the same statements,
 and Django's deferred foreign-key checks of 4,000,000 rows took more than half of the 60 s the load took with them);
-then the tables are vacuumed and analyzed as autovacuum would. Each judge
-then works through screens through Django's request handler (the whole request, middleware and all, without a
-network, and without the test client's recording of every template context, which a server does not do): a
-*serve* is the GET of the screen page, a *submit* the POST that stores the ranks and claims the next screen.
+then the tables are vacuumed and analyzed as autovacuum would. A judge of it and a judge of a small campaign then
+take turns working through screens through Django's request handler (the whole request, middleware and all,
+without a network): a *serve* is the GET of the screen page, a *submit* the POST that stores the ranks and claims
+the next screen.
+
+What is asserted is the work each request makes PostgreSQL do, not its time: the table and index blocks it reads or
+finds in shared buffers (``pg_statio_user_tables``, this backend's counts flushed after the request), which is the
+same on a busy machine and a quiet one. A request that scans a large campaign's rows (a sequential scan, or an index
+walk past its slots, as a generic plan of the claim once did) reads thousands of blocks more than the same request
+on a small campaign; one that finds its rows by index reads a B-tree level or two more. How long these requests take
+at scale is ``benchmarks/judge_pages.py`` and ``benchmarks/organizer_pages.py``'s to measure (README, Benchmarks).
 """
 from __future__ import annotations
 
 import re
-import sys
-import time
 from urllib.parse import urlencode
 
 import numpy as np
@@ -38,10 +43,18 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SCREENS = 1_000_000
 LINES = 1_000
-SERVES = 40
-#: The targets of issue 7: a judge's screen within 50 ms (95th percentile), the organizer's page within 1 s.
-SERVE_P95 = 0.050
-ORGANIZER_PAGE = 1.0
+SERVES = 30
+#: Blocks a judge's request may read beyond what the same request reads on the small campaign: a B-tree level or
+#: two more on each index it uses. A scan of the large campaign's slots reads thousands (1,000,000 slots fill about
+#: 9,000 table blocks and 2,700 blocks of each index on them).
+JUDGE_MARGIN = 100
+#: Blocks any judge's request may read, of either campaign: the tables are shared, so a query that scans them slows
+#: the small campaign's judges too. The requests read 90-260 here.
+JUDGE_MOST = 1_000
+#: Blocks the organizer's page may read on the large campaign beyond its reads on the small one and one pass over
+#: the slots' table: its progress counts the campaign's slots in one aggregate (``campaign_progress``), the only
+#: part of the page that grows with the campaign; everything else is kept counts and indexed reads.
+ORGANIZER_MARGIN = 300
 
 
 def big_campaign(owner: User) -> Campaign:
@@ -99,73 +112,104 @@ def handled(client: Client, method: str, url: str, data: dict | None = None) -> 
     return client.handler(environ)
 
 
-def work(clients: dict[str, tuple[Client, Campaign]], screens: int) -> dict[str, tuple[list[float], list[float]]]:
-    """Serve and submit ``screens`` screens of each campaign, the judges taking turns (so that whatever else the
-    machine does weighs on both alike); the seconds of each serve and each submit per campaign (after one serve
-    each that warms the process up)."""
+def blocks_read() -> int:
+    """The table and index blocks (read from disk or found in shared buffers) of every table of the database that
+    this connection's backend has counted so far, its pending counts flushed first (PostgreSQL 15's
+    ``pg_stat_force_next_flush`` flushes them when the backend next goes idle, after that statement)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute(
+            "SELECT coalesce(sum(heap_blks_read + heap_blks_hit + coalesce(idx_blks_read, 0)"
+            " + coalesce(idx_blks_hit, 0) + coalesce(toast_blks_read, 0) + coalesce(toast_blks_hit, 0)), 0)"
+            " FROM pg_statio_user_tables"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def table_blocks(table: str) -> int:
+    """The blocks of ``table``'s rows (its main fork)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int", [table])
+        return int(cursor.fetchone()[0])
+
+
+def reads(client: Client, method: str, url: str, data: dict | None = None) -> tuple[HttpResponse, int]:
+    """The response to ``client``'s request (``handled``) and the blocks PostgreSQL read for it (the request runs
+    on this thread's connection, whose backend ``blocks_read`` counts)."""
+    before = blocks_read()
+    response = handled(client, method, url, data)
+    return response, blocks_read() - before
+
+
+def work(clients: dict[str, tuple[Client, Campaign]], screens: int) -> dict[str, tuple[list[int], list[int]]]:
+    """Serve and submit ``screens`` screens of each campaign, the judges taking turns; the blocks read by each serve
+    and each submit per campaign (after one serve each, not counted, that loads the templates and URL patterns, as
+    a running server has them)."""
     rng = np.random.default_rng(7)
-    timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in clients}
+    counted: dict[str, tuple[list[int], list[int]]] = {name: ([], []) for name in clients}
     urls = {}
     for name, (client, campaign) in clients.items():
         urls[name] = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
-        handled(client, "GET", urls[name])  # a running server has its templates and URL patterns loaded: not timed
+        handled(client, "GET", urls[name])
     for _ in range(screens):
         for name, (client, _campaign) in clients.items():
-            serves, submits = timings[name]
-            start = time.perf_counter()
-            page = handled(client, "GET", urls[name])
-            serves.append(time.perf_counter() - start)
+            serves, submits = counted[name]
+            page, blocks = reads(client, "GET", urls[name])
+            serves.append(blocks)
             assert page.status_code == 200
             keys = KEY.findall(page.content.decode())
             data = {f"rank_{position}": str(rng.integers(1, 3)) for position, _ in keys}
             data.update({f"candidate_{position}": key for position, key in keys})
-            start = time.perf_counter()
-            posted = handled(client, "POST", urls[name], data)
-            submits.append(time.perf_counter() - start)
+            posted, blocks = reads(client, "POST", urls[name], data)
+            submits.append(blocks)
             assert posted.status_code == 302 and posted["Location"].startswith("/judge/screens/"), posted
             urls[name] = posted["Location"]
-    return timings
+    return counted
 
 
-def p95(seconds: list[float]) -> float:
-    return float(np.percentile(seconds, 95))
+def organizer_page(client: Client, campaign: Campaign) -> tuple[str, int]:
+    """The campaign page as its organizer sees it, and the blocks read for it (the second request: the first
+    fills the caches that every later request finds)."""
+    url = reverse("campaign-detail", args=[campaign.pk])
+    handled(client, "GET", url)
+    page, blocks = reads(client, "GET", url)
+    assert page.status_code == 200
+    return page.content.decode(), blocks
 
 
-def test_a_million_screens_serve_judges_fast_and_the_organizer_page_within_a_second(capsys):
+def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_small_campaign(capsys):
     organizer = User.objects.create_user("organizer")
-    start = time.perf_counter()
     big = big_campaign(organizer)
-    built = time.perf_counter() - start
     small = small_campaign("small")
+    small.organizers.add(organizer)
     create_screens(small, 60)
     assert screen_count(big) == Screen.objects.filter(campaign=big).count() == SCREENS
     clients = {}
     for name, campaign in (("small", small), ("big", big)):
         clients[name] = (Client(), campaign)
         clients[name][0].force_login(judge(f"judge-{name}", campaign))
-    timings = work(clients, SERVES)
+    counted = work(clients, SERVES)
     assert Judgment.objects.filter(assignment__campaign=big).count() == SERVES
-    page_client = Client()
-    page_client.force_login(organizer)
-    handled(page_client, "GET", reverse("campaign-detail", args=[big.pk]))
-    start = time.perf_counter()
-    page = handled(page_client, "GET", reverse("campaign-detail", args=[big.pk]))
-    page_seconds = time.perf_counter() - start
-    assert page.status_code == 200
-    assert f"{SCREENS} screens, {SERVES} of {SCREENS} assignments submitted" in page.content.decode()
     assert Assignment.objects.filter(campaign=big, judge__isnull=False).count() == SERVES + 1, "one served now"
-    with capsys.disabled():
-        print(f"\n1,000,000 screens written in {built:.1f} s; organizer page {1000 * page_seconds:.0f} ms")
-        for name, (serves, submits) in timings.items():
-            print(f"judge of the {name} campaign: serve p50 {1000 * np.median(serves):.1f} ms p95 "
-                  f"{1000 * p95(serves):.1f} ms; submit p50 {1000 * np.median(submits):.1f} ms p95 "
-                  f"{1000 * p95(submits):.1f} ms")
     progress = queue.progress(big, User.objects.get(username="judge-big"))
     assert progress.more and progress.total == SERVES + 1 + queue.PROGRESS_CAP
-    small_median, big_median = np.median(timings["small"][0]), np.median(timings["big"][0])
-    assert big_median < 1.5 * small_median, f"serving from 1,000,000 screens: median {1000 * big_median:.1f} ms " \
-                                            f"against {1000 * small_median:.1f} ms from a small campaign, in turns"
-    if sys.gettrace() is None:  # absolute times only without a tracer (coverage slows every request by about a third)
-        for name, (serves, _) in timings.items():
-            assert p95(serves) < SERVE_P95, f"the {name} campaign's judge: serve p95 {1000 * p95(serves):.1f} ms"
-    assert page_seconds < ORGANIZER_PAGE, f"organizer page {page_seconds:.2f} s"
+    page_client = Client()
+    page_client.force_login(organizer)
+    _, small_page = organizer_page(page_client, small)
+    big_page, big_page_blocks = organizer_page(page_client, big)
+    assert f"{SCREENS} screens, {SERVES} of {SCREENS} assignments submitted" in big_page
+    with capsys.disabled():
+        print(f"\nblocks read at {SCREENS:,} screens against a small campaign's: organizer page {big_page_blocks} "
+              f"against {small_page} (the slots' table has {table_blocks('annotation_assignment')})")
+        for what, index in (("serve", 0), ("submit", 1)):
+            print(f"judge's {what}: median {np.median(counted['big'][index]):.0f}, most {max(counted['big'][index])} "
+                  f"against median {np.median(counted['small'][index]):.0f}, most {max(counted['small'][index])}")
+    for what, index in (("serve", 0), ("submit", 1)):
+        big_most, small_most = max(counted["big"][index]), max(counted["small"][index])
+        assert small_most <= JUDGE_MOST, f"a {what} of the small campaign read {small_most} blocks"
+        assert big_most <= small_most + JUDGE_MARGIN, (
+            f"a {what} at {SCREENS:,} screens read {big_most} blocks, a small campaign's at most {small_most}")
+    slot_blocks = table_blocks("annotation_assignment")
+    assert big_page_blocks <= small_page + slot_blocks + ORGANIZER_MARGIN, (
+        f"the organizer's page at {SCREENS:,} screens read {big_page_blocks} blocks, a small campaign's {small_page}, "
+        f"one pass over the slots {slot_blocks}")
