@@ -1,7 +1,6 @@
 """Tests of ranking.core.active: running TrueSkill, expected information of screens, EASL for PRWS (issue 13)."""
 from __future__ import annotations
 
-import time
 from itertools import combinations
 
 import numpy as np
@@ -265,8 +264,10 @@ def test_a_batch_spreads_over_pairs_and_sentences():
                                  np.random.default_rng(0))) == 1
 
 
-def test_selection_under_20_ms_with_100_systems_and_100000_sentences():
-    """One served screen: weights from the running belief, a sentence, its shown candidates, and the update."""
+def test_selection_with_100_systems_and_100000_sentences_scores_a_bounded_sample(monkeypatch):
+    """One served screen: weights from the running belief, a sentence, its shown candidates, and the update. What
+    bounds its time is that each choice scores at most ``DEFAULT_SAMPLE`` screens, whatever the test set's size
+    (``benchmarks/active_choice.py`` times it against scoring every screen)."""
     rng = np.random.default_rng(0)
     n_sentences, n_systems = 100_000, 100
     # a realistic spread of collapse: 2 to 40 distinct outputs, most systems sharing a few frequent ones
@@ -275,14 +276,18 @@ def test_selection_under_20_ms_with_100_systems_and_100000_sentences():
     options = ScreenOptions.from_labels(labels)
     belief = RunningTrueSkill.start(n_systems)
     available = np.ones(n_sentences, dtype=bool)
-    select_screen(pair_weights(belief), options, available, rng)
-    times = []
+    scored = []
+    score = active.screen_information
+    monkeypatch.setattr(active, "screen_information",
+                        lambda weights, options, candidates, max_shown: scored.append(candidates) or score(
+                            weights, options, candidates, max_shown))
+    chosen = []
     for _ in range(40):
-        start = time.perf_counter()
         weights = pair_weights(belief)
         screen = select_screen(weights, options, available, rng)
+        assert available[screen]
         shown = choose_candidates(weights, options, screen, 5, rng)
-        times.append(time.perf_counter() - start)
+        assert np.unique(shown).size == shown.size == min(5, options.n_candidates[screen])
         members = slice(options.offsets[screen], options.offsets[screen + 1])
         rank_of = np.zeros(options.n_candidates[screen], dtype=np.int64)
         rank_of[shown] = rng.permutation(shown.size) + 1
@@ -292,7 +297,11 @@ def test_selection_under_20_ms_with_100_systems_and_100000_sentences():
         a, b = np.triu_indices(systems.size, 1)
         belief.observe(systems[a], systems[b], np.sign(rank[a] - rank[b]))
         available[screen] = False
-    assert np.median(times) < 0.020, f"median {np.median(times) * 1e3:.1f} ms"
+        chosen.append(screen)
+    assert len(set(chosen)) == 40 and len(scored) == 40
+    assert all(0 < candidates.size <= active.DEFAULT_SAMPLE for candidates in scored)
+    assert len({candidates.tobytes() for candidates in scored}) == 40, "a new sample for each choice"
+    assert (belief.sigma < RunningTrueSkill.start(n_systems).sigma).any()
 
 
 def test_candidate_beliefs_follow_easl():
