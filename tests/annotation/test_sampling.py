@@ -1,7 +1,6 @@
 """Sampling of ranking screens (METHODS 2, G15 section 4.1): counts, coverage, weights and screen plans."""
 from __future__ import annotations
 
-import time
 from collections import Counter
 from fractions import Fraction
 from itertools import combinations
@@ -76,12 +75,9 @@ def test_coverage_counts_stay_exact_beyond_int64():
     assert coverage_counts([1] * 100, 10).dtype == np.int64
 
 
-def test_coverage_of_hundred_systems_is_instant():
-    start = time.perf_counter()
+def test_coverage_of_a_hundred_systems_counts_every_subset_of_at_most_five_candidates():
     counts = coverage_counts(list(range(1, 14)) + [9], 5)
-    elapsed = time.perf_counter() - start
     assert sum(counts.tolist()) == sum(comb(14, k) for k in range(6))
-    assert elapsed < 0.05
 
 
 @pytest.mark.parametrize(
@@ -143,13 +139,10 @@ def test_weights_reject_bad_input(sets, max_chosen, message):
         sampling_weights(sets, max_chosen)
 
 
-def test_conll14_weights_are_fast_and_favour_diverse_sentences(conll14_dir):
+def test_conll14_weights_favour_diverse_sentences(conll14_dir):
     sets = conll14_multiplicity_sets(conll14_dir)
     assert len(sets) == 1312 and all(sum(s) == 13 for s in sets)
-    start = time.perf_counter()
     weights = sampling_weights(sets, 5)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.5
     distinct = np.array([len(s) for s in sets])
     assert weights.sum() == pytest.approx(1.0)
     assert (weights[distinct == 1] == 0).all() and (weights[distinct >= 2] > 0).all()
