@@ -40,6 +40,7 @@ from django.db.models import Count, Max, Sum
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
+from annotation.services.kept_tallies import SubmittedSlots, added_since, judgments_after
 from annotation.services.rater_qc import QcExclusions, analysis_exclusions
 
 if TYPE_CHECKING:
@@ -158,16 +159,6 @@ def data_version(campaign: Campaign) -> DataVersion:
     return DataVersion(slots["n"], slots["sum"] or 0, last, digest, len(excluded))
 
 
-def _judgment_totals(campaign: Campaign, after: int | None) -> dict:
-    """The campaign's judgments with an id above ``after`` (all with None): how many, the sum of their slots' ids,
-    the highest id (None for none)."""
-    judgments = Judgment.objects.filter(assignment__campaign=campaign)
-    if after is not None:
-        judgments = judgments.filter(id__gt=after)
-    totals = judgments.aggregate(n=Count("id"), sum=Sum("assignment_id"), last=Max("id"))
-    return {**totals, "sum": totals["sum"] or 0}
-
-
 def _cache_key(campaign: Campaign, what: str) -> str:
     return f"live-ranking:{what}:{campaign.pk}:{campaign.created_at.timestamp()}"
 
@@ -262,7 +253,10 @@ def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False)
         not rebuild and state is not None and state.excluded == version.excluded and state.names == names
         and state.qc == qc_digest and campaign.mode != Campaign.Mode.PRWS
     )
-    added = _added_since(campaign, state, version) if extensible else None
+    added = None
+    if extensible:
+        submitted = SubmittedSlots(version.submitted, version.slot_sum)
+        added = added_since(campaign, state.last_id or 0, state.judgments, state.slot_sum, submitted)
     if added is not None:
         _add(campaign, state, added, qc)
     else:
@@ -273,24 +267,9 @@ def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False)
     return state
 
 
-def _added_since(campaign: Campaign, state: LiveCounts, version: DataVersion, attempts: int = 3) -> dict | None:
-    """The totals of the judgments stored after ``state.last_id`` if they are all that changed since ``state``
-    (they make up the difference in submitted slots and their id sum); None when judgments up to ``state.last_id``
-    changed (an undo, a late commit). A judgment stored between reading the version and the totals is caught by
-    reading the version again."""
-    for _ in range(attempts):
-        added = _judgment_totals(campaign, state.last_id)
-        if (state.judgments + added["n"], state.slot_sum + added["sum"]) == (version.submitted, version.slot_sum):
-            return added
-        fresh = data_version(campaign)
-        if fresh == version:
-            return None
-        version = fresh
-    return None
-
-
 def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -> None:
-    """Add the judgments of ``added`` (``_judgment_totals`` after ``state.last_id``) to ``state`` and its history."""
+    """Add the judgments of ``added`` (``kept_tallies.judgments_after`` ``state.last_id``) to ``state`` and its
+    history."""
     if not added["n"]:
         return
     rankings, state.raters = _rankings(campaign, state.last_id, added["last"], qc)
@@ -313,10 +292,10 @@ def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str, qc: QcEx
     history_key = _cache_key(campaign, "history")
     old: History | None = cache.get(history_key)
     previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
-    totals = _judgment_totals(campaign, None)
-    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest, last_id=totals["last"],
-                       judgments=totals["n"], slot_sum=totals["sum"])
-    rankings, state.raters = _rankings(campaign, None, totals["last"] or 0, qc)
+    totals = judgments_after(campaign, 0)
+    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest,
+                       last_id=totals["last"] or None, judgments=totals["n"], slot_sum=totals["sum"])
+    rankings, state.raters = _rankings(campaign, None, totals["last"], qc)
     cache.set(history_key, History(state.token, _extend(state, rankings, previous)), STATE_SECONDS)
     return state
 

@@ -60,22 +60,23 @@ class KeptTally(Generic[T]):
     slot_sum: int = 0
 
 
-def _judgments_after(campaign: Campaign, after: int) -> dict:
-    """The campaign's judgments with an id above ``after``: how many, the sum of their slots' ids, the last id
-    (``after`` for none)."""
+def judgments_after(campaign: Campaign, after: int) -> dict:
+    """The campaign's judgments with an id above ``after``: how many (``n``), the sum of their slots' ids (``sum``),
+    the last id (``last``; ``after`` for none)."""
     totals = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after).aggregate(
         n=Count("id"), sum=Sum("assignment_id"), last=Max("id")
     )
     return {"n": totals["n"], "sum": totals["sum"] or 0, "last": totals["last"] or after}
 
 
-def _added_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> dict | None:
-    """The totals of the judgments stored after ``kept.last_id`` if they are all that changed (with the kept ones
-    they make up the submitted ``slots``); None when judgments the tally holds changed. A judgment stored between
-    reading the slots and the judgments is caught by reading the slots again."""
+def added_since(campaign: Campaign, last_id: int, count: int, slot_sum: int, slots: SubmittedSlots) -> dict | None:
+    """The totals (``judgments_after``) of the judgments stored after ``last_id`` if they are all that changed since
+    a tally of ``count`` judgments whose slots' ids sum to ``slot_sum``: with the kept ones they make up the
+    submitted ``slots``. None when judgments the tally holds changed (an undo, a late commit). A judgment stored
+    between reading the slots and the judgments is caught by reading the slots again."""
     for _ in range(ATTEMPTS):
-        added = _judgments_after(campaign, kept.last_id)
-        if (kept.count + added["n"], kept.slot_sum + added["sum"]) == (slots.count, slots.id_sum):
+        added = judgments_after(campaign, last_id)
+        if (count + added["n"], slot_sum + added["sum"]) == (slots.count, slots.id_sum):
             return added
         fresh = submitted_slots(campaign)
         if fresh == slots:
@@ -99,9 +100,11 @@ def kept_tally(
     slots = submitted_slots(campaign) if slots is None else slots
     key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
     kept: KeptTally | None = cache.get(key)
-    added = _added_since(campaign, kept, slots) if kept is not None and kept.basis == basis else None
+    added = None
+    if kept is not None and kept.basis == basis:
+        added = added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
     if added is None:
-        kept, added = KeptTally(basis, start()), _judgments_after(campaign, 0)
+        kept, added = KeptTally(basis, start()), judgments_after(campaign, 0)
     elif not added["n"]:
         return kept
     add(kept.tally, kept.last_id, added["last"])
