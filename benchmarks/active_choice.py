@@ -12,11 +12,15 @@ Usage: python benchmarks/active_choice.py [--sentences 100000] [--systems 100] [
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from ranking.core.active import (
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ranking.core.active import (  # noqa: E402
     DEFAULT_SAMPLE,
     RunningTrueSkill,
     ScreenOptions,
@@ -24,13 +28,7 @@ from ranking.core.active import (
     pair_weights,
     select_screen,
 )
-
-
-def test_set(sentences: int, systems: int, rng: np.random.Generator) -> ScreenOptions:
-    """Each sentence's candidates: 2 to 40 distinct outputs, the systems' labels drawn geometrically."""
-    distinct = rng.integers(2, 41, size=sentences)
-    labels = np.minimum(rng.geometric(0.25, size=(sentences, systems)) - 1, distinct[:, None] - 1)
-    return ScreenOptions.from_labels(labels)
+from tests.ranking.served_screens import collapsed_test_set, observe_random_ranking  # noqa: E402
 
 
 def serve(belief: RunningTrueSkill, options: ScreenOptions, available: np.ndarray, rng: np.random.Generator,
@@ -41,14 +39,7 @@ def serve(belief: RunningTrueSkill, options: ScreenOptions, available: np.ndarra
     screen = select_screen(weights, options, available, rng, sample_size=sample_size)
     shown = choose_candidates(weights, options, screen, 5, rng)
     seconds = time.perf_counter() - start
-    members = slice(options.offsets[screen], options.offsets[screen + 1])
-    rank_of = np.zeros(options.n_candidates[screen], dtype=np.int64)
-    rank_of[shown] = rng.permutation(shown.size) + 1
-    rank = rank_of[options.member_candidate[members]]
-    systems = options.member_system[members][rank > 0]
-    rank = rank[rank > 0]
-    a, b = np.triu_indices(systems.size, 1)
-    belief.observe(systems[a], systems[b], np.sign(rank[a] - rank[b]))
+    observe_random_ranking(belief, options, screen, shown, rng)
     available[screen] = False
     return seconds
 
@@ -68,7 +59,7 @@ def main() -> None:
     parser.add_argument("--systems", type=int, default=100)
     parser.add_argument("--screens", type=int, default=40, help="served screens timed per variant")
     args = parser.parse_args()
-    options = test_set(args.sentences, args.systems, np.random.default_rng(0))
+    options = collapsed_test_set(args.sentences, args.systems, np.random.default_rng(0))
     every = run(options, args.systems, args.screens, sample_size=args.sentences)
     sampled = run(options, args.systems, args.screens, sample_size=DEFAULT_SAMPLE)
     print(f"{args.systems} systems x {args.sentences:,} sentences, {args.screens} served screens each")

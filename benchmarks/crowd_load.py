@@ -50,12 +50,9 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402
 from django.urls import reverse  # noqa: E402
-from load import (  # noqa: E402  (the judges' benchmark beside this file)
-    add_load_test_arguments,
-    ms,
-    run_threads,
-    throwaway_site,
-)
+
+# the judges' benchmark beside this file
+from load import add_load_test_arguments, ms, run_threads, throwaway_site  # noqa: E402
 
 from annotation.models import Assignment, Campaign, CrowdWorker, Judgment  # noqa: E402
 from annotation.services.crowd_completion import completion_code  # noqa: E402

@@ -28,6 +28,7 @@ from ranking.core.active import (
 from ranking.core.pairs import expanded_pairs
 from ranking.core.rankings import Rankings
 from ranking.core.trueskill import draw_margin, rate_1vs1
+from tests.ranking.served_screens import collapsed_test_set, observe_random_ranking
 
 pair_lists = st.integers(2, 6).flatmap(
     lambda n: st.tuples(
@@ -270,10 +271,7 @@ def test_selection_with_100_systems_and_100000_sentences_scores_a_bounded_sample
     (``benchmarks/active_choice.py`` times it against scoring every screen)."""
     rng = np.random.default_rng(0)
     n_sentences, n_systems = 100_000, 100
-    # a realistic spread of collapse: 2 to 40 distinct outputs, most systems sharing a few frequent ones
-    distinct = rng.integers(2, 41, size=n_sentences)
-    labels = np.minimum(rng.geometric(0.25, size=(n_sentences, n_systems)) - 1, distinct[:, None] - 1)
-    options = ScreenOptions.from_labels(labels)
+    options = collapsed_test_set(n_sentences, n_systems, rng)
     belief = RunningTrueSkill.start(n_systems)
     available = np.ones(n_sentences, dtype=bool)
     scored = []
@@ -288,14 +286,7 @@ def test_selection_with_100_systems_and_100000_sentences_scores_a_bounded_sample
         assert available[screen]
         shown = choose_candidates(weights, options, screen, 5, rng)
         assert np.unique(shown).size == shown.size == min(5, options.n_candidates[screen])
-        members = slice(options.offsets[screen], options.offsets[screen + 1])
-        rank_of = np.zeros(options.n_candidates[screen], dtype=np.int64)
-        rank_of[shown] = rng.permutation(shown.size) + 1
-        rank = rank_of[options.member_candidate[members]]
-        systems = options.member_system[members][rank > 0]
-        rank = rank[rank > 0]
-        a, b = np.triu_indices(systems.size, 1)
-        belief.observe(systems[a], systems[b], np.sign(rank[a] - rank[b]))
+        observe_random_ranking(belief, options, screen, shown, rng)
         available[screen] = False
         chosen.append(screen)
     assert len(set(chosen)) == 40 and len(scored) == 40
