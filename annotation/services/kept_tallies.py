@@ -11,6 +11,8 @@ changed. Then the tally reads only the new ones. When a judgment it holds is gon
 and a new submit of that slot is a new judgment) or one with a lower id committed late, they do not, and the
 tally is taken again from all judgments; so is it when its ``basis`` (what else it depends on: decisions,
 thresholds) changed. Judgments are never changed in place, only stored or deleted with their slot's status.
+A judgment that commits late or is undone while the tally reads the new ones may be seen by some reads and not by
+the count, so the count is checked again once they are read, and the tally is kept only when it still holds.
 """
 from __future__ import annotations
 
@@ -85,6 +87,16 @@ def added_since(campaign: Campaign, last_id: int, count: int, slot_sum: int, slo
     return None
 
 
+def unchanged(campaign: Campaign, after: int, added: dict) -> bool:
+    """Whether the judgments with ids in ``(after, added["last"]]`` are still the ones ``added``
+    (``judgments_after`` ``after``) counted: a judgment of a lower id that committed late, or one undone, after they
+    were counted changes them, and a read between the count and this check may have seen it."""
+    again = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=added["last"]).aggregate(
+        n=Count("id"), sum=Sum("assignment_id")
+    )
+    return (again["n"], again["sum"] or 0) == (added["n"], added["sum"])
+
+
 def kept_tally(
     campaign: Campaign,
     name: str,
@@ -96,18 +108,26 @@ def kept_tally(
     """The campaign's tally ``name`` over all its judgments now: the kept one extended by ``add(tally, after,
     up_to)`` with the judgments of ids in ``(after, up_to]``, or ``start()`` extended by all of them (module
     docstring). ``basis`` must compare equal while what the tally depends on besides the judgments is unchanged;
-    ``slots`` are the campaign's ``submitted_slots`` (read here when not given)."""
+    ``slots`` are the campaign's ``submitted_slots`` (read here when not given).
+
+    A tally is kept only when the judgments ``add`` read are those counted (``unchanged``); otherwise it is taken
+    again from all judgments (at most ``ATTEMPTS`` times; the last one is returned, not kept)."""
     slots = submitted_slots(campaign) if slots is None else slots
     key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
     kept: KeptTally | None = cache.get(key)
-    added = None
-    if kept is not None and kept.basis == basis:
-        added = added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
-    if added is None:
-        kept, added = KeptTally(basis, start()), judgments_after(campaign, 0)
-    elif not added["n"]:
-        return kept
-    add(kept.tally, kept.last_id, added["last"])
-    kept.last_id, kept.count, kept.slot_sum = added["last"], kept.count + added["n"], kept.slot_sum + added["sum"]
-    cache.set(key, kept, KEPT_SECONDS)
+    for _ in range(ATTEMPTS):
+        added = None
+        if kept is not None and kept.basis == basis:
+            added = added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
+        if added is None:
+            kept, added = KeptTally(basis, start()), judgments_after(campaign, 0)
+        elif not added["n"]:
+            return kept
+        after = kept.last_id
+        add(kept.tally, after, added["last"])
+        kept.last_id, kept.count, kept.slot_sum = added["last"], kept.count + added["n"], kept.slot_sum + added["sum"]
+        if unchanged(campaign, after, added):
+            cache.set(key, kept, KEPT_SECONDS)
+            return kept
+        kept = None
     return kept

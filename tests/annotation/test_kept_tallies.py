@@ -8,13 +8,15 @@ import pytest
 from django.core.cache import cache
 
 from annotation.models import Campaign, Judgment
-from annotation.services import queue
+from annotation.services import kept_tallies, queue
 from annotation.services.attention import attention_check_rates
 from annotation.services.dashboard import judged_work
 from annotation.services.kept_tallies import kept_tally
+from annotation.services.rater_qc import campaign_verdicts
 from annotation.services.screens import create_screens
 
 from .factories import judge, small_campaign
+from .late_commits import held_submit
 from .test_rater_qc import SCREENS, careful_values, judge_all, random_values
 
 pytestmark = pytest.mark.django_db
@@ -84,3 +86,38 @@ def test_attention_rates_and_times_kept_are_those_of_all_judgments():
     assert rates["careful"].rate == 1.0 and rates["random"].rate < 1.0 and rates["careful"].checks > 0
     times = judged_work(campaign)
     assert times == fresh(judged_work, campaign) and times.judge_times["hasty"].median == 1.0
+
+
+
+def submit_one(campaign: Campaign, rater) -> None:
+    assignment = queue.next_assignment(campaign, rater)
+    keys = queue.candidate_keys(assignment)
+    queue.submit_ranking(assignment.token, rater, [1] * len(keys), keys)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("tally", [judged_work, attention_check_rates, campaign_verdicts])
+def test_a_judgment_committed_while_a_tally_reads_and_undone_before_the_next_read_is_not_kept(tally, monkeypatch):
+    """A submit commits late (its judgment's id is below the newest's) after the tally counted the new judgments
+    and before it read them: what is kept must not hold it uncounted, or its undo before the next read would leave
+    it there for good (the kept totals and the submitted slots agree again)."""
+    campaign = small_campaign("late", redundancy=2, sampling="uniform", control_share=1.0)
+    create_screens(campaign, 12)
+    cache.clear()
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    submit_one(campaign, ben)
+    tally(campaign)
+    counted = kept_tallies.judgments_after
+    with held_submit(campaign, ann) as commit:
+        submit_one(campaign, ben)
+
+        def commit_once_counted(*args):
+            totals = counted(*args)
+            commit()
+            return totals
+
+        monkeypatch.setattr(kept_tallies, "judgments_after", commit_once_counted)
+        tally(campaign)
+    monkeypatch.undo()
+    queue.undo_last(campaign, ann, queue.last_submitted(campaign, ann).token)
+    assert tally(campaign) == fresh(tally, campaign)
