@@ -40,7 +40,7 @@ from django.db.models import Count, Max, Sum
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
-from annotation.services.kept_tallies import SubmittedSlots, added_since, judgments_after
+from annotation.services.kept_tallies import ATTEMPTS, SubmittedSlots, added_since, judgments_after, unchanged
 from annotation.services.rater_qc import QcExclusions, analysis_exclusions
 
 if TYPE_CHECKING:
@@ -125,6 +125,9 @@ class LiveCounts:
     rankings: int = 0
     counts: np.ndarray | None = None
     raters: list[dict] | None = None
+    counted: bool = True
+    """False for counts read while judgments changed under the reads (``kept_tallies.unchanged``): shown once,
+    never cached."""
 
     def at(self, version: DataVersion) -> bool:
         """Whether these are the counts of ``version``."""
@@ -240,7 +243,8 @@ def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str
 
 def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False) -> LiveCounts:
     """The campaign's counts at ``version`` (or later): the cached ones, extended by the judgments stored since,
-    or rebuilt from all judgments (always with ``rebuild``). Keeps the cached ``History`` in step."""
+    or rebuilt from all judgments (always with ``rebuild``). Keeps the cached ``History`` in step; caches only
+    ``counted`` counts."""
     from .loading import contestant_names
 
     state: LiveCounts | None = cache.get(_cache_key(campaign, "counts"))
@@ -257,22 +261,24 @@ def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False)
     if extensible:
         submitted = SubmittedSlots(version.submitted, version.slot_sum)
         added = added_since(campaign, state.last_id or 0, state.judgments, state.slot_sum, submitted)
-    if added is not None:
-        _add(campaign, state, added, qc)
-    else:
+    if added is None or not _add(campaign, state, added, qc):
         state = _rebuilt(campaign, names, version.excluded, qc, qc_digest)
     if (state.judgments, state.slot_sum) == (version.submitted, version.slot_sum):
         state.last_submit = version.last_submit
-    cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
+    if state.counted:
+        cache.set(_cache_key(campaign, "counts"), state, STATE_SECONDS)
     return state
 
 
-def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -> None:
+def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -> bool:
     """Add the judgments of ``added`` (``kept_tallies.judgments_after`` ``state.last_id``) to ``state`` and its
-    history."""
+    history; False, with nothing added, when those judgments changed while they were read (``unchanged``)."""
     if not added["n"]:
-        return
-    rankings, state.raters = _rankings(campaign, state.last_id, added["last"], qc)
+        return True
+    rankings, raters = _rankings(campaign, state.last_id, added["last"], qc)
+    if not unchanged(campaign, state.last_id or 0, added):
+        return False
+    state.raters = raters
     checkpoints = _extend(state, rankings, {})
     state.last_id, state.judgments, state.slot_sum = added["last"], state.judgments + added["n"], \
         state.slot_sum + added["sum"]
@@ -281,21 +287,28 @@ def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -
     if history is not None and history.token == state.token:
         history.checkpoints.extend(checkpoints)
         cache.set(history_key, history, STATE_SECONDS)
+    return True
 
 
 def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str, qc: QcExclusions, qc_digest: str
              ) -> LiveCounts:
-    """New counts and history from all the campaign's judgments; checkpoints keep the bootstrap of the cached
-    history where their counts did not change."""
+    """New counts and history from all the campaign's judgments (read again, at most ``ATTEMPTS`` times, while
+    judgments change under the reads: ``LiveCounts.counted``); checkpoints keep the bootstrap of the cached history
+    where their counts did not change."""
     import uuid
 
     history_key = _cache_key(campaign, "history")
     old: History | None = cache.get(history_key)
     previous = {(c.rankings, c.digest): c.ranking for c in old.checkpoints if c.ranking} if old else {}
-    totals = judgments_after(campaign, 0)
+    for _ in range(ATTEMPTS):
+        totals = judgments_after(campaign, 0)
+        rankings, raters = _rankings(campaign, None, totals["last"], qc)
+        counted = unchanged(campaign, 0, totals)
+        if counted:
+            break
     state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest,
-                       last_id=totals["last"] or None, judgments=totals["n"], slot_sum=totals["sum"])
-    rankings, state.raters = _rankings(campaign, None, totals["last"], qc)
+                       last_id=totals["last"] or None, judgments=totals["n"], slot_sum=totals["sum"], raters=raters,
+                       counted=counted)
     cache.set(history_key, History(state.token, _extend(state, rankings, previous)), STATE_SECONDS)
     return state
 
@@ -444,14 +457,18 @@ def compute_leaderboard(campaign: Campaign, state: LiveCounts, version: DataVers
 
 
 def leaderboard(campaign: Campaign) -> dict:
-    """The campaign's live leaderboard, from the cache while its data are unchanged."""
+    """The campaign's live leaderboard, from the cache while its data are unchanged. A leaderboard is cached under
+    its data version only when its counts are that version's: counts that took in judgments committed after the
+    version was read would otherwise answer for it again once those are undone."""
     version = data_version(campaign)
     key = _cache_key(campaign, "leaderboard")
     cached = cache.get(key)
     if cached is not None and cached[0] == version.key:
         return cached[1]
-    result = compute_leaderboard(campaign, live_counts(campaign, version), version)
-    cache.set(key, (version.key, result), STATE_SECONDS)
+    state = live_counts(campaign, version)
+    result = compute_leaderboard(campaign, state, version)
+    if state.counted and state.at(version):
+        cache.set(key, (version.key, result), STATE_SECONDS)
     return result
 
 

@@ -17,7 +17,7 @@ WAIT_SECONDS = 60
 
 @contextmanager
 def held_submit(campaign: Campaign, judge) -> Iterator[Callable[[], None]]:
-    """Serve ``judge`` a screen and submit it (every candidate ranked 1) in a transaction of another thread, which
+    """Serve ``judge`` a screen and submit it (ranked in the order shown) in a transaction of another thread, which
     stays open, its judgment's id taken, until the function yielded is called: that commits it and returns once it
     is committed. Leaving the block commits it too."""
     submitted, release, committed = threading.Event(), threading.Event(), threading.Event()
@@ -28,7 +28,7 @@ def held_submit(campaign: Campaign, judge) -> Iterator[Callable[[], None]]:
             with transaction.atomic():
                 assignment = queue.next_assignment(campaign, judge)
                 keys = queue.candidate_keys(assignment)
-                queue.submit_ranking(assignment.token, judge, [1] * len(keys), keys)
+                queue.submit_ranking(assignment.token, judge, list(range(1, len(keys) + 1)), keys)
                 submitted.set()
                 release.wait(WAIT_SECONDS)
         except BaseException as error:  # reported in the test's thread

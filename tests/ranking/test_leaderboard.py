@@ -15,7 +15,9 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Judgment, Screen
 from annotation.random_streams import seeded_rng
+from annotation.services import queue
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.screens import create_screens
 from ranking import leaderboard as live
 from ranking.core import separation
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
@@ -23,7 +25,9 @@ from ranking.core.expected_wins import expected_wins
 from ranking.core.pairs import expanded_pairs, win_matrix
 from ranking.core.rankings import Rankings
 from ranking.loading import load_rankings
-from tests.annotation.factories import candidate_of, small_campaign
+from tests.annotation.factories import candidate_of, judge, small_campaign
+from tests.annotation.late_commits import held_submit
+from tests.annotation.test_kept_tallies import submit_one
 
 from .factories import synthetic_campaign
 
@@ -365,3 +369,39 @@ def test_an_undone_screen_submitted_again_between_two_polls_is_seen():
     second = get_leaderboard(client, campaign)
     assert second["snapshot"]["judgments"] == 1 and second["snapshot"]["last_judgment_id"] == again.pk
     assert second["systems"][0]["system"] == "INPUT"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("counting", ["added_since", "judgments_after"])
+def test_a_judgment_committed_while_the_leaderboard_reads_and_undone_before_the_next_poll_is_not_kept(
+    counting, monkeypatch
+):
+    """A submit commits late (its judgment's id below the newest's) after the leaderboard counted the judgments
+    it reads (the new ones: ``added_since``; all, on a cold cache: ``judgments_after``) and before it read them:
+    neither the counts nor the leaderboard may be kept with it uncounted, or its undo before the next poll brings
+    back the same data version and the judgment stays on the leaderboard."""
+    campaign = small_campaign("late")
+    create_screens(campaign, 12)
+    cache.clear()
+    client = organizer_client(campaign)
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    submit_one(campaign, ben)
+    get_leaderboard(client, campaign)
+    counted = getattr(live, counting)
+    with held_submit(campaign, ann) as commit:
+        submit_one(campaign, ben)
+        if counting == "judgments_after":
+            cache.clear()
+
+        def commit_once_counted(*args):
+            totals = counted(*args)
+            commit()
+            return totals
+
+        monkeypatch.setattr(live, counting, commit_once_counted)
+        get_leaderboard(client, campaign)
+    monkeypatch.undo()
+    queue.undo_last(campaign, ann, queue.last_submitted(campaign, ann).token)
+    kept = get_leaderboard(client, campaign)
+    cache.clear()
+    assert kept == get_leaderboard(client, campaign)
