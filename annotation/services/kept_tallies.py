@@ -114,11 +114,10 @@ def kept_tally(
     again from all judgments (at most ``ATTEMPTS`` times; the last one is returned, not kept)."""
     slots = submitted_slots(campaign) if slots is None else slots
     key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
-    kept: KeptTally | None = cache.get(key)
+    read: KeptTally | None = cache.get(key)
     for _ in range(ATTEMPTS):
-        added = None
-        if kept is not None and kept.basis == basis:
-            added = added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
+        kept = read if read is not None and read.basis == basis else None
+        added = None if kept is None else added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
         if added is None:
             kept, added = KeptTally(basis, start()), judgments_after(campaign, 0)
         elif not added["n"]:
@@ -129,5 +128,5 @@ def kept_tally(
         if unchanged(campaign, after, added):
             cache.set(key, kept, KEPT_SECONDS)
             return kept
-        kept = None
+        read = None
     return kept

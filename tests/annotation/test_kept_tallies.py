@@ -121,3 +121,20 @@ def test_a_judgment_committed_while_a_tally_reads_and_undone_before_the_next_rea
     monkeypatch.undo()
     queue.undo_last(campaign, ann, queue.last_submitted(campaign, ann).token)
     assert tally(campaign) == fresh(tally, campaign)
+
+
+def test_a_tally_whose_judgments_change_under_every_read_is_returned_and_not_kept(monkeypatch):
+    """When the judgments change under the reads of every attempt (``kept_tallies.unchanged`` false each time),
+    the last attempt's tally is returned and nothing is kept."""
+    campaign = small_campaign("changing", redundancy=2, sampling="uniform")
+    create_screens(campaign, 6)
+    cache.clear()
+    submit_one(campaign, judge("ann", campaign))
+    reads: list[tuple[int, int]] = []
+    monkeypatch.setattr(kept_tallies, "unchanged", lambda *args: False)
+    assert judged_ids(campaign, 1, reads) == all_ids(campaign)
+    assert len(reads) == kept_tallies.ATTEMPTS
+    monkeypatch.undo()
+    reads.clear()
+    assert judged_ids(campaign, 1, reads) == all_ids(campaign) and reads == [(0, all_ids(campaign)[-1])], \
+        "nothing was kept: read from the start"
