@@ -19,7 +19,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.utils import json
 
-from .api_responses import JOB_NOT_FOUND, READ_ERRORS, WRITE_ERRORS
+from .api_responses import JOB_NOT_FOUND, NOT_RANKINGS, READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
 from .models import BackgroundJob, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
@@ -203,7 +203,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
         (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),
-        **READ_ERRORS,
+        **READ_ERRORS, 409: NOT_RANKINGS,
     })
     @extend_schema(methods=["POST"], summary="Import Appraise XML judgments (all or nothing)",
                    request={"multipart/form-data": AppraiseUploadSerializer},

@@ -6,6 +6,7 @@
 - 401: ``{"detail": ...}`` (and ``WWW-Authenticate: Token``): the API token sent is wrong, expired or revoked.
 - 403: ``{"detail": ...}``: not logged in, or not an organizer of this campaign (or of any).
 - 404: ``{"detail": ...}``: no campaign with that id among those the user manages.
+- 409: ``{"detail": ...}``: the campaign holds nothing of this kind (the Appraise XML of a PRWS campaign).
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ UNAUTHORIZED = OpenApiResponse(_DETAIL, description="The API token sent (Authori
                                "expired or revoked.")
 FORBIDDEN = OpenApiResponse(_DETAIL, description="Not logged in, or not an organizer (of this campaign).")
 NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages.")
+NOT_RANKINGS = OpenApiResponse(_DETAIL, description="A PRWS campaign: Appraise XML holds rankings, not scores; the "
+                               "detail names the judgments' JSON and CSV exports.")
 JOB_NOT_FOUND = OpenApiResponse(_DETAIL, description="No campaign with this id among those the user manages, or no "
                                 "screen job of this id in it.")
 

@@ -157,3 +157,13 @@ def test_real_responses_match_the_documented_statuses_and_bodies(schema):
 
 def response_rater_names(response) -> list[str]:
     return [row["rater"] for row in response.json()["raters"]]
+
+
+def test_the_appraise_xml_of_a_prws_campaign_is_a_documented_409(schema):
+    """The export's refusal of a PRWS campaign (409) was missing from the operation's statuses."""
+    organizer, _, _ = users()
+    created = client_of(organizer).post("/api/campaigns/", files(name="scored", mode="prws"))
+    assert created.status_code == 201, created.content
+    response = client_of(organizer).get(f"/api/campaigns/{created.json()['id']}/appraise-xml/")
+    assert response.status_code == 409
+    check(schema, "/api/campaigns/{id}/appraise-xml/", "get", response)
