@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Collection, Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -61,21 +62,56 @@ def distinct_keys_object(pairs: list[tuple[str, object]]) -> dict:
     return data
 
 
+#: A UTF-16 surrogate code point: JSON's ``\ud800`` escape gives one alone, which is no Unicode character.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(data) -> str | None:
+    """Where in parsed JSON a key or a string value holds a lone surrogate (``SURROGATE``), which UTF-8 cannot
+    encode, so neither PostgreSQL nor the response can hold it: ``"['judge']"``, ``"a key in ['x'][2]"`` or
+    ``"the body"``; None when there is none. Iterative: the parser takes JSON nested up to Python's recursion
+    limit."""
+    pending: list[tuple[object, tuple]] = [(data, ())]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, str) and SURROGATE.search(value):
+            return json_path(path)
+        if isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+        elif isinstance(value, dict):
+            key = next((key for key in value if SURROGATE.search(key)), None)
+            if key is not None:
+                return f"a key in {json_path(path)}"
+            pending.extend((item, (*path, key)) for key, item in value.items())
+    return None
+
+
+def json_path(path: tuple) -> str:
+    """A place in parsed JSON as its keys and indexes, ``['judge']`` or ``['x'][2]``; ``the body`` for the top."""
+    return "".join(f"[{step!r}]" for step in path) or "the body"
+
+
 class JSONParser(RestJSONParser):
     """DRF's JSON parser (its encoding and its strict reading of NaN and Infinity), answering with its 400
-    ``{"detail": "JSON parse error - ..."}`` also an object that gives a key twice (``distinct_keys_object``) and
+    ``{"detail": "JSON parse error - ..."}`` also an object that gives a key twice (``distinct_keys_object``),
     JSON nested past Python's recursion limit (``[[[...]]]`` a few thousand deep, a few kB), which was a 500: DRF
-    catches only ``ValueError``."""
+    catches only ``ValueError``, and a string with a lone surrogate (``lone_surrogate``), which was a 500 when the
+    400 that named it could not be encoded."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         reader = codecs.getreader(get_encoding(parser_context or {}))
         try:
-            return json.load(reader(stream), object_pairs_hook=distinct_keys_object,
+            data = json.load(reader(stream), object_pairs_hook=distinct_keys_object,
                              parse_constant=json.strict_constant if self.strict else None)
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
+        where = lone_surrogate(data)
+        if where is not None:
+            raise ParseError(f"JSON parse error - {where} holds a lone surrogate (an escape from \\ud800 to "
+                             "\\udfff without its pair), which is not a Unicode character.")
+        return data
 
 
 def form_errors(form) -> dict[str, list[str]]:

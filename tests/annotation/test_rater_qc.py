@@ -445,6 +445,37 @@ def test_the_rest_api_refuses_a_repeated_or_unknown_key_and_decides_nothing(body
     assert not RaterStatus.objects.exists()
 
 
+SURROGATE_ESCAPE = "\\ud800"
+
+
+@pytest.mark.parametrize(("body", "where"), [
+    (f'{{"judge": "hasty", "action": "{SURROGATE_ESCAPE}"}}', "['action']"),
+    (f'{{"judge": "ha{SURROGATE_ESCAPE}sty", "action": "exclude"}}', "['judge']"),
+    (f'{{"judge": "hasty", "action": "exclude", "x{SURROGATE_ESCAPE}": 1}}', "a key in the body"),
+    (f'{{"judge": "hasty", "action": ["exclude", "{SURROGATE_ESCAPE}"]}}', "['action'][1]"),
+    ("[" * 900 + f'"{SURROGATE_ESCAPE}"' + "]" * 900, "[0]" * 900),
+])
+def test_the_rest_api_refuses_a_lone_surrogate_naming_where_it_is_and_decides_nothing(body, where):
+    # JSON's \ud800 escape alone is no Unicode character: an action holding one was a 500 (the 400 naming the choice
+    # could not be encoded as UTF-8), a judge holding one a 400 with Python's codec error from the user lookup.
+    campaign = small_campaign("surrogates")
+    judge("hasty", campaign)
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:200]
+    assert response.json() == {"detail": f"JSON parse error - {where} holds a lone surrogate (an escape from \\ud800 "
+                               "to \\udfff without its pair), which is not a Unicode character."}
+    assert not RaterStatus.objects.exists()
+
+
+def test_the_rest_api_takes_a_surrogate_pair_as_the_character_it_encodes():
+    campaign = small_campaign("pairs")
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", '{"judge": "\\ud83d\\ude00", "action": "auto"}',
+                           content_type="application/json")
+    assert response.status_code == 400 and response.json() == {"judge": ["there is no user \U0001f600"]}
+
+
 def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
     campaign, raters = judged
     organizer, client = organizer_client(campaign)
