@@ -119,10 +119,14 @@ def form_errors(form) -> dict[str, list[str]]:
     return {field: list(messages) for field, messages in form.errors.items()}
 
 
-def checked_fields(request, allowed: Collection[str], repeatable: Collection[str] = ()) -> None:
+def checked_fields(request, allowed: Collection[str], repeatable: Collection[str] = (),
+                   files: Collection[str] = ()) -> None:
     """Refuse (400, naming the field) a form, multipart or JSON request with a field the endpoint does not take (a
-    misspelt ``system`` would be dropped silently) or with one that is not ``repeatable`` given twice (only the last
-    of two ``source`` files, or of two ``count`` fields, would be used; JSON's parser refuses a repeated key)."""
+    misspelt ``system`` would be dropped silently), with one that is not ``repeatable`` given twice (only the last
+    of two ``source`` files, or of two ``count`` fields, would be used; JSON's parser refuses a repeated key), or
+    with one of the ``files`` sent as a text field, a part without a filename (``curl -F 'systems=<beta.txt'``
+    sends the file's content so): the form reads files only, so that system, documents or reference file was left
+    out without a word."""
     errors: dict[str, list[str]] = {}
     values = request.data.getlist if isinstance(request.data, QueryDict) else lambda name: [request.data[name]]
     for name in {*request.data.keys(), *request.FILES.keys()} - {"csrfmiddlewaretoken"}:
@@ -131,6 +135,9 @@ def checked_fields(request, allowed: Collection[str], repeatable: Collection[str
             errors[name] = [f"This endpoint takes no part named {name!r}; it takes: {', '.join(allowed)}."]
         elif name not in repeatable and given > 1:
             errors[name] = [f"Give {name!r} once, not {given} times."]
+        elif name in files and name in request.POST:
+            errors[name] = [f"{name!r} came as a text field; upload it as a file (a part with a filename, as "
+                            f"curl's -F '{name}=@FILE' sends it)."]
     if errors:
         raise ValidationError(errors)
 
@@ -188,7 +195,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                    responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 401: WRITE_ERRORS[401],
                               403: WRITE_ERRORS[403]})
     def create(self, request):
-        checked_fields(request, CampaignImportForm.base_fields, repeatable={"systems"})
+        checked_fields(request, CampaignImportForm.base_fields, repeatable={"systems"},
+                       files={"source", "systems", "documents", "archive"})
         form = CampaignImportForm.with_defaults(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
@@ -284,7 +292,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         if request.method == "GET":
             return Response(ReferenceSetSerializer(campaign.reference_sets.all(), many=True).data)
-        checked_fields(request, ("m2", "references"), repeatable={"references"})
+        checked_fields(request, ("m2", "references"), repeatable={"references"}, files={"m2", "references"})
         m2 = request.FILES.get("m2")
         texts = request.FILES.getlist("references")
         try:

@@ -180,6 +180,21 @@ def test_rest_api_refuses_unknown_and_repeated_parts(organizer, client_for, extr
     assert not Campaign.objects.exists()
 
 
+@pytest.mark.parametrize(("extra", "field"), [
+    ({"systems": [upload("alpha", SYSTEMS["alpha"]), "d\n" * 4]}, "systems"),
+    ({"documents": "doc1\n" * 4}, "documents"),
+])
+def test_rest_api_refuses_a_file_sent_as_a_text_field(organizer, client_for, extra, field):
+    # A part without a filename (curl -F 'systems=<beta.txt') is a text field, which the form does not read: the
+    # campaign was made without that system (201) or without its documents.
+    data = form_data(name="text", source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    response = client_for(organizer).post("/api/campaigns/", {**data, **extra})
+    assert response.status_code == 400 and response.json() == {field: [
+        f"'{field}' came as a text field; upload it as a file (a part with a filename, as curl's -F '{field}=@FILE' "
+        "sends it)."]}
+    assert not Campaign.objects.exists()
+
+
 @pytest.mark.parametrize(("data", "field", "message"), [
     ("count=1&count=40", "count", "Give 'count' once, not 2 times."),
     ("cuont=3", "cuont", "This endpoint takes no part named 'cuont'; it takes: count."),

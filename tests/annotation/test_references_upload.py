@@ -97,3 +97,14 @@ def test_the_api_takes_one_m2_file_and_refuses_a_second(campaign, organizer):
     typo = organizer.post(url, {"reference": SimpleUploadedFile("r", REFERENCE)})
     assert typo.status_code == 400 and "takes no part named 'reference'" in typo.json()["reference"][0]
     assert not ReferenceSet.objects.exists()
+
+
+def test_the_api_refuses_a_reference_sent_as_a_text_field(campaign, organizer):
+    """A part without a filename is a text field, which the import does not read: the file uploaded beside it was
+    stored (201) and this one left out without a word."""
+    response = organizer.post(f"/api/campaigns/{campaign.pk}/references/", {
+        "references": [SimpleUploadedFile("ref0", REFERENCE), REFERENCE.decode()]})
+    assert response.status_code == 400 and response.json() == {"references": [
+        "'references' came as a text field; upload it as a file (a part with a filename, as curl's -F "
+        "'references=@FILE' sends it)."]}
+    assert not ReferenceSet.objects.exists()
