@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.http import QueryDict
 
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
@@ -120,8 +121,11 @@ class CampaignImportForm(forms.ModelForm):
     @classmethod
     def with_defaults(cls, data, files) -> CampaignImportForm:
         """The form bound to a REST request, where a field left out takes its default (as the API's schema says),
-        not what an HTML form's missing field means (an unticked box: false)."""
-        filled = data.copy()
+        not what an HTML form's missing field means (an unticked box: false). ``data`` is copied shallowly: a REST
+        request's data holds its uploaded files too, and ``QueryDict.copy`` deep-copies, which a file Django has
+        streamed to disk (a request over ``FILE_UPLOAD_MAX_MEMORY_SIZE``) cannot be."""
+        filled = QueryDict(mutable=True)
+        filled.update(data)
         for name, field in cls.base_fields.items():
             if name not in filled and name not in files and field.initial is not None:
                 filled[name] = field.initial

@@ -212,6 +212,18 @@ def test_the_api_creates_a_campaign_by_job(small_limit, organizer, schema,  # no
     assert body["page"] == reverse("background-job", args=[body["id"]])
 
 
+def test_the_api_takes_files_streamed_to_disk(small_limit, organizer, settings, django_capture_on_commit_callbacks):
+    """A request over FILE_UPLOAD_MAX_MEMORY_SIZE (5 MB) has its files on disk, which copying the request's data
+    for the defaults deep-copied: every such upload was a 500, so no upload reached a background job by the API."""
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 0
+    data = form_data(source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client_of(organizer).post("/api/campaigns/", data)
+    assert response.status_code == 202, response.content
+    assert client_of(organizer).get(response["Location"]).json()["status"] == "done"
+    assert Campaign.objects.get(name="web").systems.count() == len(SYSTEMS) + 1
+
+
 def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
     small_limit, organizer, django_capture_on_commit_callbacks
 ):
