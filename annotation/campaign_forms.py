@@ -14,6 +14,7 @@ from django.http import QueryDict
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
+from .services.field_rules import check_campaign_name
 from .services.importing import import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
 from .services.screens import MAX_SCREENS_PER_JOB
@@ -130,6 +131,16 @@ class CampaignImportForm(forms.ModelForm):
             if name not in filled and name not in files and field.initial is not None:
                 filled[name] = field.initial
         return cls(filled, files)
+
+    def clean_name(self) -> str:
+        """The name as the import takes it (``field_rules.check_campaign_name``), refused here under its field:
+        for an upload a background job imports, the job was recorded (202) and failed on the name."""
+        name = self.cleaned_data["name"]
+        try:
+            check_campaign_name(name)
+        except InputFileError as error:
+            raise ValidationError(str(error)) from None
+        return name
 
     def clean_instruction(self) -> str:
         return checked_instruction(self.cleaned_data.get("instruction"))

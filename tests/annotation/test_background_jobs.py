@@ -224,6 +224,19 @@ def test_the_api_takes_files_streamed_to_disk(small_limit, organizer, settings, 
     assert Campaign.objects.get(name="web").systems.count() == len(SYSTEMS) + 1
 
 
+def test_a_campaign_name_the_import_refuses_is_refused_before_a_job_is_recorded(small_limit, organizer):
+    """A name with a line separator was taken with a 202, and the job failed on it; the form says so at once."""
+    def data() -> dict:
+        return form_data(name="two\u2028lines", source=upload("source", SOURCE),
+                         systems=[upload(n, d) for n, d in SYSTEMS.items()])
+
+    message = "campaign name: the non-printable character U+2028 at column 4"
+    assert client_of(organizer).post("/api/campaigns/", data()).json() == {"name": [message]}
+    page = client_of(organizer).post(reverse("campaign-create"), data())
+    assert page.status_code == 400 and message in page.content.decode()
+    assert not BackgroundJob.objects.exists() and not Campaign.objects.exists()
+
+
 def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
     small_limit, organizer, django_capture_on_commit_callbacks
 ):
