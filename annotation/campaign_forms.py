@@ -15,7 +15,7 @@ from .models import BackgroundJob, Campaign, markdown_too_long
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
 from .services.field_rules import check_campaign_name
-from .services.importing import import_test_set
+from .services.importing import check_system_names, import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
@@ -152,10 +152,21 @@ class CampaignImportForm(forms.ModelForm):
             raise ValidationError("Upload either a source file with system files, or one archive.")
         if has_files and not data.get("source"):
             raise ValidationError("The source file is missing.")
+        if has_files and data.get("source"):
+            self._check_system_names(data)
         if data.get("source_name") and not data.get("archive"):
             self.add_error("source_name", "The source file's name applies to an archive; the source file uploaded "
                            "on its own is the source.")
         return data
+
+    def _check_system_names(self, data: dict) -> None:
+        """The system files' names as the import checks them (``importing.check_system_names``), refused here under
+        ``systems``: for an upload a background job imports, the job was recorded (202) and failed on them."""
+        names = [upload.name for upload in data.get("systems") or []]
+        try:
+            check_system_names(data["source"].name, names, data["source_is_system"])
+        except InputFileError as error:
+            self.add_error("systems", str(error))
 
     def uploads(self) -> list[tuple[str, UploadedFile]]:
         """The uploaded files with the field each came in (``archive``, or ``source``, ``systems``, ``documents``)."""

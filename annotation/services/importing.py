@@ -68,6 +68,15 @@ class TestSet:
         return counts
 
 
+def check_system_names(source_name: str, names: Sequence[str], source_is_system: bool) -> None:
+    """Refuse (InputFileError) system names outside ``field_rules.SYSTEM_NAME_RULE`` or given twice: the system
+    files' names, and the source file's when the source is judged as a system of its own."""
+    judged_source = [source_name] if source_is_system and source_name not in names else []
+    for name in [*names, *judged_source]:
+        check_system_name(name)
+    check_distinct_system_names([*names, *judged_source])
+
+
 def read_test_set(
     source: NamedFile,
     systems: Sequence[NamedFile],
@@ -88,10 +97,7 @@ def read_test_set(
     if not systems and not source_is_system:
         raise InputFileError("no system output files were given")
     names = [file.name for file in systems]
-    judged_source = [source.name] if source_is_system and source.name not in names else []
-    for name in [*names, *judged_source]:
-        check_system_name(name)
-    check_distinct_system_names([*names, *judged_source])
+    check_system_names(source.name, names, source_is_system)
     source_lines = decode_lines(source)
     n = len(source_lines)
     outputs, kinds = [], []

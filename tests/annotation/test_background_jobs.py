@@ -237,6 +237,19 @@ def test_a_campaign_name_the_import_refuses_is_refused_before_a_job_is_recorded(
     assert not BackgroundJob.objects.exists() and not Campaign.objects.exists()
 
 
+@pytest.mark.parametrize(("name", "message"), [
+    (".hidden", "system name '.hidden': a system name has 1 to 100 letters"),
+    ("ALPHA", "system names 'alpha' and 'ALPHA' are the same name in other letter case"),
+])
+def test_a_system_name_the_import_refuses_is_refused_before_a_job_is_recorded(small_limit, organizer, name, message):
+    """A system file named '.hidden' was taken with a 202, and the job failed on its name."""
+    systems = [upload(n, d) for n, d in SYSTEMS.items()] + [upload(name, next(iter(SYSTEMS.values())))]
+    response = client_of(organizer).post("/api/campaigns/", form_data(source=upload("source", SOURCE),
+                                                                      systems=systems))
+    assert response.status_code == 400 and response.json()["systems"][0].startswith(message), response.content
+    assert not BackgroundJob.objects.exists() and not Campaign.objects.exists()
+
+
 def test_only_the_requester_and_the_campaigns_organizers_follow_a_job(
     small_limit, organizer, django_capture_on_commit_callbacks
 ):
