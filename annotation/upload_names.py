@@ -5,7 +5,10 @@ and ``a/b`` arrive as ``x`` and ``b``. A system is named by its file, so such an
 after something other than the file sent. ``SentNamesMultiPartParser`` keeps the name as sent on each uploaded file
 (``sent_name``), and ``check_sent_name`` refuses an upload whose name the parser changed, or for which it would have
 dropped the file (``..``, ``outputs/``): ``SentNamesMiddleware`` has the pages' uploads parsed with it,
-``SentNamesParser`` the API's.
+``SentNamesParser`` the API's. The parser also skips, without a word, a header line of a part that it cannot read
+(not UTF-8, as curl sends a Latin-1 file name; a malformed parameter): a part without its Content-Disposition is
+dropped, and a campaign was made without the system sent in it. ``SentNamesMultiPartParser`` refuses such a request
+(``UnreadablePartHeader``, a 400 that names the line) before anything is stored.
 """
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.http.multipartparser import MultiPartParser, MultiPartParserError
+from django.http.multipartparser import MAX_TOTAL_HEADER_SIZE, MultiPartParser, MultiPartParserError
 from django.utils.datastructures import ImmutableList
 from django.utils.encoding import force_str
+from django.utils.http import parse_header_parameters
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles
 from rest_framework.parsers import MultiPartParser as RestMultiPartParser
@@ -47,12 +51,72 @@ def check_sent_name(upload) -> None:
         )
 
 
+class UnreadablePartHeader(MultiPartParserError):
+    """A header line of a multipart part that Django's parser would skip: not UTF-8, or not ``Name: value;
+    parameters`` (``parse_boundary_stream``); the message names it."""
+
+    def __init__(self, line: bytes):
+        shown = line.decode("utf-8", "backslashreplace")
+        shown = shown if len(shown) <= 200 else f"{shown[:197]}..."
+        super().__init__(
+            f"A part of the upload has a header line that cannot be read ({shown!r}: headers are UTF-8, as browsers "
+            "send them, with well-formed parameters); the part would have been left out, so nothing was read."
+        )
+
+
+def check_header_line(line: bytes) -> None:
+    """Refuse (``UnreadablePartHeader``) a header line of a part that Django's multipart parser would skip: one that
+    is not UTF-8 or that ``parse_header_parameters`` refuses, or without a colon."""
+    try:
+        value, _ = parse_header_parameters(line.decode())
+        value.split(":", 1)[1]
+    except (ValueError, IndexError):
+        raise UnreadablePartHeader(line) from None
+
+
+class _HeaderCheckedStream:
+    """A multipart request's body as the parser reads it (``read``), each part's header lines checked as they pass
+    (``check_header_line``): the headers are the lines between a boundary's delimiter line and the first empty
+    line. Only a possible delimiter's worth of body and one part's headers (at most ``header_limit`` bytes; longer
+    ones the parser refuses itself) are held."""
+
+    def __init__(self, stream, boundary: bytes, header_limit: int):
+        self.stream = stream
+        self.delimiter = b"\r\n--" + boundary
+        self.header_limit = header_limit
+        self.pending = b"\r\n"  # the body starts with the first delimiter, without its line break
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self._check(data)
+        return data
+
+    def _check(self, data: bytes) -> None:
+        self.pending += data
+        while (at := self.pending.find(self.delimiter)) >= 0:
+            start = at + len(self.delimiter)
+            end = self.pending.find(b"\r\n\r\n", start)
+            if end < 0:
+                held = len(self.pending) - start <= self.header_limit
+                self.pending = self.pending[at:] if held else self.pending[start:]
+                return
+            for line in self.pending[start:end].split(b"\r\n")[1:]:
+                check_header_line(line)
+            self.pending = self.pending[end + 4:]
+        self.pending = self.pending[-len(self.delimiter):]
+
+
 class SentNamesMultiPartParser(MultiPartParser):
     """Django's multipart parser, which also sets ``sent_name`` on each file: its name before sanitizing. A file
     whose name sanitizing reduces to nothing is kept under ``DROPPED`` (Django's parser skips it), for
-    ``check_sent_name`` to refuse."""
+    ``check_sent_name`` to refuse; a part with a header line the parser would skip is refused
+    (``UnreadablePartHeader``)."""
 
     _sent_name = ""
+
+    def parse(self):
+        self._input_data = _HeaderCheckedStream(self._input_data, self._boundary, MAX_TOTAL_HEADER_SIZE)
+        return super().parse()
 
     def sanitize_file_name(self, file_name):
         self._sent_name = file_name

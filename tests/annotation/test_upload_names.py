@@ -5,14 +5,17 @@ requests are written out by hand."""
 from __future__ import annotations
 
 import html
+import io
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.http.multipartparser import MAX_TOTAL_HEADER_SIZE
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign, Judgment, ReferenceSet
 from annotation.permissions import ORGANIZERS_GROUP
+from annotation.upload_names import UnreadablePartHeader, _HeaderCheckedStream
 
 from .factories import small_campaign
 from .test_appraise_xml import ITEM
@@ -98,3 +101,66 @@ def test_appraise_xml_and_references_are_refused_as_well(organizer):
     assert response.status_code == 302 and not ReferenceSet.objects.exists()
     shown = html.unescape(organizer.get(response["Location"]).content.decode())
     assert "'refs/gold': a file is uploaded under a plain name" in shown
+
+
+def multipart_bytes(fields: dict[str, str], files: list[tuple[str, bytes, bytes]]) -> bytes:
+    """``multipart`` with each file's name as raw bytes, so that a test can send one that is not UTF-8."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; filename="'.encode() + filename
+              + b'"\r\nContent-Type: text/plain\r\n\r\n' + data + b"\r\n" for field, filename, data in files]
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
+
+
+UNREADABLE = [b"b\xe9ta", b"beta\"; filename*=bogus''beta"]
+
+
+@pytest.mark.parametrize("filename", UNREADABLE)
+def test_a_part_whose_header_the_parser_would_skip_is_refused_not_left_out(organizer, filename):
+    """Django's parser skips a header line it cannot read (a Latin-1 file name as curl sends it, a parameter in an
+    unknown charset) and drops the part without its Content-Disposition: the campaign was made without beta."""
+    files = [(b"source", b"source", SOURCE), (b"systems", b"alpha", SYSTEMS["alpha"]),
+             (b"systems", filename, SYSTEMS["beta"]), (b"systems", b"gamma", SYSTEMS["gamma"])]
+    files = [(field.decode(), name, data) for field, name, data in files]
+    body = multipart_bytes(FIELDS, files)
+    content_type = f"multipart/form-data; boundary={BOUNDARY}"
+    page = organizer.post(reverse("campaign-create"), body, content_type=content_type)
+    assert page.status_code == 400
+    assert "A part of the upload has a header line that cannot be read" in html.unescape(page.content.decode())
+    api = organizer.post("/api/campaigns/", body, content_type=content_type)
+    assert api.status_code == 400 and "A part of the upload has a header line" in api.json()["detail"]
+    assert not Campaign.objects.exists()
+
+
+def test_utf8_names_and_a_large_file_before_them_pass_the_header_check(organizer):
+    """The check reads the body as the parser does, in chunks: a delimiter or headers across two chunks are found
+    (a system of 200 kB comes first, over three of the parser's 64 kB chunks), and a UTF-8 name that is not ASCII
+    names its system."""
+    big = b"".join(b"%d " % i + b"x" * 50_000 + b"\n" for i in range(len(SOURCE.splitlines())))
+    assert len(big) > 200_000
+    files = [("source", b"source", SOURCE), ("systems", b"alpha", big),
+             ("systems", "bêta".encode(), SYSTEMS["beta"])]
+    response = organizer.post(reverse("campaign-create"), multipart_bytes(FIELDS, files),
+                              content_type=f"multipart/form-data; boundary={BOUNDARY}")
+    assert response.status_code == 302, html.unescape(response.content.decode())[:2000]
+    assert sorted(Campaign.objects.get(name="web").systems.values_list("name", flat=True)) == [
+        "alpha", "bêta", "source"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 64, 1000, -1])
+def test_the_header_check_finds_every_part_whatever_the_read_size(size):
+    good = multipart_bytes({"name": "web"}, [("systems", b"alpha", b"a\n" * 500), ("systems", "bêta".encode(), b"b\n")])
+    bad = multipart_bytes({"name": "web"}, [("systems", b"alpha", b"a\n" * 500), ("systems", b"b\xe9ta", b"b\n")])
+
+    def read_all(body: bytes) -> bytes:
+        stream = _HeaderCheckedStream(io.BytesIO(body), BOUNDARY.encode(), MAX_TOTAL_HEADER_SIZE)
+        chunks = []
+        while chunk := stream.read(size):
+            chunks.append(chunk)
+            if size == -1:
+                break
+        return b"".join(chunks)
+
+    assert read_all(good) == good
+    with pytest.raises(UnreadablePartHeader, match=r"filename=\"b\\\\xe9ta\""):
+        read_all(bad)
