@@ -77,14 +77,16 @@ def check_header_line(line: bytes) -> None:
 class _HeaderCheckedStream:
     """A multipart request's body as the parser reads it (``read``), each part's header lines checked as they pass
     (``check_header_line``): the headers are the lines between a boundary's delimiter line and the first empty
-    line. Only a possible delimiter's worth of body and one part's headers (at most ``header_limit`` bytes; longer
-    ones the parser refuses itself) are held."""
+    line; after the close delimiter (``--`` follows the boundary) nothing is checked. Only a possible delimiter's
+    worth of body and one part's headers (at most ``header_limit`` bytes; longer ones the parser refuses itself)
+    are held."""
 
     def __init__(self, stream, boundary: bytes, header_limit: int):
         self.stream = stream
         self.delimiter = b"\r\n--" + boundary
         self.header_limit = header_limit
         self.pending = b"\r\n"  # the body starts with the first delimiter, without its line break
+        self.closed = False
 
     def read(self, size: int = -1) -> bytes:
         data = self.stream.read(size)
@@ -92,11 +94,16 @@ class _HeaderCheckedStream:
         return data
 
     def _check(self, data: bytes) -> None:
+        if self.closed:
+            return
         self.pending += data
         while (at := self.pending.find(self.delimiter)) >= 0:
             start = at + len(self.delimiter)
+            if self.pending[start:start + 2] == b"--":  # the close delimiter: what follows is no part
+                self.closed, self.pending = True, b""
+                return
             end = self.pending.find(b"\r\n\r\n", start)
-            if end < 0:
+            if end < 0 or len(self.pending) < start + 2:
                 held = len(self.pending) - start <= self.header_limit
                 self.pending = self.pending[at:] if held else self.pending[start:]
                 return

@@ -162,5 +162,7 @@ def test_the_header_check_finds_every_part_whatever_the_read_size(size):
         return b"".join(chunks)
 
     assert read_all(good) == good
+    epilogue = good + b"\r\nan epilogue after the close delimiter is no part: caf\xe9\r\n\r\n"
+    assert read_all(epilogue) == epilogue
     with pytest.raises(UnreadablePartHeader, match=r"filename=\"b\\\\xe9ta\""):
         read_all(bad)
