@@ -57,9 +57,11 @@ def check_size(name: str, size: int, limit: int) -> None:
 def decode_lines(file: NamedFile) -> list[str]:
     """Decode a one-sentence-per-line UTF-8 file into its lines, trailing whitespace stripped.
 
-    A final line end does not start another line; every other empty line is kept. A line may hold no control
-    character other than tab (PostgreSQL cannot store NUL, XML cannot carry the others, and a carriage return
-    inside a line would split it elsewhere); the error names the line, the column and the character.
+    A final line end does not start another line; every other empty line is kept. A line ends at a line feed or
+    a carriage return and line feed. A line may hold no control character other than tab (PostgreSQL cannot store
+    NUL, XML cannot carry the others, and a carriage return inside a line would split it elsewhere), wherever it
+    is: one at the end of a line is refused too, never stripped as whitespace (U+000B, U+000C, U+001C-U+001F,
+    U+0085); the error names the line, the column and the character.
     """
     if not file.data:
         raise InputFileError(f"{file.name}: the file is empty")
@@ -77,10 +79,10 @@ def decode_lines(file: NamedFile) -> list[str]:
         lines.pop()
     if not lines:
         raise InputFileError(f"{file.name}: the file has no lines")
-    lines = [line.rstrip() for line in lines]
+    lines = [line.removesuffix("\r") for line in lines]
     if _CONTROL.search(text):
         _refuse_control_characters(file.name, lines)
-    return lines
+    return [line.rstrip() for line in lines]
 
 
 def _refuse_control_characters(name: str, lines: list[str]) -> None:

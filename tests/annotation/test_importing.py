@@ -100,6 +100,12 @@ def test_documents_file_gives_documents_and_positions():
         (systems(alpha=b"a\nb\rc\nd\ne\n"), None, "alpha: line 2: the control character U+000D at column 2"),
         (systems(alpha="a\nb\nc\nd\x85e\n".encode()), None, "alpha: line 4: the control character U+0085"),
         (systems(alpha=b"a\nb\nc\nd\x7f\n"), None, "alpha: line 4: the control character U+007F"),
+        # At the end of a line too: str.rstrip would strip these as whitespace, and the file import without them.
+        (systems(alpha=b"a\nb\x0c\nc\nd\n"), None, "alpha: line 2: the control character U+000C at column 2"),
+        (systems(beta="a\nb\nc\x85\nd\n".encode()), None, "beta: line 3: the control character U+0085 at column 2"),
+        (systems(gamma=b"a\r\nb\x1f\r\nc\r\nd\r\n"), None, "gamma: line 2: the control character U+001F at column 2"),
+        (systems(), named("docs", b"a\na\nb\x1c\nb\n"), "docs: line 3: the control character U+001C at column 2"),
+        (systems(alpha=b"a\nb\nc\r\r\nd\n"), None, "alpha: line 3: the control character U+000D at column 2"),
     ],
 )
 def test_bad_input_is_rejected_whole(files, documents, message):

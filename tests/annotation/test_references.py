@@ -90,6 +90,8 @@ def replace_line(number: int, text: str | None) -> bytes:
         (GOOD_M2.encode() + b"\nS One more .\n", "gold.m2: line 13: sentence 4, but the campaign's source has 3 lines"),
         (GOOD_M2.rsplit("\n\nS They", 1)[0].encode(), "gold.m2: 2 sentences, but the campaign's source has 3 lines"),
         (GOOD_M2.replace("goes", "go\x01es", 1).encode(), "gold.m2: line 2: the control character U+0001"),
+        (replace_line(2, "A 1 2|||V|||goes|||REQUIRED|||-NONE-|||0\x1f"),
+         "gold.m2: line 2: the control character U+001F at column 41"),
         (b"\xff" + GOOD_M2.encode(), "gold.m2: not UTF-8 text"),
     ],
 )
