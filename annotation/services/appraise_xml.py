@@ -14,11 +14,11 @@ Schema (as in ``../shared/data/conll14/judgments.xml``)::
 with ``skipped="true"`` has no translations (the judge flagged it). This module parses and writes that text; it knows
 nothing of the database (see ``appraise_import`` for that).
 
-Parsing streams the file through defusedxml's SAX parser (no entities, no external references; memory holds the
-items, never a tree of the document) and checks every attribute it keeps before anything reaches the database:
-numbers are ASCII digits within range, names and ids are within the lengths of the columns that store them
-(``FIELD_LIMITS``) and hold no control characters, ``user`` is a valid username. A bad attribute raises
-``AppraiseXMLError`` naming the item and its line.
+Parsing streams the file through defusedxml's SAX parser (no document type declaration, no entities, no external
+references; memory holds the items, never a tree of the document) and checks every attribute it keeps before
+anything reaches the database: numbers are ASCII digits within range, names and ids are within the lengths of the
+columns that store them (``FIELD_LIMITS``) and hold no control characters, ``user`` is a valid username. A bad
+attribute raises ``AppraiseXMLError`` naming the item and its line.
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ from xml.sax.handler import ContentHandler
 from xml.sax.saxutils import quoteattr
 from xml.sax.xmlreader import AttributesImpl, InputSource
 
-from defusedxml import DefusedXmlException
-from defusedxml.sax import make_parser
+from defusedxml import DefusedXmlException, DTDForbidden
+from defusedxml.expatreader import DefusedExpatParser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
@@ -279,9 +279,10 @@ def _megabytes(size: int) -> str:
 def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> AppraiseResults:
     """Parse Appraise ranking XML (UTF-8, whatever the file declares) from bytes or a binary file, streaming; raise
     AppraiseXMLError naming the item, line and attribute at fault, or the size when the source is over ``limit``
-    bytes (None: no limit)."""
+    bytes (None: no limit). A DTD is refused, even without entities: its attribute defaults would give an item a
+    ``user``, ``rank`` or ``skipped`` the file does not show."""
     reader = _Reader()
-    parser = make_parser()
+    parser = DefusedExpatParser(forbid_dtd=True)
     parser.setContentHandler(reader)
     stream = InputSource()
     stream.setByteStream(_LimitedReader(source, limit))
@@ -291,6 +292,11 @@ def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> Ap
     except SAXParseException as exc:
         raise AppraiseXMLError(
             f"not well-formed XML: {exc.getMessage()} (line {exc.getLineNumber()}, column {exc.getColumnNumber()})"
+        ) from None
+    except DTDForbidden:
+        raise AppraiseXMLError(
+            f"refused unsafe XML: a document type declaration (<!DOCTYPE ...>, line {parser.getLineNumber()}); "
+            "Appraise XML has none, and a DTD can add attributes or text the file does not show"
         ) from None
     except DefusedXmlException as exc:
         raise AppraiseXMLError(f"refused unsafe XML ({type(exc).__name__})") from None

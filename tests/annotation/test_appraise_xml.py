@@ -141,6 +141,23 @@ def test_malformed_files_are_refused(campaign, data, message):
     assert nothing_judged()
 
 
+def test_a_dtd_is_refused_even_without_entities(campaign):
+    """An ATTLIST default gives every item a user (or a rank, or skipped) that the file does not show: imported, the
+    rankings of an item without ``user`` went to the account the DTD named."""
+    data = ITEM.format(src=0, group="alpha beta").replace(' user="judge1"', "").replace(
+        "<appraise-results>", '<!DOCTYPE appraise-results [<!ATTLIST ranking-item user CDATA "intruder">]>\n'
+        "<appraise-results>",
+    )
+    with pytest.raises(AppraiseXMLError) as refused:
+        import_appraise_xml(campaign, data.encode())
+    assert str(refused.value) == (
+        "refused unsafe XML: a document type declaration (<!DOCTYPE ...>, line 2); Appraise XML has none, and a DTD "
+        "can add attributes or text the file does not show"
+    )
+    assert nothing_judged()
+    assert not get_user_model().objects.filter(username="intruder").exists()
+
+
 def test_commands_report_errors_and_export(campaign, tmp_path):
     good = tmp_path / "good.xml"
     good.write_text(ITEM.format(src=0, group="alpha beta"))
