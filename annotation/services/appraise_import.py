@@ -144,8 +144,10 @@ def import_appraise_xml(
     items = _mapped(results.items, users)
     lookup = candidate_lookup(campaign)
     resolved = [_resolve(item, lookup, campaign.max_candidates) for item in items]
+    languages = next(iter(results.groups.values()), {})
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        _check_languages(campaign, languages)
         new = _not_imported_before(campaign, list(zip(items, resolved)))
         try:
             written = write_judged_screens(
@@ -153,7 +155,6 @@ def import_appraise_xml(
             )
         except JudgeAccountError as error:
             raise AppraiseXMLError(_refused_account(error, items, users)) from None
-        languages = next(iter(results.groups.values()), {})
         if languages:
             campaign.source_language = languages.get("source-language", campaign.source_language)
             campaign.target_language = languages.get("target-language", campaign.target_language)
@@ -164,6 +165,19 @@ def import_appraise_xml(
         judges=len(written),
         already=len(items) - len(new),
     )
+
+
+def _check_languages(campaign: Campaign, languages: Mapping[str, str]) -> None:
+    """AppraiseXMLError when the file's languages (its results' ``source-language`` and ``target-language``) are
+    not the campaign's and the campaign holds judgments: it keeps one language pair and exports every judgment with
+    it, so taking the file's would change the languages of the judgments it holds."""
+    held = (campaign.source_language, campaign.target_language)
+    wanted = (languages.get("source-language", held[0]), languages.get("target-language", held[1]))
+    if wanted != held and Judgment.objects.filter(assignment__campaign=campaign).exists():
+        raise AppraiseXMLError(
+            f"the file's results are in {'-'.join(wanted)!r}, but {campaign.name!r} holds judgments in "
+            f"{'-'.join(held)!r}; a campaign has one language pair (import the file into a campaign of its own)"
+        )
 
 
 def _mapped(items: list[RankingItem], users: dict[str, str]) -> list[RankingItem]:

@@ -206,6 +206,7 @@ class _Reader(ContentHandler):
         self.depth = 0
         self.group = ""
         self.item: _Item | None = None
+        self.languages: dict[str, tuple[str, int]] = {}
 
     def _line(self) -> int:
         return self._locator.getLineNumber()
@@ -230,7 +231,18 @@ class _Reader(ContentHandler):
         self.group = _text(attrs.get("id", ""), "group", where)
         for name in ("source-language", "target-language"):
             _text(attrs.get(name, ""), name, where)
+            if name in attrs:
+                self._check_language(name, attrs[name], where)
         self.results.groups.setdefault(self.group, {name: value for name, value in attrs.items() if name != "id"})
+
+    def _check_language(self, name: str, value: str, where: str) -> None:
+        """Every result of a file has one language pair: a campaign keeps one, and exports every result with it."""
+        first, line = self.languages.setdefault(name, (value, self._line()))
+        if value != first:
+            raise AppraiseXMLError(
+                f"{where}: {name} {shown(value)} differs from {shown(first)} of line {line}; a campaign has one "
+                "language pair (import the results of each pair into a campaign of its own)"
+            )
 
     def endElement(self, name: str) -> None:
         self.depth -= 1

@@ -141,6 +141,48 @@ def test_malformed_files_are_refused(campaign, data, message):
     assert nothing_judged()
 
 
+SECOND_RESULT = """<error-correction-ranking-result source-language="de" id="hit-2" target-language="de">
+  <ranking-item doc-id="hit-2-0" id="5" skipped="true" src-id="2" user="judge1"/>
+</error-correction-ranking-result>
+
+</appraise-results>
+"""
+
+
+def test_results_in_two_language_pairs_are_refused(campaign):
+    """The campaign keeps one language pair: the second result's 'de' was dropped, and exported as 'err'."""
+    data = ITEM.format(src=0, group="alpha beta").replace("</appraise-results>\n", SECOND_RESULT)
+    with pytest.raises(AppraiseXMLError) as refused:
+        import_appraise_xml(campaign, data.encode())
+    assert str(refused.value) == (
+        "line 14: <error-correction-ranking-result>: source-language 'de' differs from 'err' of line 4; a campaign "
+        "has one language pair (import the results of each pair into a campaign of its own)"
+    )
+    assert nothing_judged()
+
+
+def test_a_file_in_other_languages_than_the_judgments_held_is_refused(campaign):
+    import_appraise_xml(campaign, ITEM.format(src=0, group="alpha beta").encode())
+    other = ITEM.format(src=0, group="alpha beta").replace('id="hit-1"', 'id="hit-2"').replace(
+        ' id="0"', ' id="7"').replace('source-language="err"', 'source-language="en"')
+    with pytest.raises(AppraiseXMLError) as refused:
+        import_appraise_xml(campaign, other.encode())
+    assert str(refused.value) == (
+        "the file's results are in 'en-cor', but 'toy' holds judgments in 'err-cor'; a campaign has one language "
+        "pair (import the file into a campaign of its own)"
+    )
+    assert Judgment.objects.count() == 2
+    assert 'source-language="err"' in export_appraise_xml(campaign)
+
+
+def test_the_first_file_gives_an_unjudged_campaign_its_languages(campaign):
+    data = ITEM.format(src=0, group="alpha beta").replace('source-language="err"', 'source-language="en"')
+    import_appraise_xml(campaign, data.encode())
+    campaign.refresh_from_db()
+    assert (campaign.source_language, campaign.target_language) == ("en", "cor")
+    assert export_appraise_xml(campaign) == data
+
+
 def test_a_dtd_is_refused_even_without_entities(campaign):
     """An ATTLIST default gives every item a user (or a rank, or skipped) that the file does not show: imported, the
     rankings of an item without ``user`` went to the account the DTD named."""
