@@ -132,6 +132,8 @@ def _csv_rows(name: str, text: str) -> list[list[str]]:
 
 
 def _score(text: str, where: str) -> float:
+    """The score of a cell, a plain number from 0 to 100; "-0" (or "-0.0") is 0, not the float -0.0 that
+    ``float`` gives and the exports would write back as "-0.0"."""
     if text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
         raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
     if not PLAIN_NUMBER.fullmatch(text):
@@ -139,7 +141,7 @@ def _score(text: str, where: str) -> float:
     value = float(text)
     if not math.isfinite(value) or not 0 <= value <= 100:
         raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
-    return value
+    return value + 0.0
 
 
 def _line(text: str, where: str, n_lines: int) -> int:

@@ -2,6 +2,8 @@
 collapsed candidates, and bad files rejected whole with a message naming the row."""
 from __future__ import annotations
 
+import csv
+import math
 from io import StringIO
 
 import pytest
@@ -9,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, CandidateJudgment, Judgment, Screen
+from annotation.services.judgment_exports import judgments_csv
 from annotation.services.score_import import ScoreImportError, import_scores
 
 from .factories import candidate_of, small_campaign
@@ -223,6 +226,13 @@ def test_fields_are_checked_before_the_database(campaign, text, message):
 def test_plain_numbers_are_accepted(campaign):
     import_scores(campaign, b"ann,0,INPUT,+.5\nann,1,INPUT,1e1\nann,2,INPUT,100.\n")
     assert sorted(CandidateJudgment.objects.values_list("score", flat=True)) == [0.5, 10.0, 100.0]
+
+
+def test_minus_zero_is_stored_and_exported_as_zero(campaign):
+    import_scores(campaign, b"ann,0,INPUT,-0\nann,1,INPUT,-0.0e1\n")
+    assert [math.copysign(1, score) for score in CandidateJudgment.objects.values_list("score", flat=True)] == [1, 1]
+    rows = list(csv.DictReader(StringIO(judgments_csv(campaign))))
+    assert [row["score"] for row in rows] == ["0.0", "0.0"]
 
 
 @pytest.mark.parametrize(
