@@ -35,6 +35,7 @@ from .appraise_xml import (
     parse_appraise_xml,
 )
 from .collapsing import candidate_name
+from .field_rules import composed
 from .judged_screens import (
     JudgeAccountError,
     JudgedCandidate,
@@ -79,11 +80,12 @@ class AppraiseImportSummary:
 
 
 def candidate_lookup(campaign: Campaign) -> dict[int, dict[frozenset[str], int]]:
-    """For every segment line, the candidate id of each set of systems that produced one output."""
+    """For every segment line, the candidate id of each set of systems that produced one output, the systems named
+    in their composed form (``field_rules.composed``: a file may encode a name's accents otherwise)."""
     systems = candidate_systems(campaign)
     lookup: dict[int, dict[frozenset[str], int]] = defaultdict(dict)
     for candidate_id, line in Candidate.objects.filter(segment__campaign=campaign).values_list("id", "segment__line"):
-        lookup[line][frozenset(systems[candidate_id])] = candidate_id
+        lookup[line][frozenset(composed(system) for system in systems[candidate_id])] = candidate_id
     return lookup
 
 
@@ -101,8 +103,9 @@ def _resolve(item: RankingItem, lookup: dict[int, dict[frozenset[str], int]], m:
     candidates = lookup[item.src_id]
     resolved = []
     for systems, rank in item.translations:
-        candidate = candidates.get(frozenset(systems))
-        if candidate is None or len(set(systems)) != len(systems):
+        named = {composed(system) for system in systems}
+        candidate = candidates.get(frozenset(named))
+        if candidate is None or len(named) != len(systems):
             known = "; ".join(sorted(candidate_name(names) for names in candidates))
             raise AppraiseXMLError(
                 f"{where}: no output of line {item.src_id} is produced by exactly {' '.join(systems)!r} "

@@ -38,6 +38,12 @@ def check_system_name(name: str) -> None:
         raise InputFileError(f"system name {name!r}: a system name has {SYSTEM_NAME_RULE}")
 
 
+def composed(name: str) -> str:
+    """``name`` with its accents composed (Unicode NFC): two names that look the same are equal in this form,
+    whichever encoding of the accents each was written in (macOS saves file names decomposed)."""
+    return unicodedata.normalize("NFC", name)
+
+
 def same_name_key(name: str) -> str:
     """What two system names share when they are the same name to a reader: equal once Unicode-normalised and
     case-folded (``Zürich`` composed and decomposed, ``AMU`` and ``amu``)."""

@@ -43,6 +43,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..models import Campaign, Judgment, Output, Segment
+from .field_rules import composed
 from .judged_screens import (
     JudgeAccountError,
     JudgedCandidate,
@@ -175,12 +176,21 @@ def _rater(text: str, where: str) -> str:
     return rater
 
 
-def _system(text: str, where: str, systems: set[str]) -> str:
-    if text.strip() not in systems:
+def _by_composed(systems: set[str]) -> dict[str, str]:
+    """The campaign's system names by their composed form (``field_rules.composed``), so that a file naming a system
+    with its accents encoded otherwise names that system."""
+    return {composed(system): system for system in systems}
+
+
+def _system(text: str, where: str, systems: dict[str, str]) -> str:
+    """The campaign's name of the system ``text`` names (``systems``: ``_by_composed``)."""
+    name = systems.get(composed(text.strip()))
+    if name is None:
         raise ScoreImportError(
-            f"{where}: unknown system {shown(text.strip())} (the campaign's systems: {', '.join(sorted(systems))})"
+            f"{where}: unknown system {shown(text.strip())} "
+            f"(the campaign's systems: {', '.join(sorted(systems.values()))})"
         )
-    return text.strip()
+    return name
 
 
 def parse_long(
@@ -189,6 +199,7 @@ def parse_long(
     """The ratings of a long file (``rater,segment,system,score[,meaning_changed]``), checked cell by cell; with
     ``skip_unknown`` a row naming no system of the campaign is skipped (and counted) instead of refused."""
     rows = _rows(name, data)
+    known = _by_composed(systems)
     start = 1 if [cell.strip().lower() for cell in rows[0]] in (list(LONG_COLUMNS[:4]), list(LONG_COLUMNS)) else 0
     ratings = []
     unknown: list[str] = []
@@ -200,7 +211,7 @@ def parse_long(
             raise ScoreImportError(
                 f"{where}: {len(row)} columns; expected rater,segment,system,score[,meaning_changed]"
             )
-        if skip_unknown and row[2].strip() not in systems:
+        if skip_unknown and composed(row[2].strip()) not in known:
             unknown.append(row[2].strip())
             continue
         ratings.append(
@@ -208,7 +219,7 @@ def parse_long(
                 number,
                 _rater(row[0], where),
                 _line(row[1].strip(), where, n_lines),
-                _system(row[2], where, systems),
+                _system(row[2], where, known),
                 _score(row[3].strip(), where),
                 _meaning_changed(row[4], where) if len(row) == 5 else False,
             )
@@ -224,9 +235,10 @@ def parse_wide(
     counted) instead of refused."""
     rows = _rows(name, data)
     rater = _rater(rater, f"{name}: rater")
-    unknown = sorted({cell.strip() for cell in rows[0] if cell.strip() not in systems}) if skip_unknown else []
+    known = _by_composed(systems)
+    unknown = sorted({cell.strip() for cell in rows[0] if composed(cell.strip()) not in known}) if skip_unknown else []
     header = [
-        None if cell.strip() in unknown else _system(cell, f"{name}: row 1, column {k + 1}", systems)
+        None if cell.strip() in unknown else _system(cell, f"{name}: row 1, column {k + 1}", known)
         for k, cell in enumerate(rows[0])
     ]
     repeated = sorted({system for system in header if system is not None and header.count(system) > 1})

@@ -33,7 +33,7 @@ from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
 
 from .factories import add_screen, small_campaign
-from .test_importing import SOURCE, named, systems
+from .test_importing import SOURCE, SYSTEMS, named, systems
 
 pytestmark = pytest.mark.django_db
 
@@ -720,3 +720,16 @@ def test_the_import_summary_says_one_in_the_singular():
     summary = AppraiseImportSummary(2, 1, 2)
     assert AppraiseImportSummary.from_result(summary.as_result()) == summary
     assert summary.text() == "Imported 2 rankings (1 skipped) by 2 judges."
+
+
+@pytest.mark.parametrize(("stored", "written"), [("Zürich", "Zu\u0308rich"), ("Zu\u0308rich", "Zürich")])
+def test_a_system_name_whose_accents_are_encoded_otherwise_names_that_system(stored, written):
+    """A file may write a name with its accents composed or decomposed (macOS saves file names decomposed): both
+    look the same and name the same system; the file was refused as naming a system the campaign has not."""
+    files = [named(stored if name == "alpha" else name, data) for name, data in SYSTEMS.items()]
+    campaign = import_outputs("accents", named("source", SOURCE), files, source_is_system=True)
+    summary = import_appraise_xml(campaign, ITEM.format(src=0, group=f"{written} beta").encode())
+    assert summary.rankings == 2
+    ranked = Judgment.objects.get(external_id="0").items.order_by("position")
+    assert [(sorted(i.candidate.outputs.values_list("system__name", flat=True)), i.rank) for i in ranked] == [
+        (sorted([stored, "beta"]), 1), (["gamma"], 2)]

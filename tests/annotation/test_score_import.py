@@ -11,8 +11,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Campaign, CandidateJudgment, Judgment, Screen
+from annotation.services.importing import import_outputs
 from annotation.services.judgment_exports import judgments_csv
 from annotation.services.score_import import ScoreImportError, import_scores
+from annotation.services.textfiles import NamedFile
 
 from .factories import candidate_of, small_campaign
 
@@ -279,3 +281,22 @@ def test_the_command_refuses_a_file_over_the_limit_before_reading_it(campaign, t
     with pytest.raises(CommandError, match=r"^scores.csv: \d+ bytes is over the upload limit of 100 bytes"):
         call_command("import_scores", "--campaign", "scored", str(write(tmp_path, LONG)))
     assert state()[2] == 0
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_system_name_whose_accents_are_encoded_otherwise_names_that_system(wide):
+    """A CSV may write a system's name with its accents decomposed (macOS, some editors) where the campaign's is
+    composed: both look the same and name the same system; the file was refused ('unknown system')."""
+    lines = b"".join(f"line {i} .\n".encode() for i in range(3))
+    campaign = import_outputs("accents", NamedFile("source", lines),
+                              [NamedFile("Zürich", lines.replace(b".", b"!")), NamedFile("Bern", lines)],
+                              mode=Campaign.Mode.PRWS)
+    decomposed = "Zu\u0308rich"
+    text = f"{decomposed},Bern\n70,40\n,\n,\n" if wide else f"ann,0,{decomposed},70\nann,0,Bern,40\n"
+    summary = import_scores(campaign, text.encode(), wide=wide)
+    assert summary.ratings == 2
+    rated = CandidateJudgment.objects.get(score=70.0).candidate
+    assert list(rated.outputs.values_list("system__name", flat=True)) == ["Zürich"]
+    both = f"Zürich,{decomposed}\n70,40\n,\n,\n".encode()
+    with pytest.raises(ScoreImportError, match="system 'Zürich' has two columns"):
+        import_scores(campaign, both, wide=True)
