@@ -22,6 +22,7 @@ attribute raises ``AppraiseXMLError`` naming the item and its line.
 """
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import re
@@ -252,7 +253,9 @@ class _Reader(ContentHandler):
 
 
 class _LimitedReader:
-    """The source (bytes or a binary file) as a file for the SAX parser, refusing to read past ``limit`` bytes."""
+    """The source (bytes or a binary file) as a file for the SAX parser, refusing to read past ``limit`` bytes, and
+    noting where the bytes read first stop being UTF-8 (``not_utf8``: line and byte of the line, from 1), for a
+    clearer message than the parser's when that is why it failed."""
 
     def __init__(self, source: bytes | BinaryIO, limit: int | None):
         size = _known_size(source)
@@ -260,13 +263,32 @@ class _LimitedReader:
             raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
         self.source = io.BytesIO(source) if isinstance(source, bytes) else source
         self.limit, self.total = limit, 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.lines, self.line_start = 1, 0
+        self.not_utf8: tuple[int, int] | None = None
 
     def read(self, size: int) -> bytes:
         piece = self.source.read(size)
+        if self.not_utf8 is None:
+            self._check_utf8(piece)
         self.total += len(piece)
         if self.limit is not None and self.total > self.limit:
             raise AppraiseXMLError(f"the file is over the upload limit of {_megabytes(self.limit)}")
         return piece
+
+    def _check_utf8(self, piece: bytes) -> None:
+        held = len(self.decoder.getstate()[0])  # the end of a character begun in the last piece
+        try:
+            self.decoder.decode(piece, final=not piece)
+        except UnicodeDecodeError as exc:
+            bad = exc.start - held  # in this piece; below 0 in the last one's unfinished character (no line break)
+            before = piece[:max(bad, 0)]
+            line_start = self.line_start if b"\n" not in before else self.total + before.rindex(b"\n") + 1
+            self.not_utf8 = (self.lines + before.count(b"\n"), self.total + bad - line_start + 1)
+            return
+        if b"\n" in piece:
+            self.lines += piece.count(b"\n")
+            self.line_start = self.total + piece.rindex(b"\n") + 1
 
     def close(self) -> None:
         """The caller closes the source it passed."""
@@ -297,11 +319,18 @@ def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> Ap
     parser = DefusedExpatParser(forbid_dtd=True)
     parser.setContentHandler(reader)
     stream = InputSource()
-    stream.setByteStream(_LimitedReader(source, limit))
+    limited = _LimitedReader(source, limit)
+    stream.setByteStream(limited)
     stream.setEncoding("UTF-8")
     try:
         parser.parse(stream)
     except SAXParseException as exc:
+        if limited.not_utf8 is not None:
+            line, byte = limited.not_utf8
+            raise AppraiseXMLError(
+                f"not UTF-8 (line {line}, byte {byte} of the line): Appraise XML is read as UTF-8; save the file "
+                "as UTF-8"
+            ) from None
         raise AppraiseXMLError(
             f"not well-formed XML: {exc.getMessage()} (line {exc.getLineNumber()}, column {exc.getColumnNumber()})"
         ) from None

@@ -23,6 +23,7 @@ from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.appraise_import import AppraiseImportSummary, export_appraise_xml, import_appraise_xml
 from annotation.services.appraise_xml import (
     AppraiseXMLError,
+    _LimitedReader,
     format_duration,
     parse_appraise_xml,
     parse_duration,
@@ -323,8 +324,25 @@ def test_files_are_read_as_utf8_whatever_they_declare(campaign, encoding):
     assert import_appraise_xml(campaign, declared.encode()).rankings == 2
     Judgment.objects.all().delete()
     latin = declared.replace('user="judge1"', 'user="judgé"').encode("latin-1")
-    with pytest.raises(AppraiseXMLError, match=r"not well-formed XML: not well-formed \(invalid token\) \(line 6"):
+    byte = latin.split(b"\n")[5].index(b"\xe9") + 1
+    message = rf"not UTF-8 \(line 6, byte {byte} of the line\): .* save the file as UTF-8"
+    with pytest.raises(AppraiseXMLError, match=message):
         import_appraise_xml(campaign, latin)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 64])
+def test_where_a_file_stops_being_utf8_is_found_whatever_the_pieces_read(size):
+    """The reader notes the first byte that is not UTF-8 by line and byte of the line, whether the pieces the parser
+    reads cut a character in two (the 'é' of line 2 is two bytes) or not."""
+    data = "<a>\n<b x='é'/>\n<c>ok</c>\n<d y='".encode() + b"\xe9'/>\n"
+    reader = _LimitedReader(data, None)
+    while reader.read(size):
+        pass
+    assert reader.not_utf8 == (4, 7)
+    good = _LimitedReader(data.replace(b"\xe9'", "é'".encode()), None)
+    while good.read(size):
+        pass
+    assert good.not_utf8 is None
 
 
 def test_long_values_up_to_the_limits_are_stored_and_exported(campaign):
