@@ -31,6 +31,7 @@ judge_pages = [
 urlpatterns = [
     path("", start.start, name="home"),
     path("invite/<str:secret>/", judge.invite, name="invite"),
-    path("crowd/<str:key>/", crowd.study_link, name="crowd-study-link"),
+    # A key is token_urlsafe (models.new_crowd_key): other text is no study link (a NUL reached PostgreSQL: a 500).
+    path("crowd/<slug:key>/", crowd.study_link, name="crowd-study-link"),
     path("judge/", include(judge_pages)),
 ]

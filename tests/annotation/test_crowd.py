@@ -166,6 +166,15 @@ def test_bad_link_says_why_and_stores_nothing(crowd):
     assert not CrowdWorker.objects.exists()
 
 
+@pytest.mark.parametrize("key", ["%00", "a%00b", "%C3%A9", "a.b", "~"])
+def test_a_link_whose_key_is_not_url_safe_base64_is_not_found(crowd, key):
+    """A study link's key is ``secrets.token_urlsafe``: anything else (a NUL, which PostgreSQL refuses in a string,
+    was a 500) is no study link."""
+    response = Client().get(f"/crowd/{key}/?worker=w")
+    assert response.status_code == 404
+    assert not CrowdWorker.objects.exists()
+
+
 # -- limits and completion --
 
 def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):

@@ -126,7 +126,7 @@ EXPECTED: dict[str, list[Check]] = {
     "judge/": get(LOGGED_IN),
     "invite/<str:secret>/": get(EVERYONE),
     # a crowd study link opens only for a campaign in crowd mode ("mine" is not: 404; tests/annotation/test_crowd.py)
-    "crowd/<str:key>/": get(NOBODY),
+    "crowd/<slug:key>/": get(NOBODY),
     "judge/password/": get(LOGGED_IN),
     "judge/campaigns/<int:campaign_id>/": get(ITS_JUDGE),
     "judge/campaigns/<int:campaign_id>/done/": get(ITS_JUDGE),
