@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.text import slugify
+from django.views.decorators.cache import never_cache
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob
@@ -80,8 +81,11 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     })
 
 
+@never_cache
 @login_required
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's page. Never cached: it shows new invite links once (``judging_context``) and the study link's
+    secret, which a browser would otherwise keep on disk and show again from its history."""
     campaign = managed_campaign_or_404(request, pk)
     histogram = sorted((int(k), v) for k, v in campaign.distinct_histogram.items())
     peak = max((v for _, v in histogram), default=1)

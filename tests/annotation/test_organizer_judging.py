@@ -97,6 +97,16 @@ def test_an_invite_link_is_shown_once_and_logs_the_judge_in(campaign, organizer)
     assert "Used " in page_text(client.get(detail_url(campaign)))
 
 
+def test_the_page_showing_a_new_invite_link_is_never_stored_by_a_browser_or_proxy(campaign, organizer):
+    # The campaign page that shows a new link had no Cache-Control: a browser could keep it, the link with it, on
+    # disk and show it again from its history after "shown only once" (the API tokens page was fixed alike).
+    client = login(organizer)
+    page = client.post(reverse("campaign-invite", args=[campaign.pk]), {"username": "newbie", "valid_days": 3},
+                       follow=True)
+    assert len(LINK.findall(page.content.decode())) == 1
+    assert "no-store" in page["Cache-Control"] and "private" in page["Cache-Control"]
+
+
 def section_of(page: str, message: str) -> str | None:
     """The id of the campaign page's section whose messages list holds ``message`` (the page's sections do not
     nest), or "top" for the list above them all."""
