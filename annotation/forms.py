@@ -1,4 +1,4 @@
-"""Judge forms: ranking or scoring (PRWS) a screen, flagging it, undoing the last submit.
+"""Judge forms: ranking or scoring (PRWS) a screen, flagging it, undoing the last submit, changing one's password.
 
 Forms only parse and check the request; the queue service decides what is stored.
 """
@@ -9,6 +9,10 @@ import re
 from datetime import timedelta
 
 from django import forms
+from django.contrib.auth import authenticate
+from django.contrib.auth.forms import PasswordChangeForm
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 
 from .services.queue import FLAG_REASON_MAX
 
@@ -173,3 +177,22 @@ class UndoForm(forms.Form):
     """The token of the screen to undo (the judge's last submitted one)."""
 
     token = forms.UUIDField(widget=forms.HiddenInput)
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's password change for the request's user, whose old password is checked as a login is
+    (``authenticate``): django-axes counts a wrong one as a failed login of the account from the request's address,
+    and once that pair is locked out refuses it whatever the password (the page is then its 429). Django's form
+    checks it with ``check_password``, which nothing throttles, so a signed-in session could guess the account's
+    password without limit."""
+
+    def __init__(self, request: HttpRequest, *args, **kwargs):
+        self.request = request
+        super().__init__(request.user, *args, **kwargs)
+
+    def clean_old_password(self) -> str:
+        old_password = self.cleaned_data["old_password"]
+        found = authenticate(self.request, username=self.user.get_username(), password=old_password)
+        if found is None or found.pk != self.user.pk:
+            raise ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
+        return old_password

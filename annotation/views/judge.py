@@ -18,7 +18,7 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import PasswordChangeForm, SetPasswordForm
+from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,7 +27,7 @@ from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from ..forms import FlagForm, RankingForm, ScoreForm, UndoForm, posted_keys
+from ..forms import FlagForm, RankingForm, ScoreForm, ThrottledPasswordChangeForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
 from ..permissions import is_crowd_worker, is_organizer, judged_campaign_or_404, managed_campaigns
 from ..services import crowd_completion, guidelines, own_judgments, queue, training
@@ -485,8 +485,10 @@ def password(request: HttpRequest) -> HttpResponse:
     study link is their only way in."""
     if is_crowd_worker(request.user):
         return _refused(request, "Crowd workers enter through their study link; they have no password.", 403)
-    form_class = PasswordChangeForm if request.user.has_usable_password() else SetPasswordForm
-    form = form_class(request.user, request.POST or None)
+    if request.user.has_usable_password():
+        form = ThrottledPasswordChangeForm(request, request.POST or None)
+    else:
+        form = SetPasswordForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         form.save()
         update_session_auth_hash(request, form.user)

@@ -59,6 +59,36 @@ def test_behind_a_proxy_the_client_address_counts_not_the_proxys():
     assert log_in(user, "judge", "right-password").status_code == 302
 
 
+def change_password(client: Client, old: str):
+    return client.post("/judge/password/", {"old_password": old, "new_password1": "Zx9-long-pass",
+                                            "new_password2": "Zx9-long-pass"})
+
+
+@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
+def test_guessing_the_old_password_on_the_password_page_is_throttled_as_logins_are():
+    """The password page checked the old password with check_password, which nothing counts: a signed-in session
+    could guess the account's password without limit. Its failures now count as failed logins of the account."""
+    User.objects.create_user("judge", password="right-password")
+    client = Client()
+    assert log_in(client, "judge", "right-password").status_code == 302
+    for _ in range(2):
+        refused = change_password(client, "wrong")
+        assert refused.status_code == 400 and "Your old password was entered incorrectly." in refused.content.decode()
+    assert change_password(client, "wrong").status_code == 429
+    assert change_password(client, "right-password").status_code == 429
+    assert User.objects.get(username="judge").check_password("right-password")
+    assert log_in(Client(), "judge", "right-password").status_code == 429, "the login is locked out too"
+
+
+def test_the_right_old_password_changes_it():
+    User.objects.create_user("judge", password="right-password")
+    client = Client()
+    assert log_in(client, "judge", "right-password").status_code == 302
+    assert change_password(client, "right-password").status_code == 302
+    assert User.objects.get(username="judge").check_password("Zx9-long-pass")
+    assert client.get("/judge/password/").status_code == 200, "still signed in"
+
+
 @pytest.mark.parametrize(("password", "message"), [
     ("password", "This password is too common."),
     ("judgeb12", "too similar to the username"),
