@@ -10,6 +10,7 @@ in a drop-down.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from django.contrib import admin
@@ -376,7 +377,7 @@ class RankFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset: QuerySet) -> QuerySet:
         value = self.value()
-        return queryset.filter(rank=int(value)) if value and value.isascii() and value.isdigit() else queryset
+        return queryset.filter(rank=int(value)) if value and re.fullmatch(r"[0-9]{1,2}", value) else queryset
 
 
 @admin.register(CandidateJudgment)

@@ -6,6 +6,8 @@ for, so loading the URLs imports no NumPy, SciPy, matplotlib or numba.
 """
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -20,6 +22,9 @@ from .forms import AnalysisForm
 from .models import AnalysisRun
 from .run_status import parameter_items, run_status
 
+#: A run's id in a query: ASCII digits, few enough for ``int`` (which refuses more than 4,300 digits: a 500).
+RUN_ID = re.compile(r"[0-9]{1,18}")
+
 
 @login_required
 def analyses(request: HttpRequest, pk: int) -> HttpResponse:
@@ -31,11 +36,12 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}")
     runs = list(AnalysisRun.objects.filter(campaign=campaign).defer("result"))
     started = request.GET.get("started", "")
+    started_id = int(started) if RUN_ID.fullmatch(started) else None
     context = {
         "campaign": campaign,
         "form": form,
         "runs": [(run, parameter_items(run.parameters)) for run in runs],
-        "started": next((run for run in runs if started.isdecimal() and run.pk == int(started)), None),
+        "started": next((run for run in runs if run.pk == started_id), None),
     }
     return render(request, "ranking/analyses.html", context, status=400 if form.errors else 200)
 

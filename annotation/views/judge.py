@@ -12,6 +12,7 @@ server again (and lands on the judge's current screen).
 from __future__ import annotations
 
 import functools
+import re
 import uuid
 from collections.abc import Callable
 
@@ -45,6 +46,9 @@ FLAGGED_PARAMETER = "flagged"
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
 UNDONE_VALUES = "gecappraise-undone:"
+
+#: A posted id: ASCII digits, few enough for ``int`` (which refuses more than 4,300 digits: a 500) and a bigint.
+POSTED_ID = re.compile(r"[0-9]{1,18}")
 
 
 def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
@@ -242,7 +246,7 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         posted = request.POST.get("training_screen", "")
-        number = int(posted) if posted.isascii() and posted.isdigit() else 0
+        number = int(posted) if POSTED_ID.fullmatch(posted) else 0
         screen = get_object_or_404(TrainingScreen, campaign=found, pk=number)
     else:
         screen = training.next_training_screen(found, request.user)

@@ -319,7 +319,7 @@ def test_training_comes_before_real_screens_and_is_not_a_judgment(campaign, ann)
     assert b"Training screen 1 of 1" in page.content
     assert_no_system_names(page)
     training_screen = page.context["training_screen"]
-    for wrong in ("abc", "²", "-1", "99999999999999999999999", ""):
+    for wrong in ("abc", "²", "-1", "99999999999999999999999", "9" * 5000, ""):  # int() refuses 4,300+ digits
         refused = client.post(start["Location"], {**ranks_data(3, [1, 2, 3]), "training_screen": wrong})
         assert refused.status_code == 404, wrong
     assert not TrainingAnswer.objects.exists()

@@ -165,3 +165,6 @@ def test_judged_candidates_are_filtered_by_rank(admin_client):
     listed = admin_client.get(reverse("admin:annotation_candidatejudgment_changelist"), {"rank": "2"}).context["cl"]
     assert {item.rank for item in listed.result_list} == {2}
     assert listed.result_count == CandidateJudgment.objects.filter(rank=2).count() >= 1
+    for value in ("9" * 5000, "²", "99"):  # int() refuses 4,300+ digits: a 500
+        response = admin_client.get(reverse("admin:annotation_candidatejudgment_changelist"), {"rank": value})
+        assert response.status_code in (200, 302), value

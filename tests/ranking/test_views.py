@@ -62,6 +62,17 @@ def test_bad_parameters_are_refused_with_a_message(campaign):
     assert not AnalysisRun.objects.exists()
 
 
+@pytest.mark.parametrize("started", ["9" * 5000, "²", "-1", "x"])
+def test_a_started_run_that_is_no_run_id_shows_no_banner(campaign, started):
+    """``?started=`` names the run just started; anything else is ignored (5,000 digits, more than int() reads, were
+    a 500)."""
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    AnalysisRun.objects.create(campaign=campaign, seed=1)
+    response = logged_in(organizer).get(reverse("campaign-analyses", args=[campaign.pk]), {"started": started})
+    assert response.status_code == 200 and response.context["started"] is None
+
+
 def test_judges_and_other_organizers_cannot_see_analyses(campaign):
     judge = User.objects.get(username="ann")
     stranger = User.objects.create_user("stranger")
