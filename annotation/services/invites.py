@@ -10,7 +10,8 @@ The link itself logs the judge in only when ``judge_accounts.link_may_log_in`` a
 is used: a judge-only account without a usable password all of whose campaigns the inviter manages (as an account
 the invite created is). Any other account (one with a password, a member of the organizers group, ...) must be
 logged in with its own credentials to accept the invite, so an invite never lets its creator act as someone else. Staff,
-admins and organizers of a campaign cannot be invited at all, and an organizer cannot invite a judge of, or anyone
+admins, organizers of a campaign and crowd workers' accounts (which judge their crowd campaign by its study link
+alone) cannot be invited at all, and an organizer cannot invite a judge of, or anyone
 invited to, a campaign they do not manage (whose link would then log in an account another organizer made for their
 judge); admins can. An organizer who is not an admin is told only that such a username cannot be used
 (``judge_accounts.UNUSABLE``), the same for every such account, so that invites do not tell what an account is (its
@@ -33,7 +34,7 @@ from django.utils import timezone
 
 from ..models import Campaign, Invite
 from ..permissions import can_manage, managed_campaigns
-from .judge_accounts import UNUSABLE, foreign_campaigns, link_may_log_in, tells_reasons
+from .judge_accounts import UNUSABLE, foreign_campaigns, is_crowd_worker, link_may_log_in, tells_reasons
 
 #: How long an invite link works by default.
 INVITE_VALIDITY = timedelta(days=14)
@@ -82,6 +83,10 @@ def _checked_judge(username: str, created_by: AbstractBaseUser) -> AbstractBaseU
     if user.is_staff or user.is_superuser or managed_campaigns(user).exists():
         if tells_reasons(created_by):
             raise InviteError(f"{username!r} is a staff or organizer account; invite links are only for judges.")
+        raise InviteError(f"{username!r} {UNUSABLE}.")
+    if is_crowd_worker(user):
+        if tells_reasons(created_by):
+            raise InviteError(f"{username!r} is a crowd worker's account; crowd workers judge by their study link.")
         raise InviteError(f"{username!r} {UNUSABLE}.")
     if foreign_campaigns(user, created_by).exists():
         raise InviteError(f"{username!r} {UNUSABLE}.")

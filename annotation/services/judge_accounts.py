@@ -23,7 +23,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.db.models import Q, QuerySet
 
-from ..models import Campaign
+from ..models import Campaign, CrowdWorker
 from ..permissions import ORGANIZERS_GROUP, managed_campaigns
 
 #: Key of the advisory lock under which imports make judge accounts (screen jobs' locks use 0x5C4E).
@@ -64,11 +64,18 @@ def foreign_campaigns(user: AbstractBaseUser, by: AbstractBaseUser | None) -> Qu
     return judged.exclude(pk__in=managed_campaigns(by).values("pk"))
 
 
+def is_crowd_worker(user: AbstractBaseUser) -> bool:
+    """Whether ``user`` is a crowd worker's account (``CrowdWorker.judge``): it judges its crowd campaign only, by
+    the study link, and is never invited."""
+    return CrowdWorker.objects.filter(judge=user).exists()
+
+
 def link_may_log_in(user: AbstractBaseUser, campaign: Campaign, by: AbstractBaseUser | None) -> bool:
     """Whether an invite of ``user`` to ``campaign`` created by ``by`` may log ``user`` in by its link alone."""
     return (
         not user.has_usable_password()
         and other_role(user) is None
+        and not is_crowd_worker(user)
         and not foreign_campaigns(user, by).exclude(pk=campaign.pk).exists()
     )
 

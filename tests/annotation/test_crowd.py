@@ -18,10 +18,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.campaign_forms import CampaignImportForm
-from annotation.models import Assignment, Campaign, CrowdSession, CrowdWorker, Judgment, RaterStatus
+from annotation.models import Assignment, Campaign, CrowdSession, CrowdWorker, Invite, Judgment, RaterStatus
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import crowd_completion, crowd_exports, queue, rater_qc
 from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
+from annotation.services.invites import InviteError, LoginRequired, create_invite, digest, link_logs_in, redeem_invite
 
 from . import test_role_endpoint_matrix as matrix
 from .factories import add_screen, small_campaign
@@ -117,6 +118,28 @@ def test_link_makes_a_passwordless_judge_of_this_campaign_only(crowd):
         "prolific", "PID1", "ST", "S1", True)
     assert not worker.judge.has_usable_password() and worker.judge.email == ""
     assert list(worker.judge.judged_campaigns.all()) == [crowd]
+
+
+def test_a_crowd_workers_account_cannot_be_invited_and_an_old_invite_does_not_log_it_in(crowd):
+    """An organizer of the crowd campaign invited the worker's account (its name shows on the workers CSV) to another
+    campaign they manage, and the link logged them in as the worker: they could judge as a paid worker."""
+    open_screen(Client(), prolific(crowd, "PID1"))
+    worker = CrowdWorker.objects.get().judge
+    organizer = User.objects.get(username="orga")
+    other = small_campaign("other")
+    other.organizers.add(organizer)
+    with pytest.raises(InviteError, match=f"{worker.username!r} cannot be used; choose another name"):
+        create_invite(other, worker.username, organizer)
+    admin = User.objects.create_superuser("root", password="root-password-1")
+    with pytest.raises(InviteError, match="is a crowd worker's account; crowd workers judge by their study link"):
+        create_invite(other, worker.username, admin)
+    assert not Invite.objects.exists()
+    made_before = Invite.objects.create(campaign=other, judge=worker, digest=digest("s" * 43), created_by=organizer,
+                                        expires_at=timezone.now() + timedelta(days=1))
+    assert not link_logs_in(made_before)
+    with pytest.raises(LoginRequired):
+        redeem_invite("s" * 43)
+    assert list(worker.judged_campaigns.all()) == [crowd]
 
 
 def test_same_worker_resumes_the_same_judge_and_screen_in_another_browser(crowd):

@@ -29,9 +29,10 @@ class Command(CampaignCommand):
         "Create a one-time invite link for each USERNAME (creating judge accounts that do not exist) and print "
         "'USERNAME<TAB>LINK' per judge. A link works once and adds its judge to the campaign; it logs in only a "
         "judge account without a password, and asks any other existing account (one with a password, or in the "
-        "organizers group) to log in with its own credentials first (noted on stderr). Staff accounts and organizers "
-        "of a campaign cannot be invited. The invites are made by --by, or else by the campaign's owner (a campaign "
-        "created by import_outputs has none: give --by). If any username cannot be invited, no invite is created."
+        "organizers group) to log in with its own credentials first (noted on stderr). Staff accounts, organizers "
+        "of a campaign and crowd workers' accounts cannot be invited. The invites are made by --by, or else by the "
+        "campaign's owner (a campaign created by import_outputs has none: give --by). If any username cannot be "
+        "invited, no invite is created."
     )
 
     def add_campaign_arguments(self, parser):
