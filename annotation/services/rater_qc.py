@@ -341,11 +341,12 @@ DECIDED = {
 
 def decide(campaign: Campaign, username: str, action: str, decided_by=None) -> str:
     """The organizer's decision ``action`` (a ``RaterStatus.Decision`` or ``FRESH_ATTEMPT``) on the rater
-    ``username``; what it did, in words. Raises ValueError (nothing changed) for an unknown user or action, or a
-    user who is not a judge of the campaign."""
+    ``username``; what it did, in words. Raises ValueError (nothing changed) for an unknown action, or for a user
+    who is not a judge of the campaign, in the same words whether or not the account exists (an organizer learns
+    nothing of the accounts of other campaigns, crowd workers' included)."""
     judge = get_user_model().objects.filter(username=username).first()
     if judge is None:
-        raise ValueError(f"there is no user {username}")
+        raise ValueError(not_a_judge(campaign, username))
     if action == FRESH_ATTEMPT:
         status = start_fresh_attempt(campaign, judge, decided_by=decided_by)
         return (f"{judge.username} starts attempt {status.attempt}; their earlier judgments are kept but left out "
@@ -354,10 +355,15 @@ def decide(campaign: Campaign, username: str, action: str, decided_by=None) -> s
     return DECIDED[action].format(judge=judge.username)
 
 
+def not_a_judge(campaign: Campaign, username: str) -> str:
+    """The refusal of a decision on ``username``, who judges nothing of ``campaign`` (or has no account)."""
+    return f"{username} is not a judge of campaign {campaign.name}"
+
+
 def _check_judge(campaign: Campaign, judge) -> None:
     judged = Judgment.objects.filter(assignment__campaign=campaign, assignment__judge=judge).exists()
     if not judged and not campaign.judges.filter(pk=judge.pk).exists():
-        raise ValueError(f"{judge.username} is not a judge of campaign {campaign.name}")
+        raise ValueError(not_a_judge(campaign, judge.username))
 
 
 @dataclass(frozen=True)

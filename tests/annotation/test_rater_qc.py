@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import subprocess
 from datetime import timedelta
@@ -290,7 +291,13 @@ def test_the_organizer_sees_the_numbers_and_decides_by_post(judged):
     response = client.post(url, {"judge": "hasty", "action": "fresh"}, follow=True)
     assert "hasty starts attempt 2" in response.content.decode()
     response = client.post(url, {"judge": "nobody", "action": "exclude"}, follow=True)
-    assert "There is no user nobody. Nothing was changed." in response.content.decode()
+    assert f"Nobody is not a judge of campaign {campaign.name}. Nothing was changed." in response.content.decode()
+    judge("elsewhere", small_campaign("elsewhere"))
+    exists = client.post(url, {"judge": "elsewhere", "action": "exclude"}, follow=True).content.decode()
+    missing = client.post(url, {"judge": "elswhere", "action": "exclude"}, follow=True).content.decode()
+    csrf = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+    assert csrf.sub("", exists).replace("lsewhere", "NAME") == csrf.sub("", missing).replace("lswhere", "NAME"), \
+        "an account elsewhere is told from none"
     response = client.post(url, {"judge": "careful", "action": "maybe"}, follow=True)
     assert "Nothing was changed" in response.content.decode()
     assert not RaterStatus.objects.filter(judge=raters["careful"]).exists()
@@ -473,7 +480,8 @@ def test_the_rest_api_takes_a_surrogate_pair_as_the_character_it_encodes():
     _, client = organizer_client(campaign)
     response = client.post(f"/api/campaigns/{campaign.pk}/raters/", '{"judge": "\\ud83d\\ude00", "action": "auto"}',
                            content_type="application/json")
-    assert response.status_code == 400 and response.json() == {"judge": ["there is no user \U0001f600"]}
+    assert response.status_code == 400 and response.json() == {
+        "judge": [f"\U0001f600 is not a judge of campaign {campaign.name}"]}
 
 
 def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
