@@ -4,6 +4,9 @@ The web pages and the REST API validate uploads with these same forms, then call
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -21,6 +24,18 @@ from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
 from .upload_names import check_sent_name
 from .validators import validate_one_line
+
+T = TypeVar("T")
+
+
+def field_checked(check: Callable[[T], None], value: T) -> T:
+    """``value`` once ``check`` (a check of the imports, raising InputFileError) passes it; its refusal as the
+    field's ValidationError."""
+    try:
+        check(value)
+    except InputFileError as error:
+        raise ValidationError(str(error)) from None
+    return value
 
 
 def instruction_field() -> forms.CharField:
@@ -135,12 +150,7 @@ class CampaignImportForm(forms.ModelForm):
     def clean_name(self) -> str:
         """The name as the import takes it (``field_rules.check_campaign_name``), refused here under its field:
         for an upload a background job imports, the job was recorded (202) and failed on the name."""
-        name = self.cleaned_data["name"]
-        try:
-            check_campaign_name(name)
-        except InputFileError as error:
-            raise ValidationError(str(error)) from None
-        return name
+        return field_checked(check_campaign_name, self.cleaned_data["name"])
 
     def clean_instruction(self) -> str:
         return checked_instruction(self.cleaned_data.get("instruction"))
@@ -238,12 +248,7 @@ class AppraiseUploadForm(forms.Form):
     )
 
     def clean_file(self):
-        upload = self.cleaned_data["file"]
-        try:
-            check_sent_name(upload)
-        except InputFileError as error:
-            raise ValidationError(str(error)) from None
-        return upload
+        return field_checked(check_sent_name, self.cleaned_data["file"])
 
     def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;

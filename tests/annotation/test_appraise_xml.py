@@ -64,6 +64,14 @@ def nothing_judged() -> bool:
     return not any(m.objects.exists() for m in (Screen, Assignment, Judgment, CandidateJudgment, Flag))
 
 
+def refusal(campaign: Campaign, data: str) -> str:
+    """Why the import refuses ``data`` (its AppraiseXMLError's message), having judged nothing."""
+    with pytest.raises(AppraiseXMLError) as error:
+        import_appraise_xml(campaign, data.encode())
+    assert nothing_judged()
+    return str(error.value)
+
+
 def test_durations_round_trip():
     assert parse_duration("00:01:07.524000") == timedelta(minutes=1, seconds=7, microseconds=524000)
     assert parse_duration("00:00:38") == timedelta(seconds=38)
@@ -112,13 +120,10 @@ def test_an_item_ranking_more_outputs_than_m_is_refused():
         '<translation rank="2" system="gamma"/>',
         '<translation rank="2" system="gamma"/>\n    <translation rank="2" system="source"/>',
     )
-    with pytest.raises(AppraiseXMLError) as error:
-        import_appraise_xml(campaign, three.encode())
-    assert str(error.value) == (
+    assert refusal(campaign, three) == (
         "ranking-item id='0' (line 6, user judge1, src-id 0): 3 translations, but a screen of the campaign shows "
         "at most M = 2 outputs"
     )
-    assert nothing_judged()
 
 
 @pytest.mark.parametrize(
@@ -191,13 +196,10 @@ def test_a_dtd_is_refused_even_without_entities(campaign):
         "<appraise-results>", '<!DOCTYPE appraise-results [<!ATTLIST ranking-item user CDATA "intruder">]>\n'
         "<appraise-results>",
     )
-    with pytest.raises(AppraiseXMLError) as refused:
-        import_appraise_xml(campaign, data.encode())
-    assert str(refused.value) == (
+    assert refusal(campaign, data) == (
         "refused unsafe XML: a document type declaration (<!DOCTYPE ...>, line 2); Appraise XML has none, and a DTD "
         "can add attributes or text the file does not show"
     )
-    assert nothing_judged()
     assert not get_user_model().objects.filter(username="intruder").exists()
 
 
