@@ -6,7 +6,7 @@
 //   rank, as radio buttons do; and the keys of screen.js.
 // - The unsent ranks are kept per screen as [{rank}] (null when unranked) and restored by screen.js.
 
-import { candidates, config, form, startScreen, status, submitButton } from "./screen.js";
+import { candidates, config, form, screenGone, startScreen, status, submitButton } from "./screen.js";
 
 function rankOf(candidate) {
   const checked = candidate.querySelector("input[type=radio]:checked");
@@ -16,7 +16,7 @@ function rankOf(candidate) {
 function updateState() {
   const ranked = candidates.filter((candidate) => rankOf(candidate) !== null).length;
   const complete = ranked === candidates.length;
-  submitButton.disabled = !complete || form.dataset.submitting === "true";
+  submitButton.disabled = !complete || form.dataset.submitting === "true" || screenGone();
   candidates.forEach((candidate) => candidate.classList.toggle("ranked", rankOf(candidate) !== null));
   status.textContent = complete
     ? "Every correction has a rank."

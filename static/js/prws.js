@@ -20,7 +20,7 @@
 //   screen.js.
 // - One submit per page, dialogs and active time: screen.js.
 
-import { candidates, config, focusedCandidate, form, startScreen, status, submitButton } from "./screen.js";
+import { candidates, config, focusedCandidate, form, screenGone, startScreen, status, submitButton } from "./screen.js";
 
 const slider = (candidate) => candidate.querySelector("input[type=range]");
 const movedField = (candidate) => candidate.querySelector("input.moved");
@@ -45,7 +45,7 @@ function markMoved(candidate) {
 function updateState() {
   const moved = candidates.filter(isMoved).length;
   const complete = moved === candidates.length;
-  submitButton.disabled = !complete || form.dataset.submitting === "true";
+  submitButton.disabled = !complete || form.dataset.submitting === "true" || screenGone();
   status.textContent = complete
     ? "Every correction has a score."
     : `${moved} of ${candidates.length} corrections scored.`;

@@ -14,7 +14,11 @@
 // - Focus in view: the action bar sticks to the window's bottom; a correction focused from the keyboard is scrolled
 //   clear of it (not one focused by a click, which the scroll would move from under the pointer).
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
-//   still being judged, so it is not given to another judge; a screen that was (or was undone) is announced.
+//   still being judged, so it is not given to another judge, and asks at once when the judge comes back to the
+//   page (it shows again, or the window gets focus) after longer than that. A screen that was given to another
+//   judge (or undone in another tab) is told in #screen-gone, which stays, with the way to the judge's current
+//   screen, and the page submits and flags nothing more (the server would refuse it; the status line, which each
+//   change of a value rewrites, used to say it only until the next click, with Submit enabled).
 // - Single-character keys (digits, "+", "m", "?") can be limited to when a correction has focus (WCAG 2.1.4):
 //   the box "Single keys work anywhere on the page" in the guidelines dialog, kept in localStorage; on by default.
 // - Focus on arrival: a screen opens with focus on the sentence (#context), so that a screen reader reads it first
@@ -30,6 +34,7 @@ export const status = document.getElementById("ranked-status");
 const actionBar = document.getElementById("action-bar");
 const helpDialog = document.getElementById("help-dialog");
 const flagDialog = document.getElementById("flag-dialog");
+const goneNotice = document.getElementById("screen-gone");
 
 const TICK_MS = 1000;
 const INPUT_KEY = "gecappraise-input";
@@ -40,6 +45,7 @@ const valuesKey = config.token ? `gecappraise-values:${config.token}` : null;
 let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
 let lastActivity = Date.now();
 let lastTick = Date.now();
+let lastLeaseCheck = Date.now();
 
 export function focusedCandidate() {
   return candidates.find((candidate) => candidate.contains(document.activeElement)) || null;
@@ -82,15 +88,46 @@ function tick() {
   }
 }
 
-function keepLease() {
-  if (Date.now() - lastActivity > config.heartbeatSeconds * 1000 || form.dataset.submitting === "true") return;
+// Whether the screen was given to another judge or undone (the lease's answer): nothing on it can be stored now.
+export function screenGone() {
+  return form.dataset.gone === "true";
+}
+
+function markGone(message) {
+  if (screenGone()) return;
+  form.dataset.gone = "true";
+  submitButton.disabled = true;
+  const flagOpen = document.getElementById("flag-open");
+  if (flagOpen) flagOpen.disabled = true;
+  if (flagDialog && flagDialog.open) flagDialog.close();
+  if (goneNotice) {
+    goneNotice.hidden = false;
+    document.getElementById("screen-gone-text").textContent = message;
+  } else {
+    status.textContent = message;
+  }
+}
+
+// Ask the server to keep the screen's lease: while the judge is active, or at once when ``returning`` to the page.
+function keepLease(returning = false) {
+  if (screenGone() || form.dataset.submitting === "true") return;
+  if (!returning && Date.now() - lastActivity > config.heartbeatSeconds * 1000) return;
+  lastLeaseCheck = Date.now();
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
   fetch(config.leaseUrl, { method: "POST", headers: { "X-CSRFToken": csrf }, credentials: "same-origin" })
-    .then((response) => (response.status === 409 ? response.json() : null))
+    .then((response) => ((response.status === 409 || response.status === 403)
+      && (response.headers.get("content-type") || "").includes("json") ? response.json() : null))
     .then((refused) => {
-      if (refused) status.textContent = refused.error;
+      if (refused && refused.error) markGone(refused.error);
     })
     .catch(() => {});
+}
+
+// The judge is back on the page (it shows again, or its window has focus): ask about the lease at once if it was
+// not asked about for a heartbeat's time, as a background tab's screen may have been given to another judge.
+function leaseOnReturn() {
+  if (!config.leaseUrl || document.visibilityState !== "visible") return;
+  if (Date.now() - lastLeaseCheck > config.heartbeatSeconds * 1000) keepLease(true);
 }
 
 function markActivity() {
@@ -168,7 +205,7 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   }
 
   function onSubmit(event) {
-    if (form.dataset.submitting === "true") {
+    if (form.dataset.submitting === "true" || screenGone()) {
       event.preventDefault();
       return;
     }
@@ -205,9 +242,11 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
   window.addEventListener("focus", () => {
     lastTick = Date.now();
     markActivity();
+    leaseOnReturn();
   });
   document.addEventListener("visibilitychange", () => {
     lastTick = Date.now();
+    leaseOnReturn();
   });
   setInterval(tick, TICK_MS / 4);
   // A training screen has no lease (no leaseUrl, no heartbeatSeconds): without this test the interval ran at once
@@ -223,7 +262,7 @@ export function startScreen({ focusCandidate, updateState, missing, missingText,
     document.getElementById("flag-open").addEventListener("click", () => openDialog(flagDialog));
     document.getElementById("flag-cancel").addEventListener("click", () => flagDialog.close());
     flagForm.addEventListener("submit", (event) => {
-      if (flagForm.dataset.submitting === "true") {
+      if (flagForm.dataset.submitting === "true" || screenGone()) {
         event.preventDefault();
         return;
       }

@@ -13,6 +13,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, Flag, Judgment, TrainingAnswer
+from annotation.services import queue
 from annotation.services.collapsing import diff_spans
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen
@@ -278,3 +279,77 @@ def test_an_active_judge_keeps_the_screen_past_its_lease(live_server, new_page, 
     page.wait_for_url(re.compile(r"/done/"))  # the test ends on a loaded page, with no request of it under way
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED
+
+
+def _give_to_another_judge(campaign, token) -> Assignment:
+    """Let the lease of the screen served as ``token`` run out and another judge claim it (a new token)."""
+    Assignment.objects.filter(token=token).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    other = queue.next_assignment(campaign, judge("quick", campaign))
+    assert other.token != token and Assignment.objects.filter(pk=other.pk, judge=other.judge).exists()
+    return other
+
+
+def test_a_screen_given_away_in_the_background_says_so_when_the_judge_comes_back(live_server, new_page, campaign):
+    """A tab left in the background past its lease: another judge claimed the screen. Coming back to the page (it
+    shows again) asks about the lease at once, and the page says the screen is gone, with the way to the judge's
+    current one, for good: ranking on does not take the message away nor enable Submit, and Enter submits nothing.
+    The message used to come with the next heartbeat (a quarter lease of activity later, 7.5 minutes by default)
+    in the status line, which the next click rewrote to "Every correction has a rank." with Submit enabled: the
+    judge ranked the screen and lost it at the refused submit."""
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    page.clock.install()  # the page's own clock, to be moved on by the ten minutes it spends in the background
+    join_by_invite(page, live_server, campaign, "lena")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 2)
+    token = page.url.rstrip("/").split("/")[-1]
+    rank_by_clicks(page, [1])
+    claimed = _give_to_another_judge(campaign, token)
+
+    page.clock.fast_forward("10:00")  # no heartbeat meanwhile: the judge did nothing on the page
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # the tab shows again
+    gone = page.locator("#screen-gone")
+    expect(gone).to_be_visible()
+    expect(gone).to_contain_text("given to another judge")
+    expect(page.locator("#submit")).to_be_disabled()
+    expect(page.locator("#flag-open")).to_be_disabled()
+    rank_by_clicks(page, [1, 2, 3, 4])
+    expect(page.locator("#ranked-status")).to_have_text("Every correction has a rank.")
+    expect(gone).to_be_visible()
+    expect(page.locator("#submit")).to_be_disabled()
+    page.locator("#candidate-3 input").first.focus()
+    page.keyboard.press("Enter")
+    expect(gone).to_be_visible()
+    assert page.url.rstrip("/").endswith(token) and not Judgment.objects.exists()
+
+    page.get_by_role("link", name="Go to your current screen").click()
+    on_screen(page, 1, 1)
+    assert page.url.rstrip("/").split("/")[-1] not in (token, str(claimed.token))
+    expect(page.locator("#screen-gone")).to_be_hidden()
+    assert Assignment.objects.get(pk=claimed.pk).judge.username == "quick"
+
+
+def test_the_heartbeat_of_an_active_judge_tells_a_screen_undone_in_another_tab(live_server, new_page, campaign):
+    """The heartbeat (every quarter lease of activity) finds the screen undone in another tab: the page says so and
+    submits nothing."""
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    page.clock.install()
+    join_by_invite(page, live_server, campaign, "lena")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 2)
+    rank_by_clicks(page, [1, 2, 3, 4])
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+    other_tab = page.context.new_page()
+    other_tab.goto(page.url)
+    other_tab.get_by_role("button", name="Undo it").click()
+    expect(other_tab.locator("#screen-counter")).to_have_text("Screen 1 of 2")
+
+    page.mouse.move(200, 300)  # the judge works on the first tab through the next heartbeat (7.5 minutes)
+    page.clock.run_for("07:31")
+    expect(page.locator("#screen-gone")).to_contain_text("undone")
+    expect(page.locator("#submit")).to_be_disabled()
+    assert Judgment.objects.count() == 0
