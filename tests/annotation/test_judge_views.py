@@ -134,7 +134,7 @@ def test_the_screen_shows_context_of_the_same_document_and_escaped_diff_spans(ca
     assert "He go to school every day ." in body and "They is here since morning ." in body
     assert "<script>alert(1)" not in body and "<b>pears</b>" not in body
     assert "&lt;b&gt;pears&lt;/b&gt;" in body
-    sentences = re.findall(r'<p class="sentence" id="sentence-(\d)">(.*?)</p>', body)
+    sentences = re.findall(r'<p class="sentence" dir="auto" id="sentence-(\d)">(.*?)</p>', body)
     assert [int(position) for position, _ in sentences] == [0, 1, 2, 3]
     source = "She like apples and <script>alert(1)</script> pears ."
     for (_, markup), candidate in zip(sentences, order):

@@ -15,7 +15,9 @@ from playwright.sync_api import expect
 from annotation.models import Assignment, Flag, Judgment, TrainingAnswer
 from annotation.services import queue
 from annotation.services.collapsing import diff_spans
+from annotation.services.importing import import_outputs
 from annotation.services.invites import create_invite
+from annotation.services.textfiles import NamedFile
 from annotation.services.training import add_training_screen
 from tests.annotation.factories import SOURCE, SYSTEM_NAMES, add_screen, candidate_of, judge, small_campaign
 from tests.browser.session import log_in
@@ -353,3 +355,39 @@ def test_the_heartbeat_of_an_active_judge_tells_a_screen_undone_in_another_tab(l
     expect(page.locator("#screen-gone")).to_contain_text("undone")
     expect(page.locator("#submit")).to_be_disabled()
     assert Judgment.objects.count() == 0
+
+
+def test_right_to_left_sentences_read_right_to_left_beside_left_to_right_ones(live_server, new_page):
+    """Hebrew and Arabic sentences are laid out right to left (dir="auto" on each sentence): the full stop ends the
+    sentence on its left. Without it they were left-to-right paragraphs of an English page, whose full stop stood
+    at the right end, before the sentence's first word as it is read, and ended every correction there too."""
+    hebrew = ["הילד הלכו לבית הספר .", "זה ספר טוב ."]
+    arabic_line = "ذهبت الولد إلى المدرسة ."
+    source = NamedFile("INPUT", ("\n".join([*hebrew, arabic_line, "He go home ."]) + "\n").encode())
+    outputs = {
+        "SYSA": ["הילד הלך לבית הספר .", "זה ספר טוב .", "ذهب الولد إلى المدرسة .", "He goes home ."],
+        "SYSB": ["הילדים הלכו לבית הספר .", "זה הספר טוב .", "ذهب الولد الى المدرسة .", "He went home ."],
+    }
+    systems = [NamedFile(name, ("\n".join(lines) + "\n").encode()) for name, lines in outputs.items()]
+    documents = NamedFile("documents", b"d1\nd1\nd2\nd3\n")
+    campaign = import_outputs("rtl", source, systems, documents, source_is_system=True, guidelines="")
+    campaign.organizers.add(get_user_model().objects.create_user("orga", password="organizer-pw-1"))
+    for line in (0, 3):
+        add_screen(campaign, line)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "rina")
+    on_screen(page, 1, 2)
+
+    def direction(selector: str) -> str:
+        return page.locator(selector).evaluate("e => getComputedStyle(e).direction")
+
+    for selector in ("#source", "#context-after", *(f"#sentence-{k}" for k in range(3))):
+        assert direction(selector) == "rtl", selector
+    stop = page.locator("#sentence-0 [data-op]").last
+    first = page.locator("#sentence-0 [data-op]").first
+    assert stop.bounding_box()["x"] < first.bounding_box()["x"], "the sentence's first words stand on the right"
+    rank_by_clicks(page, [1, 2, 3])
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+    for selector in ("#source", "#sentence-0", "#sentence-1"):
+        assert direction(selector) == "ltr", selector
