@@ -24,7 +24,9 @@ import matplotlib
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap, TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.textpath import text_to_path
 
 from ranking.contract import head_to_head_order
 from ranking.contract_schema import DISTRIBUTION_KEYS
@@ -56,6 +58,15 @@ STYLE = {
 
 PX_PER_PT = 4 / 3
 
+RANK_PANEL_INCHES = 3.9
+"""Width of a rank-range panel's plot area, its cluster numbers and margins, without the system names."""
+MAX_PLOT_INCHES = 11.0
+"""The widest a row of rank-range panels gets before they stack (about the report's column, 1,056 CSS pixels)."""
+MAX_RANK_LABELS = 14
+"""The most rank numbers along a rank-range panel's x axis (two-digit numbers, apart, in its plot area)."""
+SCORE_PLOT_INCHES = 5.9
+"""Width of a PRWS score plot's area and margins, without the system names."""
+
 
 def cluster_colour(cluster: int) -> str:
     """The colour of cluster ``cluster`` (numbered from 1) in plots and tables."""
@@ -65,11 +76,21 @@ def cluster_colour(cluster: int) -> str:
 def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
     """One panel per method (``{method: systems in rank order}``): a bar from the low to the high end of each
     system's rank range, coloured by cluster, a dot at its place in the ranking, dashed lines between clusters and
-    the cluster numbers on the right. Systems never judged (no range) are named without a bar."""
+    the cluster numbers on the right. Systems never judged (no range) are named without a bar.
+
+    Each panel is as wide as its plot area (:data:`RANK_PANEL_INCHES`) and the widest system name; the panels sit
+    side by side when that fits in :data:`MAX_PLOT_INCHES`, else one below the other, so that names of any length
+    (up to 100 characters) neither squeeze the plot area away nor run into the next panel. At most
+    :data:`MAX_RANK_LABELS` ranks are numbered along x (every rank keeps its grid line)."""
     n_systems = max([len(systems) for systems in rankings.values()] + [1])
     with _style("rank-ranges"):
-        figure = Figure(figsize=(4.4 * len(rankings), 0.3 * n_systems + 1.2), layout="constrained")
-        for axes, (method, systems) in zip(figure.subplots(1, len(rankings), squeeze=False)[0], rankings.items()):
+        names = [row["system"] for systems in rankings.values() for row in systems]
+        panel = RANK_PANEL_INCHES + names_width(names)
+        columns = max(1, min(len(rankings), int(MAX_PLOT_INCHES // panel)))
+        panel_rows = -(-max(len(rankings), 1) // columns)
+        figure = Figure(figsize=(panel * columns, (0.3 * n_systems + 1.2) * panel_rows), layout="constrained")
+        grid = figure.subplots(panel_rows, columns, squeeze=False).flat
+        for axes, (method, systems) in zip(grid, rankings.items()):
             y = np.arange(len(systems))
             ranked = [row for row in systems if row["range"] is not None]
             lo = np.array([row["range"][0] for row in ranked], dtype=float)
@@ -82,9 +103,11 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
             axes.set_yticks(y, [row["system"] for row in systems])
             axes.set_ylim(max(len(systems), 1) - 0.5, -0.5)
             axes.set_xlim(0.3, n_systems + 0.7)
-            axes.set_xticks(np.arange(1, n_systems + 1))
+            axes.set_xticks(np.arange(1, n_systems + 1, -(-n_systems // MAX_RANK_LABELS)))
+            axes.set_xticks(np.arange(1, n_systems + 1), minor=True)
+            axes.tick_params(axis="x", which="minor", length=0)
             axes.set_xlabel("Rank")
-            axes.grid(axis="x", color="#e3e6ec", linewidth=0.6)
+            axes.grid(axis="x", which="both", color="#e3e6ec", linewidth=0.6)
             axes.set_axisbelow(True)
             axes.set_title(METHOD_NAMES.get(method, method))
             cluster_of = np.array([row["cluster"] for row in ranked], dtype=np.int64)
@@ -92,7 +115,16 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
                 rows = np.flatnonzero(cluster_of == cluster)
                 axes.text(1.01, rows.mean(), str(cluster), transform=axes.get_yaxis_transform(), va="center",
                           fontweight="bold", color=cluster_colour(int(cluster)))
+        for axes in list(grid):
+            axes.remove()  # the grid's cells left over when the panels stack (an odd number of methods)
         return _svg(figure, "rank-ranges", "Rank ranges and clusters of the systems")
+
+
+def names_width(names: Sequence[str]) -> float:
+    """The width in inches of the widest of ``names`` as a tick label in the current style (0 without names)."""
+    font = FontProperties(size=matplotlib.rcParams["ytick.labelsize"])  # "medium": the font size
+    widths = [text_to_path.get_text_width_height_descent(name, font, ismath=False)[0] for name in names]
+    return max(widths, default=0.0) / 72
 
 
 def head_to_head_plot(analysis: Mapping) -> str:
@@ -192,9 +224,11 @@ def beta_sweep_plot(sweeps: Mapping[str, Sequence[Mapping]], name: str = "beta-s
 
 
 def prws_scores_plot(systems: Sequence[Mapping]) -> str:
-    """The mean PRWS score (0-100) of each system as a horizontal bar, best first, control systems in grey."""
+    """The mean PRWS score (0-100) of each system as a horizontal bar, best first, control systems in grey; as wide
+    as the plot area (:data:`SCORE_PLOT_INCHES`) and the widest system name."""
     with _style("prws-scores"):
-        figure = Figure(figsize=(6.4, 0.3 * len(systems) + 1.0), layout="constrained")
+        width = SCORE_PLOT_INCHES + names_width([row["system"] for row in systems])
+        figure = Figure(figsize=(width, 0.3 * len(systems) + 1.0), layout="constrained")
         axes = figure.subplots()
         y = np.arange(len(systems))
         means = np.array([np.nan if row["mean"] is None else row["mean"] for row in systems], dtype=float)
@@ -223,7 +257,8 @@ def prws_distribution_plot(systems: Sequence[Mapping]) -> str:
     the highest score and a dot at the mean; best first, as in :func:`prws_scores_plot`, control systems in
     grey."""
     with _style("prws-distribution"):
-        figure = Figure(figsize=(6.4, 0.34 * len(systems) + 1.0), layout="constrained")
+        width = SCORE_PLOT_INCHES + names_width([row["system"] for row in systems])
+        figure = Figure(figsize=(width, 0.34 * len(systems) + 1.0), layout="constrained")
         axes = figure.subplots()
         y = np.arange(len(systems))
         points = np.array([[row["distribution"][key] for key in DISTRIBUTION_KEYS] for row in systems],

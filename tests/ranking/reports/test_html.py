@@ -299,3 +299,71 @@ def test_the_uploaded_metrics_williams_test_is_a_p_value_table_or_its_reason(ful
     section = render_html(analysis).split('<section id="metrics">')[1].split("</section>")[0]
     assert 'id="metric-williams"' not in section and f"Williams test: {skipped}." in section
     assert 'id="metric-williams"' not in render_html(plain_analysis)
+
+
+def laid_out_figures(monkeypatch) -> list:
+    """Capture the figures the plot functions make, laid out in their style as they are saved (``_svg``)."""
+    from ranking.reports import plots
+
+    figures = []
+
+    def capture(figure, name, label):
+        figure.draw_without_rendering()
+        figures.append(figure)
+        return ""
+
+    monkeypatch.setattr(plots, "_svg", capture)
+    return figures
+
+
+def overlaps(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+@pytest.mark.parametrize("name_length, n_systems, side_by_side", [(4, 13, True), (100, 40, False), (20, 7, True)])
+def test_system_names_of_any_length_leave_the_rank_ranges_their_panels(monkeypatch, name_length, n_systems,
+                                                                       side_by_side):
+    """System names may have 100 characters (annotation/upload_names.py). The panels were 4.4 inches wide whatever
+    the names: 100-character names squeezed the Expected Wins panel's plot area to nothing (matplotlib: "axes sizes
+    collapsed to zero"), ran across it from the TrueSkill panel, and 40 rank numbers along x ran into each other.
+    Now each panel is as wide as its names, the panels stack when two do not fit side by side, and at most
+    ``MAX_RANK_LABELS`` ranks are numbered (every rank keeps its grid line)."""
+    from ranking.reports.plots import MAX_RANK_LABELS, rank_ranges_plot
+
+    figures = laid_out_figures(monkeypatch)
+    names = [f"s{k:02d}".ljust(name_length, "x") for k in range(n_systems)]
+    rankings = {method: [{"system": name, "range": [k + 1, min(k + 3, n_systems)], "cluster": 1 + k // 5}
+                         for k, name in enumerate(names[::step])]
+                for method, step in (("expected_wins", 1), ("trueskill", -1))}
+    rank_ranges_plot(rankings)
+    (figure,) = figures
+    panels = [axes for axes in figure.axes if axes.get_visible()]
+    assert len(panels) == 2
+    boxes = [axes.get_window_extent() for axes in panels]
+    assert all(box.width > 2.5 * figure.dpi for box in boxes), "each plot area keeps its width"
+    assert (abs(boxes[0].y0 - boxes[1].y0) < 1) == side_by_side
+    for axes, other in ((panels[0], boxes[1]), (panels[1], boxes[0])):
+        for label in axes.get_yticklabels():
+            assert not overlaps(label.get_window_extent(), other), f"{label.get_text()} runs into the other panel"
+        numbers = [label for label in axes.get_xticklabels() if label.get_text()]
+        assert 0 < len(numbers) <= MAX_RANK_LABELS
+        extents = [label.get_window_extent() for label in numbers]
+        assert all(a.x1 < b.x0 for a, b in zip(extents, extents[1:])), "rank numbers apart"
+        ranks = {*axes.get_xticks(), *axes.get_xticks(minor=True)}
+        assert ranks == set(range(1, n_systems + 1)), "a grid line per rank"
+    for box in boxes:
+        assert box.x0 >= 0 and box.x1 <= figure.bbox.width and box.y0 >= 0 and box.y1 <= figure.bbox.height
+
+
+def test_long_system_names_leave_the_prws_plots_their_score_axis(monkeypatch):
+    from ranking.reports.plots import prws_distribution_plot, prws_scores_plot
+
+    figures = laid_out_figures(monkeypatch)
+    systems = [{"system": f"s{k}".ljust(100, "y"), "mean": 10.0 * k, "control": k == 0,
+                "distribution": {"min": 0.0, "q1": 10.0, "median": 20.0, "q3": 30.0, "max": 40.0}} for k in range(5)]
+    prws_scores_plot(systems)
+    prws_distribution_plot(systems)
+    for figure in figures:
+        (axes,) = figure.axes
+        assert axes.get_window_extent().width > 4 * figure.dpi
+        assert all(label.get_window_extent().x0 >= 0 for label in axes.get_yticklabels())
