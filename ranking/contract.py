@@ -59,6 +59,7 @@ FEW_UNITS = "fewer than {n} {units} with two ratings or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
 NO_RATING = "no rating of this system"
 EXCLUDED_RATINGS_ONLY = "rated only by raters whom the quality check excluded"
+NO_CONTROL_SCREEN = "no screen showed both Source and Source+error"
 WILLIAMS_PERFECT = ("the two metrics correlate perfectly with each other (|r| = 1: one is an affine function of the "
                     "other), where the Williams test is undefined")
 CONSTANT_METRIC = "the scores of {names} are constant, so {whose} correlation with the human scores is undefined"
@@ -390,7 +391,13 @@ def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
         ],
         "ratings": int(report.ratings),
         "raters": int(report.raters),
-        "excluded_raters": [row for row, j in zip(raters, report.checked_raters()) if quality.excluded[j]],
+        "excluded_raters": [
+            fields({"rater": name, "screens": int(screens), "rate": float(rate) if screens else None},
+                   {"rate": NO_CONTROL_SCREEN})
+            for name, screens, rate, excluded in zip(quality.judge_names, quality.screens, quality.rate,
+                                                     quality.excluded)
+            if excluded
+        ],
         "quality": {"threshold": defined(quality.threshold), "raters": raters},
         "reliability": {
             "splits": reliability.splits,

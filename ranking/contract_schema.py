@@ -161,6 +161,9 @@ ACCURACY = record({
 })
 
 RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(nullable_value=False)}, optional=())
+EXCLUDED_RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(), "reason": REASON})
+"""A rater the analysis left out: every rater rater QC excluded (by a check or by hand), with the Source+error
+check's screens and rate, null with the reason for a rater who had no screen showing both."""
 SCORE: Schema = {"type": "number", "minimum": 0, "maximum": 100}
 DISTRIBUTION_KEYS = ("min", "q1", "median", "q3", "max")
 """A PRWS system's score distribution: the lowest, the quartiles and the highest of its sentence scores."""
@@ -182,7 +185,7 @@ PRWS = record({
     "systems": array(PRWS_SYSTEM),
     "ratings": COUNT,
     "raters": COUNT,
-    "excluded_raters": array(RATER),
+    "excluded_raters": array(EXCLUDED_RATER),
     "quality": record({"threshold": fraction(nullable_value=False), "raters": array(RATER)}, optional=()),
     "reliability": record({
         "splits": {"type": "integer", "minimum": 1},

@@ -271,3 +271,34 @@ def test_systems_nobody_rated_are_listed_without_numbers(tmp_path):
     rows = csv.DictReader(io.StringIO(reports["csv"]))
     (row,) = [r for r in rows if r["section"] == "prws" and r["system"] == "fair"]
     assert (row["mean"], row["reason"]) == ("–", "no rating of this system")
+
+
+def test_raters_excluded_without_a_control_screen_are_listed_as_excluded(tmp_path):
+    """A rater rater QC excluded who never saw Source beside Source+error (excluded by hand here; or by the time
+    checks) was left out of every PRWS statistic, but not listed in ``prws.excluded_raters``, which only held raters
+    with such screens: the analysis of a campaign whose only rater was excluded said ``"ratings": 0`` and
+    ``"excluded_raters": []``. Every excluded rater is listed now, the rate null with the reason where there was no
+    such screen."""
+    from annotation.services import rater_qc
+
+    campaign = prws_campaign()
+    rows = [f"only,{line},{system},{score},0" for line in range(4, 8) for system, score in (("good", 80), ("bad", 30))]
+    rows += [f"checked,{line},{system},{score},0" for line in range(4, 8)
+             for system, score in (("source", 30), ("Source+error", 70))]
+    scores_file = tmp_path / "scores.csv"
+    scores_file.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    call_command("import_scores", "--campaign", "sim", str(scores_file), stdout=io.StringIO())
+    rater_qc.decide(campaign, "only", "exclude")
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", "sim", "--bootstrap", "20", "--out", str(out), stderr=io.StringIO())
+    analysis = strict_loads(out.read_text())
+    assert_contract(analysis)
+    prws = analysis["prws"]
+    assert prws["ratings"] == 0 and prws["raters"] == 0
+    assert prws["excluded_raters"] == [
+        {"rater": "checked", "screens": 4, "rate": 0.0},
+        {"rater": "only", "screens": 0, "rate": None, "reason": "no screen showed both Source and Source+error"},
+    ]
+    assert [row["rater"] for row in prws["quality"]["raters"]] == ["checked"]
+    assert sorted(row["rater"] for row in analysis["rater_qc"]["excluded"]) == ["checked", "only"]
+    assert_reports_render(analysis)
