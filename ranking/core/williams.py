@@ -23,10 +23,12 @@ Where the test is undefined:
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import ConstantInputWarning, NearConstantInputWarning, pearsonr
 from scipy.stats import t as student_t
 
 DF_OFFSETS = (3, 2)
@@ -107,7 +109,12 @@ def williams_matrix(
 ) -> WilliamsMatrix:
     """The Williams test over every ordered pair of metrics (N19 §6): ``human`` (n,) system scores, ``metrics``
     (k, n) each metric's scores of the same systems in the same order. A constant metric leaves only its own row
-    and column undefined; constant human scores leave every pair undefined and raise ``ValueError``."""
+    and column undefined; constant human scores leave every pair undefined and raise ``ValueError``.
+
+    The correlations are Pearson's r as ``scipy.stats.pearsonr`` computes them, the r of the metric correlations
+    reported beside this matrix (``correlation.correlate``): ``numpy.corrcoef`` squares the raw scores, which
+    overflows for scores near 1e308 and loses every digit for subnormal ones (it gave r = 0.0 and 1.0 where
+    Pearson's r is 0.354 and 0.548)."""
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metrics, dtype=np.float64)
     if h.ndim != 1 or m.ndim != 2 or m.shape[1] != h.size:
@@ -120,8 +127,10 @@ def williams_matrix(
     _check(n, df_offset)
     if np.all(h == h[0]):
         raise ValueError("the human scores are constant: no metric's correlation with them is defined")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.corrcoef(np.vstack([h, m]))
+    rows = np.vstack([h, m])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (ConstantInputWarning, NearConstantInputWarning))
+        r = np.asarray(pearsonr(rows[:, None, :], rows[None, :, :], axis=-1).statistic)
     constant = np.all(m == m[:, :1], axis=1) | np.isnan(r[0, 1:])
     with_human, between = r[0, 1:].copy(), r[1:, 1:].copy()
     with_human[constant] = np.nan

@@ -158,3 +158,18 @@ def test_perfect_correlation_between_the_metrics_is_detected_within_a_tolerance(
         assert math.isnan(result.t) and math.isnan(result.p_value), r23
     nearly = williams_test(0.6, 0.59, 0.999, 10)
     assert 0 < nearly.p_value < 0.5, "a strong but imperfect correlation is tested as usual"
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-320, 1e-150, 1.0])
+def test_the_matrix_correlations_are_pearsons_r_at_any_scale_of_the_scores(scale):
+    """The matrix's r(human, metric) and r(metric, metric) are scipy's Pearson r, the r reported beside it. They came
+    from ``numpy.corrcoef``, which squares the raw scores: scores near 1e300 overflowed (r = 0.0, and NaN: the metric
+    counted as constant) and subnormal ones (1e-320) lost their digits (r = 1.0), where r is 0.35 and 0.55."""
+    human = np.array([0.4, 0.2, 0.0, 0.4, 0.2, 0.0])
+    pattern = np.array([[1.0, -1.0, 0.0, 0.0, 0.5, 0.0], [1.0, 2.0, 0.0, 1.0, 0.0, 0.0]])
+    matrix = williams_matrix(human, pattern * scale, ["a", "b"])
+    expected = [pearsonr(human, row).statistic for row in pattern]
+    assert matrix.correlation == pytest.approx(expected, rel=1e-3), "subnormals keep three digits"
+    assert not matrix.constant.any() and np.isfinite(matrix.p_value[0, 1]) and np.isfinite(matrix.p_value[1, 0])
+    unscaled = williams_matrix(human, pattern, ["a", "b"])
+    assert matrix.p_value[0, 1] == pytest.approx(unscaled.p_value[0, 1], rel=1e-3)
