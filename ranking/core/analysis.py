@@ -205,7 +205,8 @@ def metric_significance(human: np.ndarray, systems: Sequence[str], metrics: Metr
     names = sorted(metrics)
     if len(systems) <= 3:
         return MetricSignificance(
-            tuple(systems), None, "the Williams test needs more than 3 systems with metric scores"
+            tuple(systems), None,
+            f"the Williams test needs more than 3 systems with a human score (and metric scores); {len(systems)} here",
         )
     values = np.vstack([score_column(metrics[name], systems) for name in names])
     try:

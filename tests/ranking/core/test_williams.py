@@ -173,3 +173,16 @@ def test_the_matrix_correlations_are_pearsons_r_at_any_scale_of_the_scores(scale
     assert not matrix.constant.any() and np.isfinite(matrix.p_value[0, 1]) and np.isfinite(matrix.p_value[1, 0])
     unscaled = williams_matrix(human, pattern, ["a", "b"])
     assert matrix.p_value[0, 1] == pytest.approx(unscaled.p_value[0, 1], rel=1e-3)
+
+
+def test_too_few_judged_systems_are_named_as_the_reason_the_williams_test_is_skipped():
+    """Every system of the campaign has metric scores (the files must cover them all); what was short was systems
+    with a human score: a PRWS campaign whose raters scored only the source said "needs more than 3 systems with
+    metric scores" beside metric files of five systems."""
+    from ranking.core.analysis import metric_significance
+
+    skipped = metric_significance(np.array([32.0]), ["source"], {"m2": {name: (0.1,) for name in "abcd"} | {
+        "source": (0.2,)}})
+    assert skipped.williams is None
+    assert skipped.skipped == ("the Williams test needs more than 3 systems with a human score (and metric scores); "
+                               "1 here")
