@@ -177,11 +177,23 @@ def cross_validated_accuracy(
     :func:`ranking.core.bootstrap.rank_ranges` and :func:`ranking.core.bootstrap.clusters` at ``confidence``.
     ``training`` as in the module docstring. ``rng`` first shuffles the pairs into folds, then serves the method in
     fold order, so one seed fixes the whole result.
+
+    Only the systems that some pair compares are ranked (numbered anew in index order; the analysis's ranking
+    tables leave unjudged systems out the same way). A system without a pair has no score to learn: TrueSkill would
+    keep it at its initial mu = 0, a fixed rank among the trained systems that splits their clusters (on two
+    systems of near scores, a third never judged turned one cluster into two and the cluster accuracy from 0.20
+    into 0.11), and Expected Wins would keep it at 0.
     """
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     if training not in ("other_folds", "g15_makefile"):
         raise ValueError(f"training must be 'other_folds' or 'g15_makefile', got {training!r}")
+    compared = np.zeros(n_systems, dtype=bool)
+    compared[pairs.first] = compared[pairs.second] = True
+    if not compared.all():
+        number = np.cumsum(compared) - 1  # increasing, so each pair keeps first < second
+        pairs = ExpandedPairs(number[pairs.first], number[pairs.second], pairs.relation, pairs.judge)
+        n_systems = int(compared.sum())
     fold = round_robin_folds(len(pairs), n_folds, rng)
     tests = [pairs.take(fold == k) for k in range(n_folds)]
     per_fold = np.stack([outcome_counts(test, n_systems) for test in tests])
