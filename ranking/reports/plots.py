@@ -120,6 +120,18 @@ def rank_ranges_plot(rankings: Mapping[str, Sequence[Mapping]]) -> str:
         return _svg(figure, "rank-ranges", "Rank ranges and clusters of the systems")
 
 
+SHORT_NAME_INCHES = 0.6
+"""The room a heat map's margins leave its row and column names (about 8 characters at 9 pt)."""
+
+
+def _longer_than_short(names: Sequence[str]) -> float:
+    """How much wider (inches) the widest of ``names`` is than a heat map's margins leave its names
+    (:data:`SHORT_NAME_INCHES`): the heat maps grow by that much across and down, for the row names on the left and
+    the column names standing on top, so that long names (crowd judges are ``crowd-<campaign>-<platform>-<id>``,
+    about 40 characters; system names up to 100) neither squeeze the cells nor run off the figure."""
+    return max(0.0, names_width(names) - SHORT_NAME_INCHES)
+
+
 def names_width(names: Sequence[str]) -> float:
     """The width in inches of the widest of ``names`` as a tick label in the current style (0 without names)."""
     font = FontProperties(size=matplotlib.rcParams["ytick.labelsize"])  # "medium": the font size
@@ -145,7 +157,7 @@ def head_to_head_plot(analysis: Mapping) -> str:
                 labels[i, j] = short(cell["share"]) + significance_mark(p_value)
     spread = max(float(np.nanmax(np.abs(share - 0.5))) if np.isfinite(share).any() else 0.0, 0.05)
     with _style("head-to-head"):
-        size = 0.42 * n + 2.2
+        size = 0.42 * n + 2.2 + _longer_than_short(order)
         figure = Figure(figsize=(size + 0.8, size), layout="constrained")
         axes = figure.subplots()
         image = _heat_map(axes, share, "RdBu", TwoSlopeNorm(0.5, 0.5 - spread, 0.5 + spread))
@@ -181,7 +193,7 @@ def agreement_plot(analysis: Mapping) -> str:
                 labels[i, j] = short(cell["kappa"])
     colours = ListedColormap(DEGREE_COLOURS)
     with _style("agreement"):
-        size = 0.55 * n + 2.0
+        size = 0.55 * n + 2.0 + _longer_than_short(names)
         figure = Figure(figsize=(size + 1.8, size), layout="constrained")
         axes = figure.subplots()
         _heat_map(axes, degree, colours, BoundaryNorm(np.arange(len(DEGREES) + 1) - 0.5, colours.N))

@@ -367,3 +367,41 @@ def test_long_system_names_leave_the_prws_plots_their_score_axis(monkeypatch):
         (axes,) = figure.axes
         assert axes.get_window_extent().width > 4 * figure.dpi
         assert all(label.get_window_extent().x0 >= 0 for label in axes.get_yticklabels())
+
+
+def heat_map_analysis(names: list[str]) -> dict:
+    """What the two heat maps read: ``names`` as the systems (Expected Wins order) and as the judges."""
+    return {
+        "expected_wins": {"systems": [{"system": name, "full_data_score": float(-k)} for k, name in enumerate(names)]},
+        "head_to_head": {row: {column: {"share": 0.6, "p_value": 0.01, "wins": 6, "losses": 4}
+                               for column in names if column != row} for row in names},
+        "agreement": {"matrix": {a: {b: {"kappa": 0.3, "comparisons": 100} for b in names} for a in names}},
+        "pairs": {"per_judge": {name: {} for name in names}},
+    }
+
+
+@pytest.mark.parametrize("names", [
+    ["crowd-12-prolific-5f3a8b2c9d1e4f0012345678", "crowd-12-prolific-60a1b2c3d4e5f60718293a4b"],
+    [f"s{k}".ljust(100, "x") for k in range(3)],
+    ["alpha", "bravo", "charlie"],
+])
+def test_long_names_stay_on_the_heat_maps(monkeypatch, names):
+    """The heat maps had a fixed size for their number of rows: a crowd campaign's judges (named
+    ``crowd-<campaign>-<platform>-<worker id>``, about 40 characters) left the agreement matrix's cells 60 pixels
+    wide (matplotlib: "axes sizes collapsed to zero"), and 100-character system names ran 750 pixels off the
+    head-to-head map's left edge. The maps now grow by the names' width."""
+    import warnings
+
+    from ranking.reports.plots import agreement_plot, head_to_head_plot
+
+    figures = laid_out_figures(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # constrained layout's "axes sizes collapsed to zero"
+        head_to_head_plot(heat_map_analysis(names))
+        agreement_plot(heat_map_analysis(names))
+    for figure in figures:
+        axes = figure.axes[0]
+        assert axes.get_window_extent().width > 1.4 * figure.dpi, "the cells keep their room"
+        for label in axes.get_yticklabels() + axes.get_xticklabels():
+            box = label.get_window_extent()
+            assert box.x0 >= -3 and box.y1 <= figure.bbox.height + 3, f"{label.get_text()} runs off the figure"
