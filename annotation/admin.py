@@ -10,7 +10,6 @@ in a drop-down.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from django.contrib import admin
@@ -52,6 +51,7 @@ from .models import (
     TrainingCandidate,
     TrainingScreen,
 )
+from .request_numbers import whole_number
 
 
 def changelist_link(model, label: str, **filters) -> str:
@@ -377,7 +377,8 @@ class RankFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset: QuerySet) -> QuerySet:
         value = self.value()
-        return queryset.filter(rank=int(value)) if value and re.fullmatch(r"[0-9]{1,2}", value) else queryset
+        rank = whole_number(value or "", digits=2)
+        return queryset if rank is None else queryset.filter(rank=rank)
 
 
 @admin.register(CandidateJudgment)

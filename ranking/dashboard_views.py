@@ -6,19 +6,15 @@ first request, not with the URLconf.
 """
 from __future__ import annotations
 
-import re
-
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from annotation.permissions import managed_campaign_or_404
+from annotation.request_numbers import whole_number
 
 #: The stopping hint's K may be a whole number of rankings in this range.
 STOPPING_K_RANGE = (1, 10_000_000)
-#: What ``?k=`` may hold to be read as a number: ASCII digits (``"²".isdigit()`` is true but ``int("²")`` fails), as
-#: many as the range's end has (``int`` refuses more than 4,300).
-K_DIGITS = re.compile(rf"[0-9]{{1,{len(str(STOPPING_K_RANGE[1]))}}}")
 
 
 def _json(data: dict, status: int = 200) -> JsonResponse:
@@ -47,7 +43,8 @@ def history_json(request: HttpRequest, pk: int) -> JsonResponse:
 
     raw = request.GET.get("k", str(STOPPING_K))
     low, high = STOPPING_K_RANGE
-    if not K_DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
+    k = whole_number(raw, digits=len(str(high)))
+    if k is None or not low <= k <= high:
         return _json({"error": f"k must be a whole number of rankings from {low} to {high:,}, got {raw[:20]!r}."},
                      status=400)
-    return _json(history(campaign, int(raw)))
+    return _json(history(campaign, k))

@@ -6,8 +6,6 @@ for, so loading the URLs imports no NumPy, SciPy, matplotlib or numba.
 """
 from __future__ import annotations
 
-import re
-
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -16,14 +14,12 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from annotation.permissions import managed_campaign_or_404
+from annotation.request_numbers import whole_number
 
 from .dispatch import start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .run_status import parameter_items, run_status
-
-#: A run's id in a query: ASCII digits, few enough for ``int`` (which refuses more than 4,300 digits: a 500).
-RUN_ID = re.compile(r"[0-9]{1,18}")
 
 
 @login_required
@@ -36,7 +32,7 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}")
     runs = list(AnalysisRun.objects.filter(campaign=campaign).defer("result"))
     started = request.GET.get("started", "")
-    started_id = int(started) if RUN_ID.fullmatch(started) else None
+    started_id = whole_number(started)
     context = {
         "campaign": campaign,
         "form": form,

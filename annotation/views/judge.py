@@ -12,7 +12,6 @@ server again (and lands on the judge's current screen).
 from __future__ import annotations
 
 import functools
-import re
 import uuid
 from collections.abc import Callable
 
@@ -31,6 +30,7 @@ from django.views.decorators.http import require_POST
 from ..forms import FlagForm, RankingForm, ScoreForm, ThrottledPasswordChangeForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, TrainingScreen
 from ..permissions import is_crowd_worker, is_organizer, judged_campaign_or_404, managed_campaigns
+from ..request_numbers import whole_number
 from ..services import crowd_completion, guidelines, own_judgments, queue, training
 from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
 from ..services.presentation import ScreenDisplay, display
@@ -46,9 +46,6 @@ FLAGGED_PARAMETER = "flagged"
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
 UNDONE_VALUES = "gecappraise-undone:"
-
-#: A posted id: ASCII digits, few enough for ``int`` (which refuses more than 4,300 digits: a 500) and a bigint.
-POSTED_ID = re.compile(r"[0-9]{1,18}")
 
 
 def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
@@ -246,7 +243,7 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         posted = request.POST.get("training_screen", "")
-        number = int(posted) if POSTED_ID.fullmatch(posted) else 0
+        number = whole_number(posted) or 0
         screen = get_object_or_404(TrainingScreen, campaign=found, pk=number)
     else:
         screen = training.next_training_screen(found, request.user)
