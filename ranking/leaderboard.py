@@ -40,7 +40,14 @@ from django.db.models import Count, Max, Sum
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
-from annotation.services.kept_tallies import ATTEMPTS, SubmittedSlots, added_since, judgments_after, unchanged
+from annotation.services.kept_tallies import (
+    ATTEMPTS,
+    SubmittedSlots,
+    added_since,
+    judgments_after,
+    one_snapshot,
+    unchanged,
+)
 from annotation.services.rater_qc import QcExclusions, analysis_exclusions
 
 if TYPE_CHECKING:
@@ -244,7 +251,12 @@ def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str
 def live_counts(campaign: Campaign, version: DataVersion, rebuild: bool = False) -> LiveCounts:
     """The campaign's counts at ``version`` (or later): the cached ones, extended by the judgments stored since,
     or rebuilt from all judgments (always with ``rebuild``). Keeps the cached ``History`` in step; caches only
-    ``counted`` counts."""
+    ``counted`` counts. Reads in one snapshot (``kept_tallies.one_snapshot``)."""
+    with one_snapshot():
+        return _live_counts(campaign, version, rebuild)
+
+
+def _live_counts(campaign: Campaign, version: DataVersion, rebuild: bool) -> LiveCounts:
     from .loading import contestant_names
 
     state: LiveCounts | None = cache.get(_cache_key(campaign, "counts"))

@@ -32,7 +32,7 @@ from django.db.models import Count, Q, Sum
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
-from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally
+from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally, one_snapshot
 from .rater_qc import QcRule, campaign_verdicts
 from .screens import screen_count
 
@@ -359,7 +359,13 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 
 
 def dashboard_data(campaign: Campaign) -> dict:
-    """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``."""
+    """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``,
+    read in one snapshot (``kept_tallies.one_snapshot``), so its numbers agree with each other."""
+    with one_snapshot():
+        return _dashboard_data(campaign)
+
+
+def _dashboard_data(campaign: Campaign) -> dict:
     counts = slot_counts(campaign)
     slots = counts.submitted_slots
     work = judged_work(campaign, slots)

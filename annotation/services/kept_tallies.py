@@ -3,24 +3,34 @@
 The live dashboard, the campaign page, the leaderboard and active selection ask for per-judge tallies (rater QC,
 attention checks, judgments and time per screen) on every new judgment; reading every judgment each time costs
 seconds at 100,000 rankings. A kept tally is cached per campaign with the last judgment id it holds, how many
-judgments it holds and the sum of their slots' ids. It is checked against the campaign's submitted slots
-(``submitted_slots``: how many and their id sum, read from a partial index alone, once per request and shared by
-every tally the request asks for): each submitted slot has exactly one judgment, so the kept judgments and those
-stored after the last one it holds (read by id, a few rows) make up the submitted slots unless judgments it holds
-changed. Then the tally reads only the new ones. When a judgment it holds is gone (an undo serves its slot again,
-and a new submit of that slot is a new judgment) or one with a lower id committed late, they do not, and the
-tally is taken again from all judgments; so is it when its ``basis`` (what else it depends on: decisions,
-thresholds) changed. Judgments are never changed in place, only stored or deleted with their slot's status.
-A judgment that commits late or is undone while the tally reads the new ones may be seen by some reads and not by
-the count, so the count is checked again once they are read, and the tally is kept only when it still holds.
+judgments it holds, the sum of their slots' ids and the ids of the last ``RECENT`` of them. It is checked against
+the campaign's submitted slots (``submitted_slots``: how many and their id sum, read from a partial index alone,
+once per request and shared by every tally the request asks for): each submitted slot has exactly one judgment, so
+the kept judgments and those stored since make up the submitted slots unless judgments it holds changed. Then the
+tally reads only the new ones.
+
+Judgments stored since are those after the last id it holds and, among its recent ones, those it does not hold:
+concurrent submits take their ids in one order and commit in another, so under load a judgment often commits
+after one of a higher id was counted (a late commit); it is found among the recent ids and added by itself. When a
+judgment it holds is gone (an undo serves its slot again, and a new submit of that slot is a new judgment) or one
+committed later than ``RECENT`` judgments after it, the counts do not add up and the tally is taken again from all
+judgments; so is it when its ``basis`` (what else it depends on: decisions, thresholds) changed. Judgments are
+never changed in place, only stored or deleted with their slot's status. A judgment that commits late or is undone
+while the tally reads the new ones may be seen by some reads and not by the count, so the count is checked again
+once they are read, and the tally is kept only when it still holds. On PostgreSQL a tally reads in one snapshot
+(``one_snapshot``), where the count and the reads always agree: under a steady stream of submits, reads in
+separate snapshots each saw more judgments than the slots read before them, and three attempts in a row could
+fail, sending every tally back to all judgments (``benchmarks/dashboard_under_load.py``).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from django.core.cache import cache
+from django.db import connection, transaction
 from django.db.models import Count, Max, Sum
 
 from ..models import Assignment, Campaign, Judgment
@@ -31,6 +41,24 @@ T = TypeVar("T")
 KEPT_SECONDS = 24 * 3600
 #: Reads of the submitted slots before a tally that does not match them is taken again from all judgments.
 ATTEMPTS = 3
+#: How many of the last judgments a tally holds it keeps the ids of, to find the judgments that commit late among
+#: them: more than the submits that can be in flight at once (each commits within its request).
+RECENT = 1000
+
+
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """The block's reads in one snapshot of the database (PostgreSQL: a REPEATABLE READ, READ ONLY transaction): the
+    submitted slots and the judgments read after them agree, however many submits commit meanwhile. Inside a
+    transaction already, or on SQLite (whose writers take the database one at a time), the block reads as the
+    enclosing code does."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
 
 
 @dataclass(frozen=True)
@@ -60,6 +88,13 @@ class KeptTally(Generic[T]):
     last_id: int = 0
     count: int = 0
     slot_sum: int = 0
+    recent: tuple[int, ...] = ()
+    """The ids of the last ``RECENT`` judgments it holds, in order."""
+
+    @property
+    def floor(self) -> int:
+        """The id below its recent ones: judgments above it that it does not hold are new or committed late."""
+        return self.recent[0] - 1 if self.recent else self.last_id
 
 
 def judgments_after(campaign: Campaign, after: int) -> dict:
@@ -97,6 +132,48 @@ def unchanged(campaign: Campaign, after: int, added: dict) -> bool:
     return (again["n"], again["sum"] or 0) == (added["n"], added["sum"])
 
 
+@dataclass(frozen=True)
+class Stored:
+    """The judgments stored since a kept tally: ``late`` ids among its recent ones (and their slots' ``late_sum``),
+    and the totals (``judgments_after``) of those ``after`` its last id."""
+
+    late: tuple[int, ...]
+    late_sum: int
+    after: dict
+    window: int
+    window_sum: int
+    """How many judgments have ids in ``(floor, last_id]`` (held and late) and the sum of their slots' ids."""
+
+
+def stored_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> Stored | None:
+    """The judgments stored since ``kept`` if, with those it holds, they make up the submitted ``slots``; None when
+    judgments it holds changed (an undo, a commit later than its recent ids). A judgment stored between reading
+    the slots and the judgments is caught by reading the slots again."""
+    held = set(kept.recent)
+    for _ in range(ATTEMPTS):
+        window = dict(Judgment.objects.filter(assignment__campaign=campaign, id__gt=kept.floor,
+                                              id__lte=kept.last_id).values_list("id", "assignment_id"))
+        if not held <= window.keys():
+            return None
+        late = tuple(sorted(window.keys() - held))
+        late_sum = sum(window[pk] for pk in late)
+        after = judgments_after(campaign, kept.last_id)
+        if (kept.count + len(late) + after["n"], kept.slot_sum + late_sum + after["sum"]) == (
+                slots.count, slots.id_sum):
+            return Stored(late, late_sum, after, len(window), sum(window.values()))
+        fresh = submitted_slots(campaign)
+        if fresh == slots:
+            return None
+        slots = fresh
+    return None
+
+
+def _recent_ids(campaign: Campaign, after: int, up_to: int) -> list[int]:
+    """The ids of the campaign's last ``RECENT`` judgments with ids in ``(after, up_to]``, in order."""
+    ids = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to).order_by("-id")
+    return sorted(ids.values_list("id", flat=True)[:RECENT])
+
+
 def kept_tally(
     campaign: Campaign,
     name: str,
@@ -106,27 +183,48 @@ def kept_tally(
     slots: SubmittedSlots | None = None,
 ) -> KeptTally[T]:
     """The campaign's tally ``name`` over all its judgments now: the kept one extended by ``add(tally, after,
-    up_to)`` with the judgments of ids in ``(after, up_to]``, or ``start()`` extended by all of them (module
-    docstring). ``basis`` must compare equal while what the tally depends on besides the judgments is unchanged;
-    ``slots`` are the campaign's ``submitted_slots`` (read here when not given).
+    up_to)`` with the judgments of ids in ``(after, up_to]`` (each late one by itself, then the new ones), or
+    ``start()`` extended by all of them (module docstring). ``basis`` must compare equal while what the tally
+    depends on besides the judgments is unchanged; ``slots`` are the campaign's ``submitted_slots`` (read here when
+    not given).
 
-    A tally is kept only when the judgments ``add`` read are those counted (``unchanged``); otherwise it is taken
-    again from all judgments (at most ``ATTEMPTS`` times; the last one is returned, not kept)."""
+    A tally is kept only when the judgments ``add`` read are those counted (``unchanged``); otherwise the kept one
+    is extended again (at most ``ATTEMPTS`` times; the last one is returned, not kept). Reads in one snapshot
+    (``one_snapshot``); ``slots`` read before it are read again there when the tally does not match them."""
+    with one_snapshot():
+        return _kept_tally(campaign, name, basis, start, add, slots)
+
+
+def _kept_tally(
+    campaign: Campaign,
+    name: str,
+    basis: object,
+    start: Callable[[], T],
+    add: Callable[[T, int, int], None],
+    slots: SubmittedSlots | None,
+) -> KeptTally[T]:
     slots = submitted_slots(campaign) if slots is None else slots
     key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
-    read: KeptTally | None = cache.get(key)
     for _ in range(ATTEMPTS):
+        read: KeptTally | None = cache.get(key)
         kept = read if read is not None and read.basis == basis else None
-        added = None if kept is None else added_since(campaign, kept.last_id, kept.count, kept.slot_sum, slots)
-        if added is None:
-            kept, added = KeptTally(basis, start()), judgments_after(campaign, 0)
-        elif not added["n"]:
+        stored = None if kept is None else stored_since(campaign, kept, slots)
+        if stored is None:
+            kept, stored = KeptTally(basis, start()), Stored((), 0, judgments_after(campaign, 0), 0, 0)
+        elif not stored.late and not stored.after["n"]:
             return kept
-        after = kept.last_id
-        add(kept.tally, after, added["last"])
-        kept.last_id, kept.count, kept.slot_sum = added["last"], kept.count + added["n"], kept.slot_sum + added["sum"]
-        if unchanged(campaign, after, added):
+        floor, last_id, after = kept.floor, kept.last_id, stored.after
+        for pk in stored.late:
+            add(kept.tally, pk - 1, pk)
+        if after["n"]:
+            add(kept.tally, last_id, after["last"])
+        kept.count += len(stored.late) + after["n"]
+        kept.slot_sum += stored.late_sum + after["sum"]
+        kept.last_id = after["last"]
+        kept.recent = tuple(sorted({*kept.recent, *stored.late, *_recent_ids(campaign, last_id, kept.last_id)}))[
+            -RECENT:]
+        if unchanged(campaign, floor, {"n": stored.window + after["n"], "sum": stored.window_sum + after["sum"],
+                                       "last": kept.last_id}):
             cache.set(key, kept, KEPT_SECONDS)
             return kept
-        read = None
     return kept

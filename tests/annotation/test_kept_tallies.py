@@ -3,9 +3,12 @@ taken again after an undo or a change of their basis, and equal to what all judg
 ``test_rater_qc``, attention checks and time per screen here)."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from django.core.cache import cache
+from django.db import connection
 
 from annotation.models import Campaign, Judgment
 from annotation.services import kept_tallies, queue
@@ -44,7 +47,7 @@ def test_a_kept_tally_reads_only_what_is_new_and_starts_again_when_what_it_holds
     ann, ben = judge("ann", campaign), judge("ben", campaign)
     rng = np.random.default_rng(3)
     reads: list[tuple[int, int]] = []
-    assert judged_ids(campaign, 1, reads) == [] and reads == [(0, 0)]
+    assert judged_ids(campaign, 1, reads) == [] and reads == [], "no judgments: nothing read"
     judge_all(campaign, ann, random_values, 10, rng)
     first = all_ids(campaign)
     assert judged_ids(campaign, 1, reads) == first and reads[-1] == (0, first[-1])
@@ -138,3 +141,79 @@ def test_a_tally_whose_judgments_change_under_every_read_is_returned_and_not_kep
     reads.clear()
     assert judged_ids(campaign, 1, reads) == all_ids(campaign) and reads == [(0, all_ids(campaign)[-1])], \
         "nothing was kept: read from the start"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_judgment_committed_after_a_newer_one_was_kept_is_added_by_itself(monkeypatch):
+    """Concurrent submits commit out of id order: a judgment committed after a tally kept a newer one is found
+    among the kept recent ids and read alone; one older than the ``RECENT`` kept ids sends the tally back to all
+    judgments."""
+    campaign = small_campaign("late kept", redundancy=2, sampling="uniform")
+    create_screens(campaign, 12)
+    cache.clear()
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    submit_one(campaign, ben)
+    reads: list[tuple[int, int]] = []
+    with held_submit(campaign, ann) as commit:
+        submit_one(campaign, ben)
+        assert judged_ids(campaign, 1, reads) == all_ids(campaign)
+        commit()
+    late = Judgment.objects.get(assignment__campaign=campaign, assignment__judge=ann).pk
+    assert late < all_ids(campaign)[-1]
+    reads.clear()
+    held = [pk for pk in all_ids(campaign) if pk != late]
+    assert judged_ids(campaign, 1, reads) == held + [late]
+    assert reads == [(late - 1, late)], "only the late judgment is read"
+    assert judged_ids(campaign, 1, reads) == held + [late] and len(reads) == 1, "and then kept"
+
+    monkeypatch.setattr(kept_tallies, "RECENT", 1)
+    cache.clear()
+    submit_one(campaign, ben)
+    assert sorted(judged_ids(campaign, 1, reads)) == all_ids(campaign)
+    with held_submit(campaign, ann) as commit:
+        submit_one(campaign, ben)
+        submit_one(campaign, ben)
+        reads.clear()
+        assert sorted(judged_ids(campaign, 1, reads)) == all_ids(campaign)
+        commit()
+    reads.clear()
+    assert sorted(judged_ids(campaign, 1, reads)) == all_ids(campaign) and reads[0][0] == 0, \
+        "committed later than the recent ids kept: from all judgments again"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_submits_committing_between_a_tallys_reads_do_not_send_it_back_to_all_judgments(monkeypatch):
+    """A tally reads the submitted slots and the judgments in one snapshot (``kept_tallies.one_snapshot``): a submit
+    that commits after each read of the slots, as under a steady stream of submits, is not seen by the reads after
+    it, which agree with the slots; read in separate snapshots, every attempt saw one judgment more than its slots
+    and the tally was taken again from all judgments."""
+    campaign = small_campaign("stream", redundancy=2, sampling="uniform")
+    create_screens(campaign, 12)
+    cache.clear()
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    submit_one(campaign, ben)
+    reads: list[tuple[int, int]] = []
+    judged_ids(campaign, 1, reads)
+    read_slots = kept_tallies.submitted_slots
+
+    def submit_and_close() -> None:
+        try:
+            submit_one(campaign, ann)
+        finally:
+            connection.close()
+
+    def slots_then_a_submit(campaign):
+        slots = read_slots(campaign)
+        other = threading.Thread(target=submit_and_close)
+        other.start()
+        other.join()
+        return slots
+
+    submit_one(campaign, ben)
+    monkeypatch.setattr(kept_tallies, "submitted_slots", slots_then_a_submit)
+    reads.clear()
+    seen = judged_ids(campaign, 1, reads)
+    monkeypatch.undo()
+    assert reads and all(after > 0 for after, _ in reads), "only the new judgments read"
+    assert len(seen) == 2 and len(all_ids(campaign)) > 2
+    assert judged_ids(campaign, 1, reads) == all_ids(campaign)
