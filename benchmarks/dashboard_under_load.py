@@ -7,7 +7,8 @@ run under the same load, is the way before: each read in its own snapshot, and n
 
 Builds a synthetic campaign (``dashboard.py``'s ``synthetic_campaign``: ``--rankings`` rankings) with sampled
 screens and ``--judges`` judges in a throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default
-``gecappraise_dashboard_load``). Then, for ``--seconds`` each, polls the dashboard JSON (``campaign-dashboard``)
+``gecappraise_dashboard_load``). Then, for ``--seconds`` each, polls the dashboard JSON (``campaign-dashboard``;
+``--endpoint leaderboard``: the live leaderboard, ``campaign-leaderboard``, whose counts are kept the same way)
 through Django's test client as a logged-in organizer, every ``--interval`` s:
 
 - *quiet* (the baseline, in the same run): one new judgment stored before each poll, nobody else working;
@@ -15,9 +16,10 @@ through Django's test client as a logged-in organizer, every ``--interval`` s:
   claim and submit screens through the queue (``queue.next_assignment``, ``queue.submit_ranking``) without pause.
 
 Printed per case: polls, the median and p95 of a poll in ms, the submits stored, and the polls in which a kept
-tally was taken again from all judgments (``kept_tallies.judgments_after`` from id 0) with how many such full reads.
+tally was taken again from all judgments (``judgments_after`` from id 0) with how many such full reads.
 
 Run: .venv/bin/python benchmarks/dashboard_under_load.py [--rankings 100000] [--judges 8] [--seconds 20]
+     [--endpoint dashboard|leaderboard]
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ from annotation.services import dashboard, kept_tallies, queue  # noqa: E402
 from annotation.services.screens import create_screens  # noqa: E402
 from benchmarks.dashboard import analyze_tables, new_judgment, synthetic_campaign  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
+from ranking import leaderboard  # noqa: E402
 
 
 class FullReads:
@@ -77,6 +80,7 @@ def baseline():
                           lambda campaign, kept, slots: original(campaign, replace(kept, recent=()), slots)),
         mock.patch.object(kept_tallies, "one_snapshot", nullcontext),
         mock.patch.object(dashboard, "one_snapshot", nullcontext),
+        mock.patch.object(leaderboard, "one_snapshot", nullcontext),
     ):
         yield
 
@@ -105,7 +109,10 @@ def poll(client: Client, url: str, seconds: float, interval: float, before=None)
     full = FullReads()
     times, reads = [], []
     end = time.perf_counter() + seconds
-    with mock.patch.object(kept_tallies, "judgments_after", full):
+    with (
+        mock.patch.object(kept_tallies, "judgments_after", full),
+        mock.patch.object(leaderboard, "judgments_after", full),
+    ):
         while time.perf_counter() < end:
             if before:
                 before()
@@ -133,6 +140,7 @@ def main() -> None:
     parser.add_argument("--judges", type=int, default=8, help="processes submitting without pause")
     parser.add_argument("--seconds", type=float, default=20, help="time polled per case")
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
+    parser.add_argument("--endpoint", choices=("dashboard", "leaderboard"), default="dashboard")
     args = parser.parse_args()
     rng = np.random.default_rng(2015)
     with throwaway_database():
@@ -146,10 +154,10 @@ def main() -> None:
         analyze_tables()
         client = Client()
         client.force_login(organizer)
-        url = reverse("campaign-dashboard", args=[campaign.pk])
+        url = reverse(f"campaign-{args.endpoint}", args=[campaign.pk])
         client.get(url)
         judgments = Judgment.objects.filter(assignment__campaign=campaign).count()
-        print(f"{judgments:,} judgments; dashboard polls every {args.interval} s for {args.seconds} s per case "
+        print(f"{judgments:,} judgments; {args.endpoint} polls every {args.interval} s for {args.seconds} s per case "
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
         before = Judgment.objects.count()
         quiet = poll(client, url, args.seconds, args.interval, lambda: new_judgment(campaign, rng, "quiet"))
