@@ -297,7 +297,9 @@ def metrics_progress(progress: Progress | None) -> Progress | None:
 def finish(
     run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None
 ) -> AnalysisRun:
-    """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it."""
+    """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it; the
+    chunks go in the same transaction, so a run is never done with chunks left (a task killed in between is run
+    again, and finds the run done)."""
     from .core.analysis import analyze
     from .core.prws import qualified_rankings
     from .metric_evaluation import computed_metrics_json
@@ -331,7 +333,9 @@ def finish(
         "finished_at": timezone.now(),
         "error": "",
     }
-    AnalysisRun.objects.filter(pk=run_id).exclude(status=AnalysisRun.Status.DONE).update(**done)
+    with transaction.atomic():
+        AnalysisRun.objects.filter(pk=run_id).exclude(status=AnalysisRun.Status.DONE).update(**done)
+        AnalysisChunk.objects.filter(run_id=run_id).delete()
     for field, value in done.items():
         setattr(run, field, value)  # keeps the result's key order, which jsonb does not
     return run

@@ -130,15 +130,14 @@ def bootstrap_chunk_task(self, run_id: int, method: str, chunk: int, size: int) 
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY)
 def finish_analysis_task(self, run_id: int) -> None:
-    """Combine the stored chunks in order, store the whole analysis, and drop the chunks. Sent again for a done
-    run (a chunk's task run again), it does nothing."""
+    """Combine the stored chunks in order, store the whole analysis and drop the chunks (``runs.finish``, in one
+    transaction). Sent again for a done run (a chunk's task run again), it does nothing."""
     run = AnalysisRun.objects.get(pk=run_id)
     if run.status == AnalysisRun.Status.DONE:
         return
     samples = stored_samples(run)
     mark_running(run_id)
     finish(run_id, samples=samples, progress=progress_recorder(run_id))
-    run.chunks.all().delete()
 
 
 @app.task(ignore_result=True)

@@ -14,14 +14,15 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db.models import QuerySet
 
 from annotation.models import Judgment
 from ranking.core.analysis import AnalysisParameters, chunk_sizes
 from ranking.core.parameters import MAX_SEED
 from ranking.forms import AnalysisForm
 from ranking.models import AnalysisChunk, AnalysisRun
-from ranking.runs import create_run, execute_in_process
-from ranking.tasks import WAITING, send_waiting
+from ranking.runs import compute_chunk, create_run, execute_in_process, missing_chunks, store_chunk
+from ranking.tasks import WAITING, finish_analysis_task, send_waiting
 
 from .factories import synthetic_campaign
 
@@ -318,3 +319,31 @@ def test_beat_sends_waiting_analyses_on_a_short_schedule():
     assert entry["task"] == "ranking.tasks.send_waiting_analyses"
     assert entry["task"] in app.tasks
     assert 0 < entry["schedule"] <= 10 and entry["options"]["expires"] <= entry["schedule"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_is_done_only_with_its_chunks_dropped(monkeypatch):
+    """The last step stores the result and drops the chunks in one transaction: a task that dies between the two
+    (here the deletion fails) leaves the run not done and its chunks stored, for the task run again; before, the
+    run was done with its chunks left, and the task run again found it done and left them for good."""
+    campaign = synthetic_campaign("chunks dropped", np.random.default_rng(8), n_rankings=60)
+    run = create_run(campaign, AnalysisParameters(bootstrap=100, chunk_size=50, seed=2))
+    for method, chunk, size in missing_chunks(run):
+        store_chunk(run.pk, method, chunk, compute_chunk(run.pk, method, chunk, size))
+    stored = AnalysisChunk.objects.filter(run=run).count()
+    delete = QuerySet.delete
+
+    def dies_deleting_chunks(queryset):
+        if queryset.model is AnalysisChunk:
+            raise RuntimeError("worker lost")
+        return delete(queryset)
+
+    monkeypatch.setattr(QuerySet, "delete", dies_deleting_chunks)
+    with pytest.raises(RuntimeError):
+        finish_analysis_task(run.pk)
+    run.refresh_from_db()
+    assert run.status != AnalysisRun.Status.DONE and AnalysisChunk.objects.filter(run=run).count() == stored > 0
+    monkeypatch.undo()
+    finish_analysis_task(run.pk)
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.DONE and not AnalysisChunk.objects.filter(run=run).exists()
