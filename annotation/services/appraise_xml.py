@@ -17,8 +17,8 @@ nothing of the database (see ``appraise_import`` for that).
 Parsing streams the file through defusedxml's SAX parser (no document type declaration, no entities, no external
 references; memory holds the items, never a tree of the document) and checks every attribute it keeps before
 anything reaches the database: numbers are ASCII digits within range, names and ids are within the lengths of the
-columns that store them (``FIELD_LIMITS``) and hold no control characters, ``user`` is a valid username. A bad
-attribute raises ``AppraiseXMLError`` naming the item and its line.
+columns that store them (``FIELD_LIMITS``) and hold no control characters, ``user`` is a valid username, a
+result's languages, when given, are not empty. A bad attribute raises ``AppraiseXMLError`` naming the item and its line.
 """
 from __future__ import annotations
 
@@ -130,6 +130,18 @@ def _text(value: str, name: str, where: str, required: bool = False) -> str:
     return value
 
 
+def _language(value: str, name: str, where: str) -> str:
+    """A result's ``source-language`` or ``target-language``: an identifier attribute (``_text``) that says
+    something; an empty one (or only spaces) is refused, as the campaign would take it as its language and export
+    every judgment with it."""
+    if not value.strip():
+        raise AppraiseXMLError(
+            f"{where}: {name} {shown(value)} is empty; name the language (e.g. {name}=\"err\") or leave the "
+            "attribute out"
+        )
+    return _text(value, name, where)
+
+
 def _user(value: str, where: str) -> str:
     if not 1 <= len(value) <= FIELD_LIMITS["user"]:
         raise AppraiseXMLError(f"{where}: user {shown(value)} must have 1 to {FIELD_LIMITS['user']} characters")
@@ -231,9 +243,8 @@ class _Reader(ContentHandler):
         where = f"line {self._line()}: <{RESULT_TAG}>"
         self.group = _text(attrs.get("id", ""), "group", where)
         for name in ("source-language", "target-language"):
-            _text(attrs.get(name, ""), name, where)
             if name in attrs:
-                self._check_language(name, attrs[name], where)
+                self._check_language(name, _language(attrs[name], name, where), where)
         self.results.groups.setdefault(self.group, {name: value for name, value in attrs.items() if name != "id"})
 
     def _check_language(self, name: str, value: str, where: str) -> None:
