@@ -147,10 +147,9 @@ def import_appraise_xml(
     items = _mapped(results.items, users)
     lookup = candidate_lookup(campaign)
     resolved = [_resolve(item, lookup, campaign.max_candidates) for item in items]
-    languages = next(iter(results.groups.values()), {})
     with transaction.atomic():
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
-        _check_languages(campaign, languages)
+        _check_languages(campaign, results.languages)
         new = _not_imported_before(campaign, list(zip(items, resolved)))
         try:
             written = write_judged_screens(
@@ -158,9 +157,9 @@ def import_appraise_xml(
             )
         except JudgeAccountError as error:
             raise AppraiseXMLError(_refused_account(error, items, users)) from None
-        if languages:
-            campaign.source_language = languages.get("source-language", campaign.source_language)
-            campaign.target_language = languages.get("target-language", campaign.target_language)
+        if results.languages:
+            campaign.source_language = results.languages.get("source-language", campaign.source_language)
+            campaign.target_language = results.languages.get("target-language", campaign.target_language)
             campaign.save(update_fields=["source_language", "target_language"])
     return AppraiseImportSummary(
         rankings=len(new),

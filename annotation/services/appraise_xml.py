@@ -91,10 +91,13 @@ class RankingItem:
 
 @dataclass
 class AppraiseResults:
-    """A parsed file: its items in document order, and each result group's attributes by its id."""
+    """A parsed file: its items in document order, each result group's attributes by its id, and the file's
+    ``languages``: its ``source-language`` and ``target-language`` as the results that give them give them (every
+    result that gives one gives the same; a result may leave them out)."""
 
     items: list[RankingItem] = field(default_factory=list)
     groups: dict[str, dict[str, str]] = field(default_factory=dict)
+    languages: dict[str, str] = field(default_factory=dict)
 
 
 def parse_duration(text: str) -> timedelta:
@@ -219,7 +222,7 @@ class _Reader(ContentHandler):
         self.depth = 0
         self.group = ""
         self.item: _Item | None = None
-        self.languages: dict[str, tuple[str, int]] = {}
+        self.language_lines: dict[str, int] = {}
 
     def _line(self) -> int:
         return self._locator.getLineNumber()
@@ -249,7 +252,8 @@ class _Reader(ContentHandler):
 
     def _check_language(self, name: str, value: str, where: str) -> None:
         """Every result of a file has one language pair: a campaign keeps one, and exports every result with it."""
-        first, line = self.languages.setdefault(name, (value, self._line()))
+        first = self.results.languages.setdefault(name, value)
+        line = self.language_lines.setdefault(name, self._line())
         if value != first:
             raise AppraiseXMLError(
                 f"{where}: {name} {shown(value)} differs from {shown(first)} of line {line}; a campaign has one "

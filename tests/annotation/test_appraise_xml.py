@@ -167,6 +167,19 @@ def test_results_in_two_language_pairs_are_refused(campaign):
     assert nothing_judged()
 
 
+def test_a_language_given_by_a_later_result_only_is_the_campaigns(campaign):
+    """The first result leaves its languages out, the second is 'de'-'de': the campaign took the first result's
+    (none: it kept 'err'-'cor'), so the second's languages were dropped and it was exported as 'err'-'cor'."""
+    data = ITEM.format(src=0, group="alpha beta").replace(
+        ' source-language="err"', "").replace(' target-language="cor"', "").replace(
+        "</appraise-results>\n", SECOND_RESULT)
+    import_appraise_xml(campaign, data.encode())
+    campaign.refresh_from_db()
+    assert (campaign.source_language, campaign.target_language) == ("de", "de")
+    exported = export_appraise_xml(campaign)
+    assert exported.count('source-language="de" id="hit-') == 2 and '"err"' not in exported
+
+
 def test_a_file_in_other_languages_than_the_judgments_held_is_refused(campaign):
     import_appraise_xml(campaign, ITEM.format(src=0, group="alpha beta").encode())
     other = ITEM.format(src=0, group="alpha beta").replace('id="hit-1"', 'id="hit-2"').replace(
