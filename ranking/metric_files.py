@@ -6,18 +6,17 @@ One line per system: ``SYSTEM value [value ...]``, separated by spaces or tabs; 
 ``scores.m2`` and ``scores.m2.<k>`` hold F0.5, precision and recall; ``scores.bleu``, ``scores.meteor``,
 ``scores.iwacc`` one value. The lines are read as the test-set files are (``textfiles.decode_lines``: UTF-8, split
 at line feeds only, a CRLF's carriage return dropped, no control characters but tab), so a message's line is the
-line an editor shows; a value follows the number rule of every score file (``PLAIN_NUMBER``: not ``1_0``, ``inf``
-or ``nan``). Every system of the campaign needs a line in every file. Each refusal is a ``MetricFileError`` naming
-the file, and the line or the system.
+line an editor shows; a value follows the number rule of every score file (``plain_number``: not ``1_0``, ``inf``
+or ``nan``, nor a number a float does not hold, such as 1e400 or 1e-400). Every system of the campaign needs a line
+in every file. Each refusal is a ``MetricFileError`` naming the file, and the line or the system.
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from annotation.services.textfiles import PLAIN_NUMBER, InputFileError, NamedFile, decode_lines, shown
+from annotation.services.textfiles import InputFileError, NamedFile, NumberError, decode_lines, plain_number, shown
 
 PREFIX = "scores."
 _FIELD_SEPARATOR = re.compile(r"[ \t]+")
@@ -54,18 +53,21 @@ def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
     system, values = fields[0], fields[1:]
     if not values:
         raise MetricFileError(f"{where}: system {shown(system)} has no value")
-    bad = next((value for value in values if not PLAIN_NUMBER.fullmatch(value)), None)
-    if bad is not None:
-        raise MetricFileError(f"{where}: {shown(bad)} is not a number (a plain decimal number, such as 0.35 or 1e-2)")
-    parsed = tuple(float(value) for value in values)
-    if not all(math.isfinite(value) for value in parsed):
-        raise MetricFileError(f"{where}: values must be finite")
+    parsed = tuple(_value(value, where) for value in values)
     width = len(next(iter(scores.values()), parsed))
     if len(parsed) != width:
         raise MetricFileError(f"{where}: {len(parsed)} values where earlier lines have {width}")
     if system in scores:
         raise MetricFileError(f"{where}: system {shown(system)} occurs twice")
     scores[system] = parsed
+
+
+def _value(text: str, where: str) -> float:
+    """A value of a line: ``plain_number``, so never infinite, nor 0 for a number that is not."""
+    try:
+        return plain_number(text)
+    except NumberError as error:
+        raise MetricFileError(f"{where}: {shown(text)} {error}") from None
 
 
 def metric_name(file: Path) -> str:

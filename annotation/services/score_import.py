@@ -32,7 +32,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,7 +50,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .textfiles import PLAIN_NUMBER, InputFileError, check_size, shown
+from .textfiles import InputFileError, NumberError, check_size, plain_number, shown
 
 WIDE_RATER = "gmeg-mean"
 """The rater of a wide file's ratings unless another is named: GMEG-Data releases each output's mean rating."""
@@ -133,16 +132,17 @@ def _csv_rows(name: str, text: str) -> list[list[str]]:
 
 
 def _score(text: str, where: str) -> float:
-    """The score of a cell, a plain number from 0 to 100; "-0" (or "-0.0") is 0, not the float -0.0 that
-    ``float`` gives and the exports would write back as "-0.0"."""
+    """The score of a cell, a plain number from 0 to 100 that a float holds as written (``plain_number``: not
+    1e-400, which would be 0); "-0" (or "-0.0") is 0."""
     if text.lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
         raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
-    if not PLAIN_NUMBER.fullmatch(text):
-        raise ScoreImportError(f"{where}: score {shown(text)} is not a number")
-    value = float(text)
-    if not math.isfinite(value) or not 0 <= value <= 100:
+    try:
+        value = plain_number(text)
+    except NumberError as error:
+        raise ScoreImportError(f"{where}: score {shown(text)} {error}") from None
+    if not 0 <= value <= 100:
         raise ScoreImportError(f"{where}: score {shown(text)} is outside 0-100")
-    return value + 0.0
+    return value
 
 
 def _line(text: str, where: str, n_lines: int) -> int:

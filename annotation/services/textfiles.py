@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import re
+import sys
 import tarfile
 import zipfile
 import zlib
@@ -21,14 +22,44 @@ from typing import BinaryIO
 #: Control characters (Unicode category Cc) other than tab and line feed.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: The number rule of every score file (PRWS scores, metric scores): a plain decimal number in ASCII ("55",
-#: "65.5", ".5", "1e1"; not "1_0", "٣", "inf" or "nan", which ``float`` also takes).
+#: "65.5", ".5", "1e1"; not "1_0", "٣", "inf" or "nan", which ``float`` also takes), read by ``plain_number``.
 PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+#: The sizes a number other than 0 may have: a float holds them with all its digits (below the smallest normal
+#: float it keeps fewer, and below 5e-324 none: 1e-400 is 0.0; above the largest it is infinite).
+NUMBER_SIZES = (sys.float_info.min, sys.float_info.max)
 #: How much of a zip member is inflated at a time.
 CHUNK = 1024 * 1024
 
 
 class InputFileError(ValueError):
     """An uploaded file cannot be used; the message says which file and why."""
+
+
+class NumberError(ValueError):
+    """A field is not a number a file may hold (``plain_number``); the message says why, to follow the field."""
+
+
+def plain_number(text: str) -> float:
+    """The value of ``text``, a ``PLAIN_NUMBER`` that a float holds as written: 0, or between the ``NUMBER_SIZES``
+    in size; "-0" is 0 (not the float -0.0, which exports write back as "-0.0"). NumberError otherwise, rather than a
+    value other than the file's: 1e400 would be infinite, and 1e-400 would be 0."""
+    if not PLAIN_NUMBER.fullmatch(text):
+        raise NumberError("is not a number (a plain decimal number, such as 0.35 or 1e-2)")
+    value = float(text) + 0.0
+    smallest, largest = NUMBER_SIZES
+    if abs(value) > largest:
+        raise NumberError(f"is too large (a number is at most {largest:.1e} in size, beyond it is infinite)")
+    if abs(value) < smallest and _names_other_than_zero(text):
+        raise NumberError(
+            f"is too close to 0 (a number other than 0 is at least {smallest:.1e} in size: below it a number loses "
+            "digits, and below 5e-324 it is 0)"
+        )
+    return value
+
+
+def _names_other_than_zero(text: str) -> bool:
+    """Whether a ``PLAIN_NUMBER`` has a digit other than 0 before its exponent."""
+    return any(char in "123456789" for char in text.lower().partition("e")[0])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from annotation.models import Assignment, Campaign, CandidateJudgment, Judgment,
 from annotation.services.importing import import_outputs
 from annotation.services.judgment_exports import judgments_csv
 from annotation.services.score_import import ScoreImportError, import_scores
-from annotation.services.textfiles import NamedFile
+from annotation.services.textfiles import NamedFile, NumberError, plain_number
 
 from .factories import candidate_of, small_campaign
 
@@ -157,6 +157,8 @@ def test_bad_long_files_are_refused_whole(campaign, text, message):
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 3 + "1,x\n" + "1,2\n" * 2,
          "row 5, column 'ZEPHYRSYS': score 'x' is not a number"),
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5 + "1,101\n", "row 7, column 'ZEPHYRSYS': score '101' is outside 0-100"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5 + "1,1e-400\n",
+         "row 7, column 'ZEPHYRSYS': score '1e-400' is too close to 0"),
         ("INPUT,MARMOTFIX\n" + "1,2\n" * 6, "row 2: systems 'INPUT' and 'MARMOTFIX' produced the same sentence"),
         ('INPUT,ZEPHYRSYS\n"52.5\n' + "1,2\n" * 5,
          'row 2 opens a quote (") that is never closed, so the rest of the file would be one cell'),
@@ -210,9 +212,11 @@ def test_command_errors(campaign, tmp_path):
         (GOOD + "ann,0,INPUT,٣\n", "row 3: score '٣' is not a number"),
         (GOOD + "ann,0,INPUT,0x10\n", "row 3: score '0x10' is not a number"),
         (GOOD + "ann,0,INPUT,inf\n", "row 3: score 'inf' is outside 0-100"),
-        (GOOD + "ann,0,INPUT,1e400\n", "row 3: score '1e400' is outside 0-100"),
+        (GOOD + "ann,0,INPUT,1e400\n", "row 3: score '1e400' is too large"),
+        (GOOD + "ann,0,INPUT,1e-400\n", "row 3: score '1e-400' is too close to 0"),
+        (GOOD + "ann,0,INPUT,0.00001e-304\n", "row 3: score '0.00001e-304' is too close to 0"),
         (GOOD + "ann,0,INPUT,5" + "0" * 100_000 + "\n",
-         "row 3: score '5" + "0" * 59 + "'... (100001 characters) is outside 0-100"),
+         "row 3: score '5" + "0" * 59 + "'... (100001 characters) is too large"),
         (GOOD + "u" * 151 + ",0,INPUT,50\n", "row 3: rater 'uuuu"),
         (GOOD + "ann,0," + "S" * 5000 + ",50\n", "row 3: unknown system 'SSSS"),
     ],
@@ -300,3 +304,16 @@ def test_a_system_name_whose_accents_are_encoded_otherwise_names_that_system(wid
     both = f"Zürich,{decomposed}\n70,40\n,\n,\n".encode()
     with pytest.raises(ScoreImportError, match="system 'Zürich' has two columns"):
         import_scores(campaign, both, wide=True)
+
+
+def test_numbers_are_taken_as_written_or_refused():
+    """A number of a file is the float it names, whole: 1e-400 was read as 0.0 and 1e400 as infinity."""
+    taken = {"0": 0.0, "0e-400": 0.0, "-0": 0.0, "+.5": 0.5,
+             "2.2250738585072014e-308": 2.2250738585072014e-308, "1.7976931348623157e308": 1.7976931348623157e308}
+    assert {text: plain_number(text) for text in taken} == taken
+    assert str(plain_number("-0.0")) == "0.0"
+    for text, reason in [("1e-400", "is too close to 0"), ("1e-310", "is too close to 0"), ("-1e-320", "too close"),
+                         ("1e400", "is too large"), ("-1.8e308", "is too large"), ("inf", "is not a number"),
+                         ("1_0", "is not a number"), ("", "is not a number")]:
+        with pytest.raises(NumberError, match=reason):
+            plain_number(text)
