@@ -17,7 +17,13 @@ from django.db import IntegrityError, transaction
 from ..models import Campaign, Candidate, Document, Output, Segment, System
 from .bulk_rows import insert_rows, insert_rows_with_ids
 from .collapsing import collapse_outputs
-from .field_rules import check_campaign_name, check_distinct_system_names, check_system_name, document_id_problem
+from .field_rules import (
+    check_campaign_name,
+    check_distinct_system_names,
+    check_system_name,
+    composed,
+    document_id_problem,
+)
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
 
 #: Names an archive's source file and document index may have (the first present wins).
@@ -128,27 +134,44 @@ def _lines(count: int) -> str:
 
 
 def _document_ids(documents: NamedFile | None, n: int, source_name: str) -> list[str]:
-    """One document id per line; the whole file is one document without an index. Documents must be contiguous."""
+    """One document id per line, without the whitespace around it; the whole file is one document without an
+    index. Documents must be contiguous, and a document's id written the same way on each of its lines: two ids
+    equal but for the whitespace around them or inside them, or for how their accents are encoded (Unicode
+    composed or decomposed), are refused, naming both lines, rather than taken as one document (stripped) or as
+    two that look the same."""
     if documents is None:
         return ["document"] * n
-    ids = [line.strip() for line in decode_lines(documents)]
+    written = decode_lines(documents, keep_trailing_whitespace=True)
+    ids = [line.strip() for line in written]
     if len(ids) != n:
         raise InputFileError(
             f"{documents.name}: {_lines(len(ids))}, but the source file ({source_name}) has {_lines(n)}"
         )
-    seen: set[str] = set()
+    first_written: dict[str, tuple[str, int]] = {}
     for line, doc_id in enumerate(ids):
         if not doc_id:
             raise InputFileError(f"{documents.name}: line {line + 1} has no document id")
-        if doc_id not in seen and (problem := document_id_problem(doc_id)):
+        known = _looks_the_same(doc_id) in first_written
+        first, first_line = first_written.setdefault(_looks_the_same(doc_id), (written[line], line))
+        if first != written[line]:
+            raise InputFileError(
+                f"{documents.name}: line {line + 1}: the document id {written[line]!r} is {first!r} of line "
+                f"{first_line + 1} written otherwise (in spaces, or in how its accents are encoded); write a "
+                "document's id the same way on each of its lines"
+            )
+        if not known and (problem := document_id_problem(doc_id)):
             raise InputFileError(f"{documents.name}: line {line + 1}: {problem}")
-        if doc_id in seen and ids[line - 1] != doc_id:
+        if known and ids[line - 1] != doc_id:
             raise InputFileError(
                 f"{documents.name}: document {doc_id!r} appears again at line {line + 1} after other documents "
                 "(the lines of a document must be contiguous)"
             )
-        seen.add(doc_id)
     return ids
+
+
+def _looks_the_same(doc_id: str) -> str:
+    """What two document ids share when a reader sees one id: its words, one space apart, accents composed."""
+    return composed(" ".join(doc_id.split()))
 
 
 def split_archive(

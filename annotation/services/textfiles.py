@@ -85,8 +85,9 @@ def check_size(name: str, size: int, limit: int) -> None:
         raise InputFileError(f"{name}: {_human_size(size)} is over the upload limit of {_human_size(limit)}")
 
 
-def decode_lines(file: NamedFile) -> list[str]:
-    """Decode a one-sentence-per-line UTF-8 file into its lines, trailing whitespace stripped.
+def decode_lines(file: NamedFile, *, keep_trailing_whitespace: bool = False) -> list[str]:
+    """Decode a one-sentence-per-line UTF-8 file into its lines, trailing whitespace stripped (unless
+    ``keep_trailing_whitespace``: then only a CRLF's carriage return is dropped).
 
     A final line end does not start another line; every other empty line is kept. A line ends at a line feed or
     a carriage return and line feed. A line may hold no control character other than tab (PostgreSQL cannot store
@@ -113,7 +114,7 @@ def decode_lines(file: NamedFile) -> list[str]:
     lines = [line.removesuffix("\r") for line in lines]
     if _CONTROL.search(text):
         _refuse_control_characters(file.name, lines)
-    return [line.rstrip() for line in lines]
+    return lines if keep_trailing_whitespace else [line.rstrip() for line in lines]
 
 
 def _refuse_control_characters(name: str, lines: list[str]) -> None:

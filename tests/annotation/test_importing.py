@@ -64,7 +64,7 @@ def test_crlf_trailing_whitespace_and_bom_are_normalised():
 
 
 def test_documents_file_gives_documents_and_positions():
-    docs = named("documents", b"essay1\nessay1\nessay2\nessay2\n")
+    docs = named("documents", b" essay1\r\n essay1\r\nessay2 \nessay2 \n")
     campaign = import_outputs("docs", named("source", SOURCE), systems(), docs)
     assert list(campaign.documents.values_list("name", "position")) == [("essay1", 0), ("essay2", 1)]
     assert list(campaign.segments.values_list("document__name", "position", "line")) == [
@@ -87,6 +87,17 @@ def test_documents_file_gives_documents_and_positions():
          "encoded differently"),
         (systems(), named("docs", b"a\nb\na\na\n"), "docs: document 'a' appears again at line 3"),
         (systems(), named("docs", b"a\na\n"), "docs: 2 lines, but the source file (source) has 4 lines"),
+        # Ids that differ only in spaces or in how their accents are encoded, which the import took as one document
+        # (stripped: ' essay1 ' and 'essay1') or as two documents that look the same ('a b' and 'a  b').
+        (systems(), named("docs", b"essay1\n essay1 \nessay2\nessay2\n"),
+         "docs: line 2: the document id ' essay1 ' is 'essay1' of line 1 written otherwise (in spaces, or in how its "
+         "accents are encoded); write a document's id the same way on each of its lines"),
+        (systems(), named("docs", b"essay1\nessay1\t\nessay2\nessay2\n"),
+         "docs: line 2: the document id 'essay1\\t' is 'essay1' of line 1 written otherwise"),
+        (systems(), named("docs", b"a b\na b\na  b\na  b\n"),
+         "docs: line 3: the document id 'a  b' is 'a b' of line 1 written otherwise"),
+        (systems(), named("docs", "Z\u00fcrich\nZ\u00fcrich\nZu\u0308rich\nZu\u0308rich\n".encode()),
+         "docs: line 3: the document id 'Zu\u0308rich' is 'Z\u00fcrich' of line 1 written otherwise"),
         ([], None, "no system output files were given"),
         # Over-long names and document ids, and control characters: refused by the import, before the database.
         (systems() + [named("s" * 101, SYSTEMS["alpha"])], None,
