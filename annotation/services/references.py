@@ -31,6 +31,8 @@ EDITS_PER_SENTENCE_MAX = 1000
 #: Annotator ids are small non-negative integers (M2 files number annotators 0, 1, ...).
 ANNOTATOR_MAX = 99
 _ASCII_INT = re.compile(r"-?[0-9]{1,6}")
+#: An annotator id as a number is written: its digits, no leading zero, no sign ("01" and "-0" are not).
+_CANONICAL_ID = re.compile(r"0|[1-9][0-9]*")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,18 @@ def _integer(name: str, number: int, text: str, what: str) -> int:
     return int(text)
 
 
+def _annotator(name: str, number: int, text: str) -> int:
+    """The annotator id of an edit line, a whole number written as numbers are: an annotator is known by its id,
+    and '01' (or '-0') would be the annotator '1' (or '0') of other lines without a word."""
+    annotator = _integer(name, number, text, "annotator id")
+    if annotator >= 0 and not _CANONICAL_ID.fullmatch(text):
+        raise InputFileError(
+            f"{name}: line {number}: the annotator id {shown(text)} is not written as a number is (0, 1, 2, ..., no "
+            f"leading zeros, no sign): {shown(text)} and '{annotator}' would be one annotator"
+        )
+    return annotator
+
+
 def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
     """One ``A`` line of a sentence of ``tokens`` tokens."""
     if not line.startswith("A "):
@@ -103,7 +117,7 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
             f"{name}: line {number}: the error type {shown(error_type)} must be 1 to {ERROR_TYPE_MAX} printable "
             "characters"
         )
-    annotator = _integer(name, number, annotator_field.strip(), "annotator id")
+    annotator = _annotator(name, number, annotator_field.strip())
     if not 0 <= annotator <= ANNOTATOR_MAX:
         raise InputFileError(
             f"{name}: line {number}: the annotator id {annotator} is not between 0 and {ANNOTATOR_MAX}"

@@ -77,6 +77,12 @@ def replace_line(number: int, text: str | None) -> bytes:
          "found 'Ax111111111111111111'... (102 characters)"),
         (replace_line(2, "A 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||a"), "gold.m2: line 2: the annotator id 'a'"),
         (replace_line(2, "A 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||100"), "gold.m2: line 2: the annotator id 100"),
+        # '01' was read as annotator 1, so that its edit and the next line's (annotator '1') were one annotator's.
+        (replace_line(2, "A 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||01"),
+         "gold.m2: line 2: the annotator id '01' is not written as a number is (0, 1, 2, ..., no leading zeros, no "
+         "sign): '01' and '1' would be one annotator"),
+        (replace_line(3, "A 1 2|||Vform|||goes||went|||REQUIRED|||-NONE-|||-0"),
+         "gold.m2: line 3: the annotator id '-0' is not written as a number is"),
         (replace_line(2, "A 1 2||||||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the error type ''"),
         (replace_line(2, "A 1 2|||" + "V" * 51 + "|||goes|||REQUIRED|||-NONE-|||0"), "gold.m2: line 2: the error type"),
         (replace_line(2, "A 1 2|||V|||" + "g" * 1001 + "|||REQUIRED|||-NONE-|||0"),
