@@ -161,7 +161,7 @@ SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(_env("SECURE_PROXY_SSL_HEADER"))
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "gecappraise.apps.AdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -143,3 +143,35 @@ def test_with_email_the_reset_link_is_sent_and_sets_a_new_password():
     )
     assert done.status_code == 302
     assert User.objects.get(username="judge").check_password("brand-new-pass")
+
+
+def change_admin_password(client: Client, old: str):
+    return client.post("/admin/password_change/", {"old_password": old, "new_password1": "Zx9-long-pass",
+                                                   "new_password2": "Zx9-long-pass"})
+
+
+@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
+def test_guessing_the_old_password_on_the_admin_password_page_is_throttled_as_logins_are():
+    """The admin's password page checked the old password with check_password, as the judges' page did before: a
+    signed-in staff session (a stolen one) could guess the account's password without limit."""
+    User.objects.create_superuser("root", password="right-password")
+    client = Client()
+    assert log_in(client, "root", "right-password").status_code == 302
+    for _ in range(2):
+        refused = change_admin_password(client, "wrong")
+        assert refused.status_code == 200 and "Your old password was entered incorrectly." in refused.content.decode()
+    assert change_admin_password(client, "wrong").status_code == 429
+    assert change_admin_password(client, "right-password").status_code == 429
+    assert User.objects.get(username="root").check_password("right-password")
+    assert log_in(Client(), "root", "right-password").status_code == 429, "the login is locked out too"
+
+
+def test_the_admin_password_page_changes_the_password_with_the_right_old_one():
+    User.objects.create_superuser("root", password="right-password")
+    client = Client()
+    assert log_in(client, "root", "right-password").status_code == 302
+    page = client.get("/admin/password_change/")
+    assert page.status_code == 200 and 'name="old_password"' in page.content.decode()
+    assert change_admin_password(client, "right-password")["Location"] == "/admin/password_change/done/"
+    assert User.objects.get(username="root").check_password("Zx9-long-pass")
+    assert client.get("/admin/").status_code == 200, "still signed in"
