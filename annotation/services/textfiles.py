@@ -237,13 +237,37 @@ def _check_zip_name(archive_name: str, info: zipfile.ZipInfo) -> None:
         )
 
 
+#: The flag of a zip entry whose name is UTF-8 (APPNOTE's "language encoding flag", bit 11); without it the zip
+#: format's default is the code page cp437, which is what Python's reader takes.
+_ZIP_UTF8_FLAG = 0x800
+
+
+def _zip_path(archive_name: str, info: zipfile.ZipInfo) -> str:
+    """The path a zip member is stored under, as its maker wrote it. A name without the UTF-8 flag that is not ASCII
+    is read as UTF-8 (macOS's Archive Utility writes UTF-8 names without the flag: read as cp437, the system 'あ'
+    was 'πüé'), and refused when it is not UTF-8: the archive does not say which code page it is in (Windows'
+    compressed folders write the computer's own: 'Zürich' in cp1252 was the system 'Zⁿrich')."""
+    if info.flag_bits & _ZIP_UTF8_FLAG or info.filename.isascii():
+        return info.filename
+    stored = info.filename.encode("cp437")
+    try:
+        return stored.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(
+            f"{archive_name}: the name of the member '{stored.decode('ascii', 'backslashreplace')}' is not UTF-8, and "
+            "the archive does not say in which code page it is written; make the archive with a tool that writes UTF-8 "
+            "names (7-Zip, Info-ZIP's zip, macOS), or name the file in ASCII letters"
+        ) from None
+
+
 def _read_zip(archive_name: str, buffer: io.BytesIO, budget: _Budget) -> list[NamedFile]:
     with zipfile.ZipFile(buffer) as archive:
         infos = archive.infolist()
         _check_entries(archive_name, len(infos))
         for info in infos:
             _check_zip_name(archive_name, info)
-        wanted = [(info, _member_name(archive_name, info.filename)) for info in infos if not info.is_dir()]
+        wanted = [(info, _member_name(archive_name, _zip_path(archive_name, info)))
+                  for info in infos if not info.is_dir()]
         wanted = [(info, name) for info, name in wanted if name]
         check_size(archive_name + " (uncompressed)", sum(info.file_size for info, _ in wanted), budget.limit)
         files = []

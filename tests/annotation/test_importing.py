@@ -206,6 +206,40 @@ def zip_with_a_nul_in_a_name() -> bytes:
     return data.replace(b"ab#c", b"ab\x00c")
 
 
+def zip_with_unflagged_names(names: dict[str, bytes]) -> bytes:
+    """A zip of the test set whose systems have the stored names ``names`` (their bytes), without the flag that
+    says a name is UTF-8 (macOS's Archive Utility writes UTF-8 names so; Windows' compressed folders write the
+    computer's code page so): each name written as a placeholder of its length, then patched in both headers."""
+    placeholders = {name: f"{index}".rjust(len(raw), "#").encode() for index, (name, raw) in enumerate(names.items())}
+    data = _zip({"source": SOURCE, **{placeholder.decode(): SYSTEMS[name] for name, placeholder in
+                                      placeholders.items()}})
+    for name, placeholder in placeholders.items():
+        assert data.count(placeholder) == 2
+        data = data.replace(placeholder, names[name])
+    return data
+
+
+def test_a_zip_member_named_in_utf8_without_the_utf8_flag_keeps_its_name():
+    """Read as the zip format's default code page (cp437), the UTF-8 name 'あ' was the system 'πüé'."""
+    data = zip_with_unflagged_names({"alpha": "あ".encode(), "beta": "Zu\u0308rich".encode(), "gamma": b"gamma"})
+    source, system_files, documents = split_archive(named("run.zip", data), source_is_system=False)
+    campaign = import_outputs("unflagged", source, system_files, documents)
+    assert sorted(campaign.systems.values_list("name", flat=True)) == ["Zu\u0308rich", "gamma", "あ"]
+
+
+def test_a_zip_member_named_in_a_code_page_without_the_utf8_flag_is_refused():
+    """A name that is not UTF-8 was read as cp437 too: 'Zürich' written in cp1252 (Windows) became 'Zⁿrich'."""
+    data = zip_with_unflagged_names({"alpha": "Zürich".encode("cp1252"), "beta": b"beta", "gamma": b"gamma"})
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.zip", data))
+    assert str(error.value) == (
+        "run.zip: the name of the member 'Z\\xfcrich' is not UTF-8, and the archive does not say in which code page it "
+        "is written; make the archive with a tool that writes UTF-8 names (7-Zip, Info-ZIP's zip, macOS), or name "
+        "the file in ASCII letters"
+    )
+    assert nothing_written()
+
+
 def test_a_zip_member_whose_name_the_reader_would_cut_at_a_nul_is_refused():
     with pytest.raises(InputFileError) as error:
         split_archive(named("run.zip", zip_with_a_nul_in_a_name()))
