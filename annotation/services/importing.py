@@ -179,20 +179,34 @@ def split_archive(
 ) -> tuple[NamedFile, list[NamedFile], NamedFile | None]:
     """Decide the parts of an archive: (source, systems, documents).
 
-    The source is the member named ``source_name`` or, by default, the first of SOURCE_NAMES present; the
-    document index is the first of DOCUMENT_NAMES present; every other file is a system. With
-    ``source_is_system`` the source is judged too (as G15 judged INPUT).
+    The source is the member named ``source_name`` or, by default, the one of SOURCE_NAMES present; the
+    document index is the one of DOCUMENT_NAMES present; every other file is a system. Two members of
+    SOURCE_NAMES (unless ``source_name`` is given) or of DOCUMENT_NAMES are refused: which is which would be a
+    guess, and the other would be judged as a system. With ``source_is_system`` the source is judged too (as G15
+    judged INPUT).
     """
     members = read_archive(archive, settings.MAX_UPLOAD_BYTES)
     by_name = {member.name: member for member in members}
     wanted = [source_name] if source_name else list(SOURCE_NAMES)
-    found = next((name for name in wanted if name in by_name), None)
-    if found is None:
+    sources = [name for name in wanted if name in by_name]
+    if not sources:
         raise InputFileError(
             f"{archive.name}: no source file (looked for {', '.join(wanted)}; the archive holds "
             f"{', '.join(sorted(by_name))})"
         )
-    doc_name = next((name for name in DOCUMENT_NAMES if name in by_name), None)
+    if len(sources) > 1:
+        raise InputFileError(
+            f"{archive.name}: {sources[0]!r} and {sources[1]!r} are both names of a source file; name the archive's "
+            "source file (the form's 'Source name', source_name in the API)"
+        )
+    found = sources[0]
+    indexes = [name for name in DOCUMENT_NAMES if name in by_name]
+    if len(indexes) > 1:
+        raise InputFileError(
+            f"{archive.name}: {indexes[0]!r} and {indexes[1]!r} are both names of a document index; an archive "
+            "holds one (rename the other if it is a system)"
+        )
+    doc_name = indexes[0] if indexes else None
     source = by_name[found]
     systems = [m for m in members if m.name != doc_name and (source_is_system or m.name != found)]
     return source, systems, by_name.get(doc_name) if doc_name else None

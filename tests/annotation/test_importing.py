@@ -198,6 +198,33 @@ def test_archive_without_a_source_or_not_an_archive():
         split_archive(named("x.zip", b"plain text"))
 
 
+def test_an_archive_with_two_document_indexes_is_refused():
+    """The first of DOCUMENT_NAMES was the index and the other a system: 'docs.txt' was judged as a system whose
+    sentences were the document ids."""
+    files = {"source": SOURCE, "documents": b"a\na\nb\nb\n", "docs.txt": b"e1\ne1\ne2\ne2\n", **SYSTEMS}
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.zip", _zip(files)))
+    assert str(error.value) == (
+        "run.zip: 'documents' and 'docs.txt' are both names of a document index; an archive holds one (rename the "
+        "other if it is a system)"
+    )
+
+
+def test_an_archive_with_two_source_files_is_refused_unless_the_source_is_named():
+    """The first of SOURCE_NAMES was the source and the other a system: 'INPUT' beside 'source' was judged as a
+    system of kind 'system', the source as the input."""
+    files = {"source": SOURCE, "INPUT": SOURCE, **SYSTEMS}
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.zip", _zip(files)))
+    assert str(error.value) == (
+        "run.zip: 'source' and 'INPUT' are both names of a source file; name the archive's source file (the form's "
+        "'Source name', source_name in the API)"
+    )
+    source, system_files, _ = split_archive(named("run.zip", _zip(files)), "INPUT")
+    assert source.name == "INPUT" and sorted(f.name for f in system_files) == ["INPUT", "alpha", "beta", "gamma",
+                                                                                  "source"]
+
+
 def zip_with_a_nul_in_a_name() -> bytes:
     """A zip whose member ``ab\\x00c`` holds a NUL in its stored name (Python's writer would cut it, other tools
     store it): the name ``ab#c`` written, then patched in its local and central headers."""
