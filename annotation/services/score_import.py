@@ -22,10 +22,11 @@ rater of a wide file is named explicitly (``rater``, ``--rater``).
 
 The file is checked whole before anything is written; any error (a file over ``MAX_UPLOAD_BYTES``, bad encoding,
 wrong column count, unknown system, a line number that is not ASCII digits or out of range, a score that is not a
-plain decimal number from 0 to 100, a rater name that is not a valid username, a rating given twice, a rater who
-already has scores for that segment or whose name belongs to another account) raises ``ScoreImportError`` naming
-the row, and nothing is stored. With ``skip_unknown`` a column (wide) or row (long) naming no system of the
-campaign is skipped instead, and the summary says how many cells were skipped.
+plain decimal number from 0 to 100, a rater name that is not a valid username, one rater's name written in two
+letter cases ('Bob' and 'bob'), a rating given twice, a rater who already has scores for that segment or whose name
+belongs to another account) raises ``ScoreImportError`` naming the row, and nothing is stored. With
+``skip_unknown`` a column (wide) or row (long) naming no system of the campaign is skipped instead, and the summary
+says how many cells were skipped.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from ..models import Campaign, Judgment, Output, Segment
-from .field_rules import composed
+from .field_rules import composed, same_name_key
 from .judged_screens import (
     JudgeAccountError,
     JudgedCandidate,
@@ -350,6 +351,7 @@ def import_scores(
     else:
         parsed = parse_long(name, data, systems, n_lines, skip_unknown)
         ratings = _mapped(name, parsed.ratings, users)
+        _check_rater_spellings(name, ratings)
     screens = _screens(name, ratings, outputs)
     if not screens:
         raise ScoreImportError(f"{name}: the file holds no scores")
@@ -373,6 +375,21 @@ def _mapped(name: str, ratings: list[Rating], users: dict[str, str]) -> list[Rat
     if problem is not None:
         raise ScoreImportError(f"{name}: {problem}")
     return [dataclasses.replace(rating, rater=users.get(rating.rater, rating.rater)) for rating in ratings]
+
+
+def _check_rater_spellings(name: str, ratings: list[Rating]) -> None:
+    """ScoreImportError for two raters (accounts, once mapped) whose names are one name to a reader
+    (``same_name_key``: 'Bob' and 'bob'), naming the rows: they would be two accounts, one rater's scores split
+    between them."""
+    first: dict[str, Rating] = {}
+    for rating in ratings:
+        earlier = first.setdefault(same_name_key(rating.rater), rating)
+        if earlier.rater != rating.rater:
+            raise ScoreImportError(
+                f"{name}: row {rating.row}: rater {rating.rater!r} is {earlier.rater!r} of row {earlier.row} written "
+                "otherwise (in letter case, or in how its accents are encoded); write a rater's name the same way on "
+                "every row, or map one of them to another account (--map-user)"
+            )
 
 
 def _refused_account(name: str, error: JudgeAccountError, ratings: list[Rating]) -> str:

@@ -317,3 +317,18 @@ def test_numbers_are_taken_as_written_or_refused():
                          ("1_0", "is not a number"), ("", "is not a number")]:
         with pytest.raises(NumberError, match=reason):
             plain_number(text)
+
+
+def test_one_rater_written_in_two_letter_cases_is_refused(campaign):
+    """'Bob' and 'bob' rated as two raters (two accounts), splitting one rater's scores without a word."""
+    before = state()
+    with pytest.raises(ScoreImportError) as error:
+        import_scores(campaign, b"Bob,0,INPUT,50\nann,1,INPUT,40\nbob,1,INPUT,60\n")
+    assert str(error.value) == (
+        "scores.csv: row 3: rater 'bob' is 'Bob' of row 1 written otherwise (in letter case, or in how its accents "
+        "are encoded); write a rater's name the same way on every row, or map one of them to another account "
+        "(--map-user)"
+    )
+    assert state() == before
+    summary = import_scores(campaign, b"Bob,0,INPUT,50\nann,1,INPUT,40\nbob,1,INPUT,60\n", users={"bob": "bob.2"})
+    assert summary.raters == 3
