@@ -35,7 +35,7 @@ from .appraise_xml import (
     parse_appraise_xml,
 )
 from .collapsing import candidate_name
-from .field_rules import composed
+from .field_rules import composed, same_name_key
 from .judged_screens import (
     JudgeAccountError,
     JudgedCandidate,
@@ -184,11 +184,23 @@ def _check_languages(campaign: Campaign, languages: Mapping[str, str]) -> None:
 
 def _mapped(items: list[RankingItem], users: dict[str, str]) -> list[RankingItem]:
     """The items with their users mapped; AppraiseXMLError for a map that names no user of the file or would merge
-    two of its users, and for a (user, id) given twice."""
+    two of its users, for two users (accounts, once mapped) whose names are one name to a reader (``same_name_key``:
+    'Ann' and 'ann' would be two accounts, one judge's rankings split between them), and for a (user, id) given
+    twice."""
     problem = user_map_problem(users, {item.user for item in items})
     if problem is not None:
         raise AppraiseXMLError(problem)
     mapped = [dataclasses.replace(item, user=users.get(item.user, item.user)) for item in items]
+    spelled: dict[str, RankingItem] = {}
+    for item in mapped:
+        earlier = spelled.setdefault(same_name_key(item.user), item)
+        if earlier.user != item.user:
+            at = f" of line {earlier.line}" if earlier.line is not None else ""
+            raise AppraiseXMLError(
+                f"{item.where()}: user {item.user!r} is {earlier.user!r}{at} written otherwise (in letter case, or in "
+                "how its accents are encoded); write a user's name the same way in every item, or map one of them to "
+                "another account (the user map, --map-user on the command line)"
+            )
     first: dict[tuple[str, str], RankingItem] = {}
     for item in mapped:
         earlier = first.setdefault((item.user, item.id), item)

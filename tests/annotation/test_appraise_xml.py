@@ -167,6 +167,17 @@ def test_results_in_two_language_pairs_are_refused(campaign):
     assert nothing_judged()
 
 
+def test_one_user_written_in_two_letter_cases_is_refused(campaign):
+    """'judge1' and 'Judge1' were two judges, two accounts, one judge's rankings split between them."""
+    data = GOOD.replace('user="judge2"', 'user="Judge1"')
+    assert refusal(campaign, data) == (
+        "ranking-item id='1' (line 11, user Judge1, src-id 1): user 'Judge1' is 'judge1' of line 6 written otherwise "
+        "(in letter case, or in how its accents are encoded); write a user's name the same way in every item, or map "
+        "one of them to another account (the user map, --map-user on the command line)"
+    )
+    assert import_appraise_xml(campaign, data.encode(), {"Judge1": "judge2"}).judges == 2
+
+
 def test_a_language_given_by_a_later_result_only_is_the_campaigns(campaign):
     """The first result leaves its languages out, the second is 'de'-'de': the campaign took the first result's
     (none: it kept 'err'-'cor'), so the second's languages were dropped and it was exported as 'err'-'cor'."""
