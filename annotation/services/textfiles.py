@@ -287,6 +287,18 @@ def _read_bounded(stream: BinaryIO, budget: _Budget) -> bytes:
     return b"".join(chunks)
 
 
+def _check_tar_name(archive_name: str, name: str) -> None:
+    """Refuse a tar member whose (base) name is not UTF-8 (read with ``surrogateescape``, its bytes kept as
+    surrogates): a tar does not say its names' encoding, and with the bytes replaced ('Z\ufffdrich') the name would
+    be one the file does not have. The folders it is in are ignored, whatever their names."""
+    if any("\udc80" <= char <= "\udcff" for char in name):
+        shown_name = name.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+        raise InputFileError(
+            f"{archive_name}: the name of the member '{shown_name}' is not UTF-8; make the archive where file names "
+            "are UTF-8 (as they are on macOS and Linux), or name the file in ASCII letters"
+        )
+
+
 def _read_tar(archive_name: str, data: bytes, budget: _Budget) -> list[NamedFile]:
     buffer = io.BytesIO(data)
     inflate = next((opener for magic, opener in _TAR_COMPRESSIONS if data.startswith(magic)), None)
@@ -294,7 +306,7 @@ def _read_tar(archive_name: str, data: bytes, budget: _Budget) -> list[NamedFile
     files: list[NamedFile] = []
     declared = 0
     try:
-        archive = tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="replace")
+        archive = tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape")
     except tarfile.ReadError:
         raise InputFileError(f"{archive_name}: not a zip or tar archive") from None
     with archive:
@@ -303,6 +315,7 @@ def _read_tar(archive_name: str, data: bytes, budget: _Budget) -> list[NamedFile
             name = _member_name(archive_name, member.name)
             if not member.isfile() or not name:
                 continue
+            _check_tar_name(archive_name, name)
             declared += member.size
             check_size(archive_name + " (uncompressed)", declared, budget.limit)
             extracted = archive.extractfile(member)

@@ -198,6 +198,23 @@ def test_archive_without_a_source_or_not_an_archive():
         split_archive(named("x.zip", b"plain text"))
 
 
+def test_a_tar_member_whose_name_is_not_utf8_is_refused_as_such():
+    """Read with its bytes replaced, 'Zürich' in Latin-1 was refused as the system name 'Z\ufffdrich' (a character the
+    file does not have), for its letters; a folder's name is ignored, whatever its encoding."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT, encoding="latin-1") as archive:
+        for name, data in {"résultats/source": SOURCE, "Zürich": SYSTEMS["alpha"], "beta": SYSTEMS["beta"]}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.tar", buffer.getvalue()))
+    assert str(error.value) == (
+        "run.tar: the name of the member 'Z\\xfcrich' is not UTF-8; make the archive where file names are UTF-8 (as "
+        "they are on macOS and Linux), or name the file in ASCII letters"
+    )
+
+
 def test_an_archive_with_two_document_indexes_is_refused():
     """The first of DOCUMENT_NAMES was the index and the other a system: 'docs.txt' was judged as a system whose
     sentences were the document ids."""
