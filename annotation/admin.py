@@ -51,6 +51,7 @@ from .models import (
     TrainingCandidate,
     TrainingScreen,
 )
+from .number_fields import PlainFloatField
 from .request_numbers import whole_number
 
 
@@ -170,6 +171,8 @@ class CampaignAdmin(SupportAdmin):
     filter_horizontal = ("organizers", "judges")
     readonly_fields = ("distinct_histogram", "created_at")
     date_hierarchy = "created_at"
+    # Decimal settings read as the New campaign form reads them: 1e-400 is refused, not stored as 0.
+    formfield_overrides = {models.FloatField: {"form_class": PlainFloatField}}
 
     @admin.display(description="screens")
     def screens(self, campaign: Campaign) -> str:

@@ -12,9 +12,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
 from django.http import QueryDict
 
 from .models import BackgroundJob, Campaign, markdown_too_long
+from .number_fields import PlainFloatField
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
 from .services.field_rules import check_campaign_name
@@ -55,8 +57,9 @@ def checked_instruction(value: str | None) -> str:
 def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
     """The model field's form field, as the model declares it (label, help text, default as initial value), with
     the bounds of its MinValueValidator and MaxValueValidator as the form field's own (so the page's number input
-    carries them as ``min`` and ``max``, and a value out of range is refused under its field). A setting with a
-    default may be left empty: it then takes that default (``CampaignImportForm.import_options``)."""
+    carries them as ``min`` and ``max``, and a value out of range is refused under its field); a decimal setting
+    reads its number as the imports do (``PlainFloatField``). A setting with a default may be left empty: it then
+    takes that default (``CampaignImportForm.import_options``)."""
     for validator in db_field.validators:
         if isinstance(validator, MinValueValidator):
             kwargs.setdefault("min_value", validator.limit_value)
@@ -64,6 +67,8 @@ def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
             kwargs.setdefault("max_value", validator.limit_value)
     if db_field.has_default():
         kwargs.setdefault("required", False)
+    if isinstance(db_field, models.FloatField):
+        kwargs.setdefault("form_class", PlainFloatField)
     return db_field.formfield(**kwargs)
 
 

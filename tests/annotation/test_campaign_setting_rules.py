@@ -60,6 +60,8 @@ def test_every_settings_range_is_on_the_model():
     ("qc_p_value", 1.5, "less than or equal to 1"),
     ("crowd_session_screens", 10**5 + 1, "less than or equal to 100000"),
     ("qc_min_median_seconds", -1.0, "greater than or equal to 0"),
+    ("repeat_rate", "1e-400", "'1e-400' is too close to 0"),
+    ("control_share", "1e-320", "'1e-320' is too close to 0"),
     ("instruction", "Rank them\nall", "one line of text"),
     ("crowd_completion_url", "javascript:alert(1)//{code}", "http:// or https://"),
     ("crowd_completion_url", "https://example.org/{code}/{study}", "no other braces"),
@@ -77,6 +79,22 @@ def test_the_admins_campaign_page_refuses_what_the_form_refuses(admin_user, fiel
     assert message in " ".join(form.errors[field])
     campaign.refresh_from_db()
     assert getattr(campaign, field) == Campaign._meta.get_field(field).get_default()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("repeat_rate", "1e-400", "'1e-400' is too close to 0 (a number other than 0 is at least 2.2e-308 in size"),
+    ("qc_min_total_seconds", "1e400", "'1e400' is too large"),
+    ("control_share", " 0.5", None),
+    ("qc_p_value", "5e-2", None),
+])
+def test_the_forms_numbers_are_taken_as_written_or_refused(field, value, message):
+    """A setting of 1e-400 was stored as 0 (the New campaign form and the API: a repeat rate of none)."""
+    form = CampaignImportForm({"name": "numbers", "mode": "ranking", field: value})
+    form.is_valid()
+    if message is None:
+        assert field not in form.errors and form.cleaned_data[field] == float(value)
+    else:
+        assert message in " ".join(form.errors[field])
 
 
 def test_a_valid_completion_url_and_instruction_pass_the_model():
