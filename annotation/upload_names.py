@@ -8,10 +8,14 @@ dropped the file (``..``, ``outputs/``): ``SentNamesMiddleware`` has the pages' 
 ``SentNamesParser`` the API's. The parser also skips, without a word, a header line of a part that it cannot read
 (not UTF-8, as curl sends a Latin-1 file name; a malformed parameter): a part without its Content-Disposition is
 dropped, and a campaign was made without the system sent in it. ``SentNamesMultiPartParser`` refuses such a request
-(``UnreadablePartHeader``, a 400 that names the line) before anything is stored.
+(``UnreadablePartHeader``, a 400 that names the line) before anything is stored. It reads a form field's value that
+is not UTF-8 with each such byte replaced by U+FFFD (curl's ``-F 'name=<file'`` sends a file's Latin-1 bytes as
+they are: 'café' became the campaign 'caf\ufffd'); such a request is refused too (``NotUtf8Field``, naming the
+field).
 """
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 
 from django.conf import settings
@@ -51,7 +55,12 @@ def check_sent_name(upload) -> None:
         )
 
 
-class UnreadablePartHeader(MultiPartParserError):
+class UnreadablePart(MultiPartParserError):
+    """A part of a multipart request that Django's parser would not read as sent (``UnreadablePartHeader``,
+    ``NotUtf8Field``); the message says which and why, for the 400."""
+
+
+class UnreadablePartHeader(UnreadablePart):
     """A header line of a multipart part that Django's parser would skip: not UTF-8, or not ``Name: value;
     parameters`` (``parse_boundary_stream``); the message names it."""
 
@@ -62,6 +71,33 @@ class UnreadablePartHeader(MultiPartParserError):
             f"A part of the upload has a header line that cannot be read ({shown!r}: headers are UTF-8, as browsers "
             "send them, with well-formed parameters); the part would have been left out, so nothing was read."
         )
+
+
+class NotUtf8Field(UnreadablePart):
+    """A form field (a part without a file name) whose value is not UTF-8: Django's parser would read it with each
+    such byte replaced by U+FFFD ('caf\\xe9' became the campaign name 'caf\ufffd'); the message names the field."""
+
+    def __init__(self, name: str, error: UnicodeDecodeError):
+        super().__init__(
+            f"The field {name!r} is not UTF-8 text (the byte 0x{error.object[error.start]:02x}): fields are UTF-8, as "
+            "browsers send them; it would have been read with that byte replaced, so nothing was read."
+        )
+
+
+def _field_name(headers: list[bytes]) -> str | None:
+    """The name of a part whose headers (checked lines) are ``headers`` when it is a form field, read by Django's
+    parser as text: a Content-Disposition without a file name, and no Content-Transfer-Encoding; None otherwise."""
+    name = None
+    for line in headers:
+        value, parameters = parse_header_parameters(line.decode())
+        header = value.split(":", 1)[0].strip().lower()
+        if header == "content-transfer-encoding":
+            return None
+        if header == "content-disposition":
+            if "filename" in parameters or "filename*" in parameters:
+                return None
+            name = parameters.get("name")
+    return name
 
 
 def check_header_line(line: bytes) -> None:
@@ -76,10 +112,11 @@ def check_header_line(line: bytes) -> None:
 
 class _HeaderCheckedStream:
     """A multipart request's body as the parser reads it (``read``), each part's header lines checked as they pass
-    (``check_header_line``): the headers are the lines between a boundary's delimiter line and the first empty
-    line; after the close delimiter (``--`` follows the boundary) nothing is checked. Only a possible delimiter's
-    worth of body and one part's headers (at most ``header_limit`` bytes; longer ones the parser refuses itself)
-    are held."""
+    (``check_header_line``), and the value of each form field (``_field_name``) checked to be UTF-8 as it passes
+    (``NotUtf8Field``): the headers are the lines between a boundary's delimiter line and the first empty line, the
+    value what follows up to the next delimiter; after the close delimiter (``--`` follows the boundary) nothing is
+    checked. Only a possible delimiter's worth of body and one part's headers (at most ``header_limit`` bytes;
+    longer ones the parser refuses itself) are held."""
 
     def __init__(self, stream, boundary: bytes, header_limit: int):
         self.stream = stream
@@ -87,6 +124,7 @@ class _HeaderCheckedStream:
         self.header_limit = header_limit
         self.pending = b"\r\n"  # the body starts with the first delimiter, without its line break
         self.closed = False
+        self.field: tuple[str, codecs.IncrementalDecoder] | None = None  # the form field being read, if any
 
     def read(self, size: int = -1) -> bytes:
         data = self.stream.read(size)
@@ -98,6 +136,7 @@ class _HeaderCheckedStream:
             return
         self.pending += data
         while (at := self.pending.find(self.delimiter)) >= 0:
+            self._field_value(self.pending[:at], final=True)
             start = at + len(self.delimiter)
             if self.pending[start:start + 2] == b"--":  # the close delimiter: what follows is no part
                 self.closed, self.pending = True, b""
@@ -107,10 +146,27 @@ class _HeaderCheckedStream:
                 held = len(self.pending) - start <= self.header_limit
                 self.pending = self.pending[at:] if held else self.pending[start:]
                 return
-            for line in self.pending[start:end].split(b"\r\n")[1:]:
+            headers = self.pending[start:end].split(b"\r\n")[1:]
+            for line in headers:
                 check_header_line(line)
+            name = _field_name(headers)
+            self.field = None if name is None else (name, codecs.getincrementaldecoder("utf-8")())
             self.pending = self.pending[end + 4:]
-        self.pending = self.pending[-len(self.delimiter):]
+        keep = len(self.delimiter)
+        self._field_value(self.pending[:-keep], final=False)
+        self.pending = self.pending[-keep:]
+
+    def _field_value(self, data: bytes, final: bool) -> None:
+        """Check ``data``, the next bytes of the current part, when it is a form field (``final``: its last)."""
+        if self.field is None:
+            return
+        name, decoder = self.field
+        try:
+            decoder.decode(data, final=final)
+        except UnicodeDecodeError as error:
+            raise NotUtf8Field(name, error) from None
+        if final:
+            self.field = None
 
 
 class SentNamesMultiPartParser(MultiPartParser):

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
-from annotation.upload_names import UnreadablePartHeader
+from annotation.upload_names import UnreadablePart
 
 NOT_FOUND = "Not found."
 FORBIDDEN = "You do not have permission to perform this action."
@@ -30,7 +30,7 @@ def _bad_request_reason(exception: Exception) -> str:
         return f"A request may carry at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields; nothing was read."
     if isinstance(exception, DisallowedHost):
         return "This server does not answer to that host name."
-    if isinstance(exception, UnreadablePartHeader):
+    if isinstance(exception, UnreadablePart):
         return str(exception)
     if isinstance(exception, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign, Judgment, ReferenceSet
 from annotation.permissions import ORGANIZERS_GROUP
-from annotation.upload_names import UnreadablePartHeader, _HeaderCheckedStream
+from annotation.upload_names import NotUtf8Field, UnreadablePartHeader, _HeaderCheckedStream
 
 from .factories import small_campaign
 from .test_appraise_xml import ITEM
@@ -104,9 +104,10 @@ def test_appraise_xml_and_references_are_refused_as_well(organizer):
 
 
 def multipart_bytes(fields: dict[str, str], files: list[tuple[str, bytes, bytes]]) -> bytes:
-    """``multipart`` with each file's name as raw bytes, so that a test can send one that is not UTF-8."""
-    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-             for name, value in fields.items()]
+    """``multipart`` with each file's name as raw bytes, so that a test can send one that is not UTF-8 (and each
+    field's value encoded with ``surrogateescape``: "caf\\udce9" sends the byte 0xe9)."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode(
+             "utf-8", "surrogateescape") for name, value in fields.items()]
     parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; filename="'.encode() + filename
               + b'"\r\nContent-Type: text/plain\r\n\r\n' + data + b"\r\n" for field, filename, data in files]
     return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
@@ -147,10 +148,26 @@ def test_utf8_names_and_a_large_file_before_them_pass_the_header_check(organizer
         "alpha", "bêta", "source"]
 
 
+def test_a_field_that_is_not_utf8_is_refused_not_read_with_its_bytes_replaced(organizer):
+    """curl -F 'name=<file' sends a file's bytes as they are: a Latin-1 'café' became the campaign 'caf\ufffd'."""
+    files = [("source", b"source", SOURCE), ("systems", b"alpha", SYSTEMS["alpha"])]
+    body = multipart_bytes({**FIELDS, "name": "caf\udce9"}, files)
+    content_type = f"multipart/form-data; boundary={BOUNDARY}"
+    message = ("The field 'name' is not UTF-8 text (the byte 0xe9): fields are UTF-8, as browsers send them; it "
+               "would have been read with that byte replaced, so nothing was read.")
+    page = organizer.post(reverse("campaign-create"), body, content_type=content_type)
+    assert page.status_code == 400 and message in html.unescape(page.content.decode())
+    api = organizer.post("/api/campaigns/", body, content_type=content_type)
+    assert api.status_code == 400 and api.json() == {"detail": f"Multipart form parse error - {message}"}
+    assert not Campaign.objects.exists()
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64, 1000, -1])
 def test_the_header_check_finds_every_part_whatever_the_read_size(size):
-    good = multipart_bytes({"name": "web"}, [("systems", b"alpha", b"a\n" * 500), ("systems", "bêta".encode(), b"b\n")])
+    good = multipart_bytes({"name": "wéb 中"}, [("systems", b"alpha", b"a\n" * 500),
+                                                ("systems", "bêta".encode(), b"b\xe9\n")])
     bad = multipart_bytes({"name": "web"}, [("systems", b"alpha", b"a\n" * 500), ("systems", b"b\xe9ta", b"b\n")])
+    bad_field = multipart_bytes({"name": "web", "guidelines": "a" * 100 + "caf\udce9"}, [("systems", b"alpha", b"a\n")])
 
     def read_all(body: bytes) -> bytes:
         stream = _HeaderCheckedStream(io.BytesIO(body), BOUNDARY.encode(), MAX_TOTAL_HEADER_SIZE)
@@ -166,3 +183,5 @@ def test_the_header_check_finds_every_part_whatever_the_read_size(size):
     assert read_all(epilogue) == epilogue
     with pytest.raises(UnreadablePartHeader, match=r"filename=\"b\\\\xe9ta\""):
         read_all(bad)
+    with pytest.raises(NotUtf8Field, match=r"The field 'guidelines' is not UTF-8 text \(the byte 0xe9\)"):
+        read_all(bad_field)
