@@ -74,13 +74,15 @@ class UnreadablePartHeader(UnreadablePart):
 
 
 class NotUtf8Field(UnreadablePart):
-    """A form field (a part without a file name) whose value is not UTF-8: Django's parser would read it with each
-    such byte replaced by U+FFFD ('caf\\xe9' became the campaign name 'caf\ufffd'); the message names the field."""
+    """A form field (a part without a file name) whose value is not text in the request's encoding (UTF-8 unless
+    its Content-Type names another charset): Django's parser would read it with each such byte replaced by U+FFFD
+    ('caf\\xe9' became the campaign name 'caf\ufffd'); the message names the field."""
 
-    def __init__(self, name: str, error: UnicodeDecodeError):
+    def __init__(self, name: str, encoding: str, error: UnicodeDecodeError):
+        label = "UTF-8" if encoding == "utf-8" else encoding
         super().__init__(
-            f"The field {name!r} is not UTF-8 text (the byte 0x{error.object[error.start]:02x}): fields are UTF-8, as "
-            "browsers send them; it would have been read with that byte replaced, so nothing was read."
+            f"The field {name!r} is not {label} text (the byte 0x{error.object[error.start]:02x}), the encoding of the "
+            "request (browsers send UTF-8); it would have been read with that byte replaced, so nothing was read."
         )
 
 
@@ -112,14 +114,15 @@ def check_header_line(line: bytes) -> None:
 
 class _HeaderCheckedStream:
     """A multipart request's body as the parser reads it (``read``), each part's header lines checked as they pass
-    (``check_header_line``), and the value of each form field (``_field_name``) checked to be UTF-8 as it passes
-    (``NotUtf8Field``): the headers are the lines between a boundary's delimiter line and the first empty line, the
-    value what follows up to the next delimiter; after the close delimiter (``--`` follows the boundary) nothing is
-    checked. Only a possible delimiter's worth of body and one part's headers (at most ``header_limit`` bytes;
-    longer ones the parser refuses itself) are held."""
+    (``check_header_line``), and the value of each form field (``_field_name``) checked to be text in ``encoding``
+    (the request's, as the parser decodes the fields) as it passes (``NotUtf8Field``): the headers are the lines
+    between a boundary's delimiter line and the first empty line, the value what follows up to the next delimiter;
+    after the close delimiter (``--`` follows the boundary) nothing is checked. Only a possible delimiter's worth of
+    body and one part's headers (at most ``header_limit`` bytes; longer ones the parser refuses itself) are held."""
 
-    def __init__(self, stream, boundary: bytes, header_limit: int):
+    def __init__(self, stream, boundary: bytes, header_limit: int, encoding: str = "utf-8"):
         self.stream = stream
+        self.encoding = codecs.lookup(encoding).name  # the fields' encoding, as the parser decodes them
         self.delimiter = b"\r\n--" + boundary
         self.header_limit = header_limit
         self.pending = b"\r\n"  # the body starts with the first delimiter, without its line break
@@ -150,7 +153,7 @@ class _HeaderCheckedStream:
             for line in headers:
                 check_header_line(line)
             name = _field_name(headers)
-            self.field = None if name is None else (name, codecs.getincrementaldecoder("utf-8")())
+            self.field = None if name is None else (name, codecs.getincrementaldecoder(self.encoding)())
             self.pending = self.pending[end + 4:]
         keep = len(self.delimiter)
         self._field_value(self.pending[:-keep], final=False)
@@ -164,7 +167,7 @@ class _HeaderCheckedStream:
         try:
             decoder.decode(data, final=final)
         except UnicodeDecodeError as error:
-            raise NotUtf8Field(name, error) from None
+            raise NotUtf8Field(name, self.encoding, error) from None
         if final:
             self.field = None
 
@@ -178,7 +181,8 @@ class SentNamesMultiPartParser(MultiPartParser):
     _sent_name = ""
 
     def parse(self):
-        self._input_data = _HeaderCheckedStream(self._input_data, self._boundary, MAX_TOTAL_HEADER_SIZE)
+        self._input_data = _HeaderCheckedStream(self._input_data, self._boundary, MAX_TOTAL_HEADER_SIZE,
+                                                self._encoding)
         return super().parse()
 
     def sanitize_file_name(self, file_name):

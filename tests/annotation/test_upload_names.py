@@ -153,13 +153,15 @@ def test_a_field_that_is_not_utf8_is_refused_not_read_with_its_bytes_replaced(or
     files = [("source", b"source", SOURCE), ("systems", b"alpha", SYSTEMS["alpha"])]
     body = multipart_bytes({**FIELDS, "name": "caf\udce9"}, files)
     content_type = f"multipart/form-data; boundary={BOUNDARY}"
-    message = ("The field 'name' is not UTF-8 text (the byte 0xe9): fields are UTF-8, as browsers send them; it "
-               "would have been read with that byte replaced, so nothing was read.")
+    message = ("The field 'name' is not UTF-8 text (the byte 0xe9), the encoding of the request (browsers send "
+               "UTF-8); it would have been read with that byte replaced, so nothing was read.")
     page = organizer.post(reverse("campaign-create"), body, content_type=content_type)
     assert page.status_code == 400 and message in html.unescape(page.content.decode())
     api = organizer.post("/api/campaigns/", body, content_type=content_type)
     assert api.status_code == 400 and api.json() == {"detail": f"Multipart form parse error - {message}"}
     assert not Campaign.objects.exists()
+    latin = organizer.generic("POST", "/api/campaigns/", body, content_type=f"{content_type}; charset=latin-1")
+    assert latin.status_code == 201 and Campaign.objects.get().name == "café", "the charset the request names"
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64, 1000, -1])
