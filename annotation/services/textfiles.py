@@ -266,9 +266,11 @@ def _read_zip(archive_name: str, buffer: io.BytesIO, budget: _Budget) -> list[Na
         _check_entries(archive_name, len(infos))
         for info in infos:
             _check_zip_name(archive_name, info)
-        wanted = [(info, _member_name(archive_name, _zip_path(archive_name, info)))
-                  for info in infos if not info.is_dir()]
-        wanted = [(info, name) for info, name in wanted if name]
+        wanted = [
+            (info, _member_name(archive_name, _zip_path(archive_name, info))) for info in infos
+            # hidden and metadata members are skipped by their ASCII parts, whatever the encoding of their names
+            if not info.is_dir() and _member_name(archive_name, info.filename)
+        ]
         check_size(archive_name + " (uncompressed)", sum(info.file_size for info, _ in wanted), budget.limit)
         files = []
         for info, name in wanted:

@@ -282,6 +282,8 @@ def test_a_zip_member_named_in_a_code_page_without_the_utf8_flag_is_refused():
         "the file in ASCII letters"
     )
     assert nothing_written()
+    hidden = zip_with_unflagged_names({"alpha": "__MACOSX/._Zürich".encode("cp1252"), "beta": b"beta"})
+    assert [file.name for file in split_archive(named("run.zip", hidden))[1]] == ["source", "beta"]
 
 
 def test_a_zip_member_whose_name_the_reader_would_cut_at_a_nul_is_refused():
