@@ -11,12 +11,13 @@ dropped, and a campaign was made without the system sent in it. ``SentNamesMulti
 (``UnreadablePartHeader``, a 400 that names the line) before anything is stored. It reads a form field's value that
 is not UTF-8 with each such byte replaced by U+FFFD (curl's ``-F 'name=<file'`` sends a file's Latin-1 bytes as
 they are: 'café' became the campaign 'caf\ufffd'); such a request is refused too (``NotUtf8Field``, naming the
-field).
+field), and so is a urlencoded form whose fields are not (``FormEncodingMiddleware``).
 """
 from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
+from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -216,6 +217,35 @@ class SentNamesMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.content_type == "multipart/form-data":
             request.parse_file_upload = lambda META, post_data: _parse_file_upload(request, META, post_data)
+        return self.get_response(request)
+
+
+def check_form_encoding(body: bytes, encoding: str) -> None:
+    """Refuse (``NotUtf8Field``, naming the field) a urlencoded body with a field name or value that is not text in
+    ``encoding`` once its %-escapes are undone: Django's ``QueryDict`` reads it with each such byte replaced by
+    U+FFFD."""
+    encoding = codecs.lookup(encoding).name
+    for pair in body.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        for part in (name, value):
+            try:
+                unquote_to_bytes(part.replace(b"+", b" ")).decode(encoding)
+            except UnicodeDecodeError as error:
+                shown_name = unquote_to_bytes(name.replace(b"+", b" ")).decode(encoding, "replace")
+                raise NotUtf8Field(shown_name, encoding, error) from None
+
+
+class FormEncodingMiddleware:
+    """Refuses (a 400) a urlencoded request whose fields are not text in its encoding (``check_form_encoding``),
+    before anything reads them: a page's form posted by a script in Latin-1 had its accents replaced by U+FFFD.
+    Runs after ``RequestSizeLimitMiddleware``, which decides whether the body may be read at all."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.content_type == "application/x-www-form-urlencoded":
+            check_form_encoding(request.body, request.encoding or settings.DEFAULT_CHARSET)
         return self.get_response(request)
 
 

@@ -187,6 +187,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "annotation.request_limits.RequestSizeLimitMiddleware",
+    "annotation.upload_names.FormEncodingMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "gecappraise.dropped_connections.RetryReadOnlyOnDroppedConnection",

@@ -187,3 +187,25 @@ def test_the_header_check_finds_every_part_whatever_the_read_size(size):
         read_all(bad)
     with pytest.raises(NotUtf8Field, match=r"The field 'guidelines' is not UTF-8 text \(the byte 0xe9\)"):
         read_all(bad_field)
+
+
+def test_a_form_field_that_is_not_utf8_is_refused_in_a_urlencoded_post_too(organizer):
+    """A page's form posted by a script in Latin-1: Django read 'caf%E9' as 'caf\ufffd' and the guidelines were saved
+    so; the API's form posts the same."""
+    campaign = small_campaign("encoded", owner=User.objects.get(username="olga"))
+    body = b"guidelines=Read+this%2C+caf%E9&instruction=Rank+them."
+    page = organizer.post(reverse("campaign-guidelines", args=[campaign.pk]), body,
+                          content_type="application/x-www-form-urlencoded")
+    assert page.status_code == 400
+    assert ("The field 'guidelines' is not UTF-8 text (the byte 0xe9), the encoding of the request"
+            in html.unescape(page.content.decode()))
+    campaign.refresh_from_db()
+    assert campaign.guidelines == ""
+    api = organizer.post(f"/api/campaigns/{campaign.pk}/screens/", b"count=1&x%FF=2",
+                         content_type="application/x-www-form-urlencoded")
+    assert api.status_code == 400 and api.json()["detail"].startswith("The field 'x\ufffd' is not UTF-8 text")
+    assert organizer.post(reverse("campaign-guidelines", args=[campaign.pk]),
+                          b"guidelines=caf%C3%A9+%E2%80%94+ok&instruction=",
+                          content_type="application/x-www-form-urlencoded").status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.guidelines == "café — ok"
