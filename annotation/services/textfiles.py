@@ -289,6 +289,14 @@ def _read_bounded(stream: BinaryIO, budget: _Budget) -> bytes:
     return b"".join(chunks)
 
 
+#: What a tar member that is neither a file nor a folder is, for the message that refuses it: it used to be left out
+#: without a word, so a system stored as a link (tar stores a file hard-linked to another one so) was not imported.
+_TAR_KINDS = {
+    tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
+    tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a named pipe",
+}
+
+
 def _check_tar_name(archive_name: str, name: str) -> None:
     """Refuse a tar member whose (base) name is not UTF-8 (read with ``surrogateescape``, its bytes kept as
     surrogates): a tar does not say its names' encoding, and with the bytes replaced ('Z\ufffdrich') the name would
@@ -315,8 +323,13 @@ def _read_tar(archive_name: str, data: bytes, budget: _Budget) -> list[NamedFile
         for count, member in enumerate(archive, 1):
             _check_entries(archive_name, count)
             name = _member_name(archive_name, member.name)
-            if not member.isfile() or not name:
+            if not name or member.isdir():
                 continue
+            if not member.isfile():
+                raise InputFileError(
+                    f"{archive_name}: the member {member.name!r} is {_TAR_KINDS.get(member.type, 'a special entry')}, "
+                    "not a file; an archive holds the files themselves (a link, device or pipe is not read)"
+                )
             _check_tar_name(archive_name, name)
             declared += member.size
             check_size(archive_name + " (uncompressed)", declared, budget.limit)

@@ -215,6 +215,29 @@ def test_a_tar_member_whose_name_is_not_utf8_is_refused_as_such():
     )
 
 
+@pytest.mark.parametrize(("kind", "link", "what"), [
+    (tarfile.SYMTYPE, "/etc/passwd", "a symbolic link"), (tarfile.LNKTYPE, "alpha", "a hard link"),
+    (tarfile.FIFOTYPE, "", "a named pipe"),
+])
+def test_a_tar_member_that_is_no_file_is_refused_not_left_out(kind, link, what):
+    """A link was skipped without a word: the campaign was made without the system 'gamma' the archive named."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in {"source": SOURCE, "alpha": SYSTEMS["alpha"], "beta": SYSTEMS["beta"]}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo("run/gamma")
+        info.type, info.linkname = kind, link
+        archive.addfile(info)
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.tar", buffer.getvalue()))
+    assert str(error.value) == (
+        f"run.tar: the member 'run/gamma' is {what}, not a file; an archive holds the files themselves (a link, "
+        "device or pipe is not read)"
+    )
+
+
 def test_an_archive_with_two_document_indexes_is_refused():
     """The first of DOCUMENT_NAMES was the index and the other a system: 'docs.txt' was judged as a system whose
     sentences were the document ids."""
