@@ -15,6 +15,9 @@ Contract:
   calls ``renew_lease`` through the ``judge-lease`` view every quarter lease while its judge is active). A
   non-repeat screen whose lease has run out returns to the pool: another judge may claim it, which gives it a new
   token, and the first judge's page is refused as stale. Until someone claims it, the first judge may still finish it.
+  The screen an undo sends back to the judge's pending assignments (``undo_last``) keeps a lease too, the same as
+  the undone screen's, and ``renew_lease`` renews the two together: it stays the judge's while they judge the
+  undone screen again, and returns to the pool once they stop.
 - Ranking campaigns take ranks (``submit_ranking``), PRWS campaigns scores (``submit_scores``); either may be flagged.
   With ``serve_next`` a submit also serves the judge's next screen, in the same transaction (one commit).
 - ``Assignment.token`` names one serving of a screen. A submit names the token: the first submit stores one
@@ -174,7 +177,11 @@ def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime) -> As
 
 
 def _mine(campaign: Campaign, judge: AbstractBaseUser):
-    return Assignment.objects.filter(campaign=campaign, judge=judge)
+    return _mine_by_id(campaign.pk, judge)
+
+
+def _mine_by_id(campaign_id: int, judge: AbstractBaseUser):
+    return Assignment.objects.filter(campaign_id=campaign_id, judge=judge)
 
 
 #: A judge's assignments that are not submitted, named by status so that the index of the judge's rows
@@ -337,7 +344,9 @@ def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
 
 def renew_lease(assignment: Assignment, judge: AbstractBaseUser, now: datetime | None = None) -> bool:
     """Extend the lease of ``assignment`` once half of it has passed, if it is still served to ``judge`` under the
-    token it was read with (a screen given to another judge since, or undone, keeps its lease).
+    token it was read with (a screen given to another judge since, or undone, keeps its lease), and with it the
+    lease of the judge's pending screen of the campaign that an undo sent back (``undo_last``), if they still have
+    it.
 
     Renewing only past half the lease saves a write (and a commit) on most page views and heartbeats; with the
     page's heartbeat every quarter lease, the lease never has less than a quarter of its length left while the
@@ -352,6 +361,9 @@ def renew_lease(assignment: Assignment, judge: AbstractBaseUser, now: datetime |
     ).update(lease_expires_at=expires)
     if renewed:
         assignment.lease_expires_at = expires
+        _mine_by_id(assignment.campaign_id, judge).filter(
+            status=Assignment.Status.PENDING, lease_expires_at__isnull=False
+        ).update(lease_expires_at=expires)
     return bool(renewed)
 
 
@@ -626,8 +638,10 @@ def undo_last(
     """Delete the judgment of the judge's last submitted screen (named by ``token``) and serve it again.
 
     The screen gets a new token, so a re-post of the undone submit is refused as stale; the screen served
-    since goes back to the judge's pending assignments. Raises QueueError when ``token`` is not the judge's
-    last submitted screen of ``campaign``.
+    since goes back to the judge's pending assignments (under a new token too) with the undone screen's lease,
+    which ``renew_lease`` renews with it: it comes next while the judge goes on, and returns to the pool once
+    its lease runs out. Raises QueueError when ``token`` is not the judge's last submitted screen of
+    ``campaign``.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -641,7 +655,8 @@ def undo_last(
             served.status = Assignment.Status.PENDING
             served.served_at = None
             served.token = uuid.uuid4()
-            served.save(update_fields=["status", "served_at", "token"])
+            served.lease_expires_at = now + lease_length()
+            served.save(update_fields=["status", "served_at", "token", "lease_expires_at"])
         Judgment.objects.filter(assignment=last).delete()
         last.submitted_at = None
         return _serve(last, judge, now)

@@ -311,6 +311,36 @@ def test_undo_serves_the_last_screen_again_under_a_new_token(campaign):
     assert Judgment.objects.get().assignment.screen == first_screen
 
 
+def test_the_screen_served_before_an_undo_stays_the_judges_while_they_judge_the_undone_one(campaign):
+    """An undo puts the screen served since back among the judge's pending screens, to come next once the undone
+    one is submitted again: its lease starts again with the undone screen's and is renewed with it, so no other
+    judge claims it while the judge works, and it returns to the pool once they stop. It kept the lease of its
+    serving, which ran out while the judge judged the undone screen again (bob claimed it at 1.2 leases)."""
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    start = timezone.now()
+    lease = queue.lease_length()
+    first = queue.next_assignment(campaign, ann, now=start)
+    submitted = queue.submit_ranking(
+        first.token, ann, ranks_for(first), queue.candidate_keys(first), now=start + lease * 0.1, serve_next=True
+    )
+    second = submitted.following
+    undone = queue.undo_last(campaign, ann, first.token, now=start + lease * 0.9)
+    assert Assignment.objects.get(pk=second.pk).lease_expires_at == undone.lease_expires_at == start + lease * 1.9
+    assert queue.next_assignment(campaign, bob, now=start + lease * 1.2) is None
+    assert queue.renew_lease(undone, ann, now=start + lease * 1.5), "the judge's page keeps the undone screen"
+    assert queue.next_assignment(campaign, bob, now=start + lease * 2.2) is None
+    again = queue.submit_ranking(
+        undone.token, ann, ranks_for(undone), queue.candidate_keys(undone), now=start + lease * 2.3, serve_next=True
+    )
+    assert again.following.pk == second.pk, "the screen served in between comes next"
+
+    later = start + lease * 3.4  # ann stopped: the lease of her screen ran out
+    taken = queue.next_assignment(campaign, bob, now=later)
+    assert taken.pk == second.pk and taken.judge == bob
+
+
 def test_undo_takes_the_last_screen_judged_here_when_the_judge_has_imported_judgments(campaign):
     """Judgments imported for a judge (Appraise XML: no submit time) are none of their submits here: undo undoes
     the screen they submitted last. The imported one sorted first (no time is last in a descending order), so
