@@ -10,16 +10,29 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponse
-from django.urls import path
+from django.urls import path, reverse
 
 from annotation.views import api_tokens
+from annotation.views.judge import SESSION_ENDED_PARAMETER
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login page, told whether to link to the password reset."""
+    """Django's login page, told whether to link to the password reset, and whether a logged-out visitor was sent
+    here from a judge's page (``judge_page``: the page to go back to is under /judge/): it then says how to go back
+    (a crowd worker, who has no password, by opening the study link again), and with ``session_ended``
+    (``annotation.views.judge.login_first``) that the login session had ended and nothing sent was saved."""
 
     def get_context_data(self, **kwargs):
-        return {**super().get_context_data(**kwargs), "password_reset_enabled": settings.PASSWORD_RESET_ENABLED}
+        context = super().get_context_data(**kwargs)
+        judge_page = not self.request.user.is_authenticated and context.get(self.redirect_field_name, "").startswith(
+            reverse("judge-home")
+        )
+        return {
+            **context,
+            "password_reset_enabled": settings.PASSWORD_RESET_ENABLED,
+            "judge_page": judge_page,
+            "session_ended": judge_page and self.request.GET.get(SESSION_ENDED_PARAMETER) == "1",
+        }
 
 
 def if_email_configured(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -13,6 +13,8 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -62,6 +64,15 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     if not session.current:
         return completion(request, campaign, session)
     return redirect("judge-campaign", campaign.pk)
+
+
+def reopening_link(session: CrowdSession) -> str:
+    """The study link as the worker of ``session`` opens it from their platform (their worker id, the session's study
+    and session ids): opening it again logs them in and goes on in that session, at their current screen."""
+    worker = session.worker
+    values = (worker.worker_id, session.study_id, session.session_id)
+    query = urlencode([(name, value) for name, value in zip(crowd_entry.PARAMETERS[worker.platform], values) if value])
+    return f"{reverse('crowd-study-link', args=[worker.campaign.crowd_key])}?{query}"
 
 
 def _signed_in_elsewhere(request: HttpRequest) -> bool:

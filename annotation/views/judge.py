@@ -8,6 +8,11 @@ posts its candidates' keys with the ranks or scores; a post whose keys are not t
 Refusals (a stale or foreign screen, a changed screen, a used invite) render a page with the reason and a way on,
 and change nothing. Screens are never cached, so the back button asks the
 server again (and lands on the judge's current screen).
+
+A login session may end while a judge's page is open (a log-out in another tab or window, or its time ran out):
+the screen's lease request then answers 401, and the page says so before anything is sent (``session_notices``:
+log in again, or, for a crowd worker, who has no password, open the study link again). A page sent without a
+session goes to the login page, which says the session ended and that nothing was saved (``login_first``).
 """
 from __future__ import annotations
 
@@ -15,20 +20,20 @@ import functools
 import uuid
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from ..forms import FlagForm, RankingForm, ScoreForm, ThrottledPasswordChangeForm, UndoForm, posted_keys
-from ..models import Assignment, Campaign, TrainingScreen
+from ..models import Assignment, Campaign, CrowdSession, TrainingScreen
 from ..permissions import is_crowd_worker, is_organizer, judged_campaign_or_404, managed_campaigns
 from ..request_numbers import whole_number
 from ..services import crowd_completion, guidelines, own_judgments, queue, training
@@ -43,9 +48,72 @@ UNDO_PARAMETER = "undo"
 #: only words the judge's own offer, so the page takes it from the URL instead of asking the database.
 FLAGGED_PARAMETER = "flagged"
 
+#: Query parameter of the login page when a judge's page was sent, or opened, after its login session had ended:
+#: the login page says so, and that nothing was saved (``gecappraise.accounts.LoginView``).
+SESSION_ENDED_PARAMETER = "ended"
+#: The lease request's answer (401) once the login session has ended; the page shows ``session_notices`` instead.
+SESSION_ENDED_MESSAGE = "Your login session has ended."
+
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
 UNDONE_VALUES = "gecappraise-undone:"
+
+
+def login_first(view: Callable[..., HttpResponse] | None = None, *, back: Callable[..., str] | None = None):
+    """``login_required`` for a judge's page, telling the login page when the login session ended under the judge.
+
+    A request without a logged-in user goes to the login page, which comes back to the page asked for, or, for an
+    address that only takes POST, to ``back(**kwargs)`` (the page its form was on). A POST, or a request that
+    still carried a session cookie naming no session (it ran out), adds ``SESSION_ENDED_PARAMETER``: the login page
+    then says that the session had ended and that nothing the page sent was saved.
+    """
+
+    def decorate(page: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(page)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if request.user.is_authenticated:
+                return page(request, *args, **kwargs)
+            following = back(**kwargs) if back is not None and request.method == "POST" else request.get_full_path()
+            query = {"next": following}
+            if request.method == "POST" or settings.SESSION_COOKIE_NAME in request.COOKIES:
+                query[SESSION_ENDED_PARAMETER] = "1"
+            return redirect(f"{resolve_url(settings.LOGIN_URL)}?{urlencode(query)}")
+
+        return wrapped
+
+    return decorate(view) if view is not None else decorate
+
+
+def session_notices(campaign: Campaign, assignment: Assignment, session: CrowdSession | None) -> dict:
+    """What the screen's page says, for good, when its lease request finds that the page can no longer send it
+    (screen.js; each a ``text``, and a link ``href`` with its words ``link``): ``sessionEnded``, the login session
+    ended (a 401: log in again, or, for a crowd worker's ``session``, open the study link again); ``pageExpired``,
+    the user logged in or out elsewhere since the page was opened, so its CSRF token is no longer the browser's
+    (the CSRF check's 403: reload it). Either way the screen comes back with the values given (kept in the tab)."""
+    values = "scores" if campaign.mode == Campaign.Mode.PRWS else "ranks"
+    screen_page = reverse("judge-screen", args=[assignment.token])
+    comes_back = f"the screen comes back in this tab with the {values} you gave it."
+    if session is None:
+        ended = {
+            "text": "Your login session has ended (you logged out in another tab or window, or it ran out), so this "
+                    f"screen can no longer be sent from this page. Log in again to go on: {comes_back}",
+            "href": screen_page,
+            "link": "Log in again",
+        }
+    else:
+        ended = {
+            "text": "Your session on this site has ended, so this screen can no longer be sent from this page. Open "
+                    f"the study link again to go on: {comes_back}",
+            "href": crowd.reopening_link(session),
+            "link": "Open the study link again",
+        }
+    expired = {
+        "text": "You logged in or out in another tab or window since this page was opened, so it can no longer send "
+                f"this screen. Reload it to go on: {comes_back}",
+        "href": screen_page,
+        "link": "Reload this screen",
+    }
+    return {"sessionEnded": ended, "pageExpired": expired}
 
 
 def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
@@ -145,7 +213,7 @@ def _next_screen(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     return redirect("judge-screen", assignment.token)
 
 
-@login_required
+@login_first
 def home(request: HttpRequest) -> HttpResponse:
     """The judge's campaigns with their progress; a crowd worker's in their current session (they joined by a study
     link and have no password to set: the page does not offer one)."""
@@ -188,13 +256,13 @@ def invite(request: HttpRequest, secret: str) -> HttpResponse:
     return redirect("judge-campaign", found.campaign.pk)
 
 
-@login_required
+@login_first
 def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Start or continue judging a campaign."""
     return _go_on(request, judged_campaign_or_404(request, campaign_id))
 
 
-@login_required
+@login_first
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
     session's completion page (one who still has screens in it goes back to them)."""
@@ -218,7 +286,7 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
 
 
-@login_required
+@login_first
 def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign's guidelines; POST acknowledges them."""
     found = judged_campaign_or_404(request, campaign_id)
@@ -237,7 +305,7 @@ def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @never_cache
-@login_required
+@login_first
 def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The next training screen; POST stores the answer and shows the feedback."""
     found = judged_campaign_or_404(request, campaign_id)
@@ -269,7 +337,7 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, template, context, status=400 if form.is_bound else 200)
 
 
-@login_required
+@login_first
 def training_feedback(request: HttpRequest, campaign_id: int, position: int) -> HttpResponse:
     """How the judge's answer to a training screen compares with the expected ranking."""
     found = judged_campaign_or_404(request, campaign_id)
@@ -320,7 +388,7 @@ def _open_assignment(view: Callable[[HttpRequest, Assignment, uuid.UUID], HttpRe
 
 
 @never_cache
-@login_required
+@login_first
 @_open_assignment
 def screen(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """The ranking (or PRWS) screen served as ``token``; POST submits it (once, however often it is posted)."""
@@ -402,16 +470,18 @@ def _render_screen(
     found = assignment.screen.campaign
     scoring = isinstance(form, ScoreForm)
     context = _score_context(found, shown, form) if scoring else _screen_context(found, shown, form)
+    session = crowd_completion.current_session_of(found, request.user)
     context["config"].update(
         leaseUrl=reverse("judge-lease", args=[assignment.token]),
         heartbeatSeconds=queue.lease_length().total_seconds() / 4,
         token=str(assignment.token),
         submitted=request.session.pop(f"{UNDONE_VALUES}{assignment.token}", []),
+        **session_notices(found, assignment, session),
     )
     context.update(
         {
             "assignment": assignment,
-            "progress": judge_progress(found, request.user),
+            "progress": _progress_in(found, request.user, session),
             "flag_form": flag_form,
             **_offered_undo(request),
         }
@@ -422,12 +492,16 @@ def _render_screen(
 def judge_progress(campaign: Campaign, judge) -> queue.Progress:
     """What the screen's counter and the judge's home page say: the judge's progress in the campaign, or a crowd
     worker's in their current session."""
+    return _progress_in(campaign, judge, crowd_completion.current_session_of(campaign, judge))
+
+
+def _progress_in(campaign: Campaign, judge, session: CrowdSession | None) -> queue.Progress:
+    """``judge_progress`` given the judge's current crowd ``session`` of the campaign (None: not a crowd worker)."""
     progress = queue.progress(campaign, judge)
-    session = crowd_completion.current_session_of(campaign, judge)
     return progress if session is None else crowd_completion.session_progress(session, progress)
 
 
-@login_required
+@login_first(back=lambda token: reverse("judge-screen", args=[token]))
 @require_POST
 @_open_assignment
 def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
@@ -449,7 +523,7 @@ def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> Http
     return _following(found, result, flagged=True)
 
 
-@login_required
+@login_first(back=lambda campaign_id: reverse("judge-campaign", args=[campaign_id]))
 @require_POST
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
@@ -480,7 +554,7 @@ def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return redirect("judge-screen", assignment.token)
 
 
-@login_required
+@login_first
 def password(request: HttpRequest) -> HttpResponse:
     """Set a password (judges who joined by invite link have none) or change it; not for crowd workers, whose
     study link is their only way in."""
@@ -498,14 +572,17 @@ def password(request: HttpRequest) -> HttpResponse:
     return render(request, "judge/password.html", {"form": form}, status=400 if form.is_bound else 200)
 
 
-@login_required
 @require_POST
 def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """Keep the lease of the screen served as ``token`` while its judge is active on the page (screen.js calls it).
 
     204 when the screen is still the judge's; 409 with a message when it was undone or given to another judge;
-    403 for another judge's screen.
+    403 for another judge's screen; 401 when the login session has ended (the page then shows
+    ``session_notices``). A page of an older login (its CSRF token was replaced by a log-in since) gets the CSRF
+    check's 403 page, not JSON.
     """
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": SESSION_ENDED_MESSAGE}, status=401)
     try:
         assignment = queue.assignment_for(token, request.user)
     except queue.QueueError as error:

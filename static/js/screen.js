@@ -15,10 +15,15 @@
 //   clear of it (not one focused by a click, which the scroll would move from under the pointer).
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge, and asks at once when the judge comes back to the
-//   page (it shows again, or the window gets focus) after longer than that. A screen that was given to another
-//   judge (or undone in another tab) is told in #screen-gone, which stays, with the way to the judge's current
-//   screen, and the page submits and flags nothing more (the server would refuse it; the status line, which each
-//   change of a value rewrites, used to say it only until the next click, with Submit enabled).
+//   page (it shows again, or the window gets focus; once while a request is under way), as what happened in
+//   another tab shows there. A screen that was given to another judge (or undone in another tab) is told in #screen-gone,
+//   which stays, with the way to the judge's current screen, and the page submits and flags nothing more (the
+//   server would refuse it; the status line, which each change of a value rewrites, used to say it only until the
+//   next click, with Submit enabled). So is a page that can no longer send anything: the login session ended (a
+//   401: config.sessionEnded, the way back being to log in again, or a crowd worker's study link) or the judge
+//   logged in again elsewhere, which replaced the page's CSRF token (the CSRF check's 403 page, not JSON:
+//   config.pageExpired, reload); its Undo is disabled too. The values stay in sessionStorage for the screen's
+//   return.
 // - Single-character keys (digits, "+", "m", "?") can be limited to when a correction has focus (WCAG 2.1.4):
 //   the box "Single keys work anywhere on the page" in the guidelines dialog, kept in localStorage; on by default.
 // - Focus on arrival: a screen opens with focus on the sentence (#context), so that a screen reader reads it first
@@ -45,7 +50,7 @@ const valuesKey = config.token ? `gecappraise-values:${config.token}` : null;
 let activeMs = Number(sessionStorage.getItem(timerKey)) || 0;
 let lastActivity = Date.now();
 let lastTick = Date.now();
-let lastLeaseCheck = Date.now();
+let leaseAsked = false;
 
 export function focusedCandidate() {
   return candidates.find((candidate) => candidate.contains(document.activeElement)) || null;
@@ -93,41 +98,65 @@ export function screenGone() {
   return form.dataset.gone === "true";
 }
 
-function markGone(message) {
+// Say for good that nothing on the page can be sent: ``notice.text``, with the link ``notice.href`` worded
+// ``notice.link`` (the default: the judge's current screen); ``loggedOut``: the page's login is gone, so its Undo
+// cannot be sent either.
+function markGone(notice, loggedOut = false) {
   if (screenGone()) return;
   form.dataset.gone = "true";
   submitButton.disabled = true;
   const flagOpen = document.getElementById("flag-open");
   if (flagOpen) flagOpen.disabled = true;
   if (flagDialog && flagDialog.open) flagDialog.close();
+  const undo = document.getElementById("undo");
+  if (undo && loggedOut) undo.disabled = true;
   if (goneNotice) {
     goneNotice.hidden = false;
-    document.getElementById("screen-gone-text").textContent = message;
+    document.getElementById("screen-gone-text").textContent = notice.text;
+    const link = document.getElementById("screen-gone-link");
+    if (notice.href) {
+      link.href = notice.href;
+      link.textContent = notice.link;
+    }
   } else {
-    status.textContent = message;
+    status.textContent = notice.text;
   }
+}
+
+// What the lease request's answer says of the page: null while it may go on, else the notice for markGone.
+async function leaseRefusal(response) {
+  if (response.status === 401) return { notice: config.sessionEnded, loggedOut: true };
+  const json = (response.headers.get("content-type") || "").includes("json");
+  if (response.status === 403 && !json) return { notice: config.pageExpired, loggedOut: true };
+  if ((response.status === 409 || response.status === 403) && json) {
+    const refused = await response.json();
+    if (refused && refused.error) return { notice: { text: refused.error }, loggedOut: false };
+  }
+  return null;
 }
 
 // Ask the server to keep the screen's lease: while the judge is active, or at once when ``returning`` to the page.
 function keepLease(returning = false) {
   if (screenGone() || form.dataset.submitting === "true") return;
   if (!returning && Date.now() - lastActivity > config.heartbeatSeconds * 1000) return;
-  lastLeaseCheck = Date.now();
+  leaseAsked = true;
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
   fetch(config.leaseUrl, { method: "POST", headers: { "X-CSRFToken": csrf }, credentials: "same-origin" })
-    .then((response) => ((response.status === 409 || response.status === 403)
-      && (response.headers.get("content-type") || "").includes("json") ? response.json() : null))
+    .then(leaseRefusal)
     .then((refused) => {
-      if (refused && refused.error) markGone(refused.error);
+      if (refused) markGone(refused.notice, refused.loggedOut);
     })
-    .catch(() => {});
+    .catch(() => {})
+    .finally(() => {
+      leaseAsked = false;
+    });
 }
 
-// The judge is back on the page (it shows again, or its window has focus): ask about the lease at once if it was
-// not asked about for a heartbeat's time, as a background tab's screen may have been given to another judge.
+// The judge is back on the page (it shows again, or its window has focus): ask about the lease at once, as the
+// screen may have been given to another judge meanwhile, or the judge logged out in another tab.
 function leaseOnReturn() {
   if (!config.leaseUrl || document.visibilityState !== "visible") return;
-  if (Date.now() - lastLeaseCheck > config.heartbeatSeconds * 1000) keepLease(true);
+  if (!leaseAsked) keepLease(true);
 }
 
 function markActivity() {

@@ -9,10 +9,12 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, ScreenCandidate, TrainingAnswer
 from annotation.services import queue
@@ -103,6 +105,53 @@ def test_anonymous_users_are_sent_to_login(campaign):
     for url in (reverse("home"), reverse("judge-campaign", args=[campaign.pk])):
         response = Client().get(url)
         assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+def test_a_judges_page_sent_after_the_session_ended_goes_to_a_login_page_that_says_so(campaign, ann):
+    """A submit, flag or undo sent after the login session ended (a log-out in another tab, or it ran out) stores
+    nothing and goes to the login page, back to the page its form was on, and the login page says the session had
+    ended, that nothing was saved, how to go back, and that a crowd worker opens the study link again; the lease
+    request answers 401. The page sent went to a plain login page (a flag's or undo's to an address that only takes
+    POST), and the lease request to the login page, which the screen's script took for a kept lease."""
+    add_screen(campaign, 0)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    token = token_in_url(url)
+    client.post(reverse("logout"))
+    login_page = reverse("login")
+    screen_page = reverse("judge-screen", args=[token])
+    campaign_page = reverse("judge-campaign", args=[campaign.pk])
+    for posted, data, back in (
+        (url, ranks_data(4, url=url), screen_page),
+        (reverse("judge-flag", args=[token]), {"reason": "garbled"}, screen_page),
+        (reverse("judge-undo", args=[campaign.pk]), {"token": str(token)}, campaign_page),
+    ):
+        response = client.post(posted, data)
+        assert response.status_code == 302
+        assert response["Location"] == f"{login_page}?{urlencode({'next': back, 'ended': 1})}", posted
+    assert not Judgment.objects.exists()
+    assert Assignment.objects.get(token=token).status == Assignment.Status.SERVED
+    lease = client.post(reverse("judge-lease", args=[token]))
+    assert lease.status_code == 401 and lease.json() == {"error": "Your login session has ended."}
+
+    said = client.get(response["Location"]).content.decode()
+    assert "Your login session had ended" in said and "nothing that page sent was saved" in said
+    assert "Log in again to go back to your judging page" in said and "open the study link again" in said
+    assert f'name="next" value="{back}"' in said
+    plain = client.get(f"{login_page}?{urlencode({'next': screen_page})}").content.decode()
+    assert "Log in again to go back" in plain and "session had ended" not in plain, "a visit, not a lost session"
+    elsewhere = client.get(f"{login_page}?{urlencode({'next': '/campaigns/', 'ended': 1})}").content.decode()
+    assert "login-reason" not in elsewhere, "only a judge's page says how to go back to judging"
+
+
+def test_a_judges_page_opened_with_a_session_that_ran_out_says_the_session_ended(campaign, ann):
+    """A GET with the cookie of a session that ran out (the server no longer has it) is a session that ended under
+    the judge; one without a session cookie is a visit of someone logged out."""
+    client = login(ann)
+    Session.objects.all().delete()
+    page = reverse("judge-campaign", args=[campaign.pk])
+    assert client.get(page)["Location"] == f"{reverse('login')}?{urlencode({'next': page, 'ended': 1})}"
+    assert Client().get(page)["Location"] == f"{reverse('login')}?{urlencode({'next': page})}"
 
 
 def test_guidelines_are_acknowledged_once_and_again_after_a_change(campaign, ann):
@@ -363,8 +412,11 @@ def test_no_judge_response_names_a_system(campaign, ann):
         r'<script id="judge-config" type="application/json">(.*?)</script>', responses[2].content.decode()
     )
     shown = json.loads(config.group(1))
-    assert set(shown) == {"maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds", "token", "submitted"}
+    assert set(shown) == {
+        "maxRank", "idleCapSeconds", "leaseUrl", "heartbeatSeconds", "token", "submitted", "sessionEnded", "pageExpired"
+    }
     assert uuid.UUID(shown["token"]) and shown["submitted"] == [], "the serving token (in the URL too), no values"
+    assert shown["sessionEnded"]["href"] == shown["pageExpired"]["href"] == url, "the notices' way back: this page"
     for response in responses:
         assert_no_system_names(response)
 

@@ -3,9 +3,10 @@
 ``EXPECTED`` holds one rule per URL pattern: a URL added without a rule here fails
 ``test_every_url_pattern_has_a_rule``, so nobody adds a page or an endpoint without saying who may use it.
 Each rule gives, per role, what a request gets: ``OK`` (2xx, or a redirect elsewhere than the login page),
-``LOGIN`` (a redirect to the login page), ``NO`` (403 or 404) or ``NOT_ALLOWED`` (405). Pages are requested
-with GET; URLs that only take POST are posted to by the roles that must be refused (the allowed ones are not, so
-that the fixtures stay as they are). The Django admin's URLs, generated per registered model, share one rule.
+``LOGIN`` (a redirect to the login page; ``LOGGED_OUT``, a 401, from a page's JSON request), ``NO`` (403 or 404)
+or ``NOT_ALLOWED`` (405). Pages are requested with GET; URLs that only take POST are posted to by the roles that
+must be refused (the allowed ones are not, so that the fixtures stay as they are). The Django admin's URLs,
+generated per registered model, share one rule.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from .factories import add_screen, small_campaign
 pytestmark = pytest.mark.django_db
 
 ROLES = ("anonymous", "judge", "other_judge", "organizer", "other_organizer", "admin")
-OK, LOGIN, NO, NOT_ALLOWED = "ok", "login", "refused", "405"
+OK, LOGIN, LOGGED_OUT, NO, NOT_ALLOWED = "ok", "login", "401", "refused", "405"
 
 
 def rule(*outcomes: str) -> dict[str, str]:
@@ -136,7 +137,8 @@ EXPECTED: dict[str, list[Check]] = {
     "judge/campaigns/<int:campaign_id>/undo/": post(ITS_JUDGE),
     "judge/screens/<uuid:token>/": get(ITS_JUDGE),
     "judge/screens/<uuid:token>/flag/": post(ITS_JUDGE),
-    "judge/screens/<uuid:token>/lease/": post(ITS_JUDGE),
+    # the screen's lease request (screen.js): a 401 tells the page that the login session ended
+    "judge/screens/<uuid:token>/lease/": post(rule(LOGGED_OUT, OK, NO, NO, NO, NO)),
 }
 ADMIN_PREFIX = "admin/"
 #: Admin URLs that behave otherwise: its login page is open; logging out takes POST only, and sends the others to the
@@ -248,6 +250,8 @@ def concrete(piece: URLPattern | URLResolver, values: dict) -> str:
 def outcome(response, admin_site: bool) -> str:
     if response.status_code == 405:
         return NOT_ALLOWED
+    if response.status_code == 401:
+        return LOGGED_OUT
     if response.status_code in (403, 404):
         return NO
     login = "/admin/login/" if admin_site else "/accounts/login/"

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.urls import reverse
 from playwright.sync_api import expect
 
@@ -122,3 +123,30 @@ def test_crowd_worker_cannot_open_another_campaigns_screen_or_an_organizer_page(
     assert response.status == 200 and page.url.startswith(live_server.url + "/admin/login/"), page.url
     response = page.goto(live_server.url + reverse("campaign-list"))
     assert response.status == 403 and other.name not in page.content(), "only organizers see the campaign list"
+
+
+def test_a_crowd_workers_ended_session_is_told_with_the_study_link_to_open_again(live_server, new_page, crowd):
+    """A crowd worker has no password: when their login session on the site ends (here it ran out) while a screen
+    is open, the page says so when they come back to it, submits nothing, and offers their study link, which brings
+    the screen back with the ranks given. The page used to find nothing wrong, and Submit led to a login page they
+    could not use."""
+    link = study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01", SESSION_ID="se01")
+    page = new_page()
+    page.goto(link)
+    expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
+    page.wait_for_load_state("domcontentloaded")
+    screen_url = page.url
+    page.locator("#candidate-0 label.rank").nth(1).click()
+    page.locator("#candidate-1 label.rank").nth(0).click()
+    Session.objects.all().delete()  # the session ran out on the server
+
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    ended = page.locator("#screen-gone")
+    expect(ended).to_contain_text("Your session on this site has ended")
+    expect(page.locator("#submit")).to_be_disabled()
+    page.get_by_role("link", name="Open the study link again").click()
+    expect(page).to_have_url(screen_url)
+    page.wait_for_load_state("domcontentloaded")
+    checked = page.eval_on_selector_all(".candidate input:checked", "inputs => inputs.map(i => i.value)")
+    assert checked == ["2", "1"], "the ranks given before come back"
+    expect(page.locator("#screen-gone")).to_be_hidden()

@@ -391,3 +391,90 @@ def test_right_to_left_sentences_read_right_to_left_beside_left_to_right_ones(li
     on_screen(page, 2, 2)
     for selector in ("#source", "#sentence-0", "#sentence-1"):
         assert direction(selector) == "ltr", selector
+
+
+def test_a_session_ended_in_another_tab_is_told_before_the_judge_submits_and_the_ranks_come_back(
+    live_server, new_page, campaign
+):
+    """The judge logs out in another tab: coming back to the screen, the page asks about its lease at once, hears
+    that the login session ended (401), says so for good with the way back (log in again), and submits and flags
+    nothing; logging in again from the notice brings the screen back with the ranks given. The page used to find
+    nothing wrong (the lease request was sent on to the login page, which it ignored), so Submit led to a plain
+    login page that said nothing of the ranks sent."""
+    campaign.guidelines = ""
+    campaign.save()
+    judge("lena", campaign, password="lena-password-1")
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    log_in(page, live_server, "lena", "lena-password-1", reverse("judge-campaign", args=[campaign.pk]))
+    on_screen(page, 1, 2)
+    screen_url = page.url
+    rank_by_clicks(page, [2, 1, 3])
+
+    other_tab = page.context.new_page()
+    other_tab.goto(live_server.url + reverse("judge-home"))
+    other_tab.get_by_role("button", name="Log out").click()
+    expect(other_tab.get_by_role("heading", name="Log in")).to_be_visible()
+    page.bring_to_front()
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # the tab shows again
+
+    ended = page.locator("#screen-gone")
+    expect(ended).to_be_visible()
+    expect(ended).to_contain_text("Your login session has ended")
+    expect(ended).to_contain_text("Log in again")
+    expect(page.locator("#submit")).to_be_disabled()
+    expect(page.locator("#flag-open")).to_be_disabled()
+    rank_by_clicks(page, [2, 1, 3, 4])
+    expect(page.locator("#submit")).to_be_disabled()
+    page.locator("#candidate-3 input").first.focus()
+    page.keyboard.press("Enter")
+    expect(ended).to_be_visible()
+    assert page.url == screen_url and not Judgment.objects.exists()
+
+    page.get_by_role("link", name="Log in again").click()
+    expect(page.locator("#login-reason")).to_contain_text("Log in again to go back to your judging page")
+    page.get_by_label("Username").fill("lena")
+    page.get_by_label("Password").fill("lena-password-1")
+    page.get_by_role("button", name="Log in").click()
+    on_screen(page, 1, 2)
+    assert page.url == screen_url
+    assert checked_ranks(page) == ["2", "1", "3", "4"], "the ranks given before come back"
+    expect(page.locator("#screen-gone")).to_be_hidden()
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+    assert list(Judgment.objects.get().items.values_list("rank", flat=True)) == [2, 1, 3, 4]
+
+
+def test_a_login_again_in_another_tab_is_told_before_the_judge_submits_a_page_of_the_old_login(
+    live_server, new_page, campaign
+):
+    """The judge logs out and in again in another tab: the login gave the browser a new CSRF token, so this page's
+    form would be refused. Coming back, the page says so for good and how to go on (reload it), and the reload
+    brings the ranks back. It used to let the judge submit into the 'form has expired' page."""
+    campaign.guidelines = ""
+    campaign.save()
+    judge("lena", campaign, password="lena-password-1")
+    add_screen(campaign, 1)
+    page = new_page()
+    log_in(page, live_server, "lena", "lena-password-1", reverse("judge-campaign", args=[campaign.pk]))
+    on_screen(page, 1, 1)
+    screen_url = page.url
+    rank_by_clicks(page, [1, 2, 3, 4])
+
+    other_tab = page.context.new_page()
+    other_tab.goto(live_server.url + reverse("judge-home"))
+    other_tab.get_by_role("button", name="Log out").click()
+    log_in(other_tab, live_server, "lena", "lena-password-1")
+    page.bring_to_front()
+    page.evaluate("window.dispatchEvent(new Event('focus'))")  # the window has focus again
+
+    expired = page.locator("#screen-gone")
+    expect(expired).to_contain_text("logged in or out in another tab")
+    expect(page.locator("#submit")).to_be_disabled()
+    page.get_by_role("link", name="Reload this screen").click()
+    on_screen(page, 1, 1)
+    assert page.url == screen_url and checked_ranks(page) == ["1", "2", "3", "4"]
+    page.get_by_role("button", name="Submit").click()
+    page.wait_for_url(re.compile(r"/done/"))
+    assert Judgment.objects.count() == 1
