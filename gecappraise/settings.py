@@ -186,6 +186,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "gecappraise.session_renewal.SessionRenewalMiddleware",
     "annotation.request_limits.RequestSizeLimitMiddleware",
     "annotation.upload_names.FormEncodingMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
