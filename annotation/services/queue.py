@@ -73,6 +73,7 @@ STALE_MESSAGE = (
     "This screen is out of date: it was undone, or given to another judge after it was left unanswered. "
     "Nothing was saved from it."
 )
+CLOSED_MESSAGE = "This campaign is closed; it takes no more judgments."
 CHANGED_MESSAGE = (
     "This screen is not the one you were shown: its corrections changed after it was served. Nothing was saved; "
     "open the campaign again to judge the screen as it is now."
@@ -249,7 +250,8 @@ def next_assignment(
 
     Order: the screen already served to them (its lease renewed); their own pending assignments that are due
     (direct assignments, and repeats once ``due_after`` screens are submitted), by position; the first
-    claimable pool slot; any pending repeat. A closed campaign serves nothing new.
+    claimable pool slot; any pending repeat. A closed campaign serves nothing, not even the screen served before it
+    closed, which can no longer be submitted.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -261,6 +263,8 @@ def next_assignment(
 def _next_locked(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> Assignment | None:
     """``next_assignment`` once the judge's membership row is locked. The judge's open assignments of the campaign
     (the served one, pending ones: a few rows) are read in one query."""
+    if campaign.closed_at is not None:
+        return None
     mine = _mine(campaign, judge)
     held = list(mine.filter(status__in=_OPEN).order_by("position", "id"))
     served = [row for row in held if row.status == Assignment.Status.SERVED]
@@ -268,8 +272,6 @@ def _next_locked(campaign: Campaign, judge: AbstractBaseUser, now: datetime) -> 
         current = min(served, key=lambda row: (row.served_at, row.pk))
         renew_lease(current, judge, now)
         return current
-    if campaign.closed_at is not None:
-        return None
     pending = [row for row in held if row.status == Assignment.Status.PENDING]
     repeats = [row for row in pending if row.repeat_of_id is not None]
     done = mine.filter(status=Assignment.Status.SUBMITTED).count() if repeats else 0
@@ -331,7 +333,8 @@ WHERE mine.campaign_id = %(campaign)s AND mine.judge_id = %(judge)s
 
 
 def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
-    """The assignment named by ``token`` if it is ``judge``'s and was served; raise StaleScreen/ForeignScreen."""
+    """The assignment named by ``token`` if it is ``judge``'s and was served; raise StaleScreen/ForeignScreen, or
+    CampaignClosed while it is not submitted and its campaign is closed."""
     assignment = (
         Assignment.objects.select_related("screen__campaign", "screen__segment").filter(token=token).first()
     )
@@ -339,6 +342,8 @@ def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
         raise StaleScreen(STALE_MESSAGE)
     if assignment.judge_id != judge.pk:
         raise ForeignScreen("This screen is assigned to another judge.")
+    if assignment.status == Assignment.Status.SERVED and assignment.screen.campaign.closed_at is not None:
+        raise CampaignClosed(CLOSED_MESSAGE)
     return assignment
 
 
@@ -456,7 +461,7 @@ def _finish(
             return SubmitResult(assignment, assignment.judgment, created=False)
         campaign = assignment.screen.campaign
         if campaign.closed_at is not None:
-            raise CampaignClosed("This campaign is closed; it takes no more judgments.")
+            raise CampaignClosed(CLOSED_MESSAGE)
         judgment = write(assignment, campaign, lambda: _store(assignment, campaign, now, active_time))
         following = _next_locked(campaign, judge, now) if serve_next else None
     return SubmitResult(assignment, judgment, created=True, following=following)

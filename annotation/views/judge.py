@@ -121,8 +121,10 @@ def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign
 
 
 def _refused_by_queue(request: HttpRequest, error: queue.QueueError, campaign: Campaign | None = None):
+    """The refusal page of ``error``, with the way to the judge's current screen of ``campaign`` unless the campaign
+    has none to give (it is closed)."""
     status = 403 if isinstance(error, (queue.ForeignScreen, queue.NotAJudge)) else 409
-    return _refused(request, str(error), status, campaign)
+    return _refused(request, str(error), status, None if isinstance(error, queue.CampaignClosed) else campaign)
 
 
 def _shown(assignment: Assignment, token: uuid.UUID) -> ScreenDisplay:

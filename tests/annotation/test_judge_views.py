@@ -14,6 +14,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 
 from annotation.models import Assignment, CandidateJudgment, Flag, Invite, Judgment, ScreenCandidate, TrainingAnswer
@@ -105,6 +106,39 @@ def test_anonymous_users_are_sent_to_login(campaign):
     for url in (reverse("home"), reverse("judge-campaign", args=[campaign.pk])):
         response = Client().get(url)
         assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+def test_a_campaign_closed_while_a_screen_is_open_sends_the_judge_to_its_done_page_not_back_to_the_screen(
+    campaign, ann
+):
+    """A campaign closed (in the admin) while its judge has a screen open: the screen, its lease request, a submit
+    and a flag say it is closed and store nothing, and the way on is the done page, which says so. The campaign page
+    served the screen that could no longer be submitted, and the refusal's "Go to your current screen" led back to
+    it: the judge ranked it again and again."""
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    campaign_page = reverse("judge-campaign", args=[campaign.pk])
+    url = client.get(campaign_page)["Location"]
+    token = token_in_url(url)
+    campaign.closed_at = timezone.now()
+    campaign.save()
+
+    done_page = reverse("judge-done", args=[campaign.pk])
+    assert client.get(campaign_page)["Location"] == done_page
+    assert "This campaign is closed" in client.get(done_page).content.decode()
+    closed = "This campaign is closed; it takes no more judgments."
+    for response in (
+        client.get(url),
+        client.post(url, ranks_data(4, url=url)),
+        client.post(reverse("judge-flag", args=[token]), {"reason": "garbled"}),
+    ):
+        page = response.content.decode()
+        assert response.status_code == 409 and closed in page
+        assert "Go to your current screen" not in page
+    lease = client.post(reverse("judge-lease", args=[token]))
+    assert lease.status_code == 409 and lease.json() == {"error": closed}
+    assert not Judgment.objects.exists()
 
 
 def test_a_judges_page_sent_after_the_session_ended_goes_to_a_login_page_that_says_so(campaign, ann):
