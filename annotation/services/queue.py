@@ -51,6 +51,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from ..models import Assignment, Campaign, CandidateJudgment, CrowdSession, Flag, Judgment
@@ -74,6 +75,7 @@ STALE_MESSAGE = (
     "Nothing was saved from it."
 )
 CLOSED_MESSAGE = "This campaign is closed; it takes no more judgments."
+REMOVED_MESSAGE = "You are no longer a judge of this campaign, so this screen can no longer be saved."
 CHANGED_MESSAGE = (
     "This screen is not the one you were shown: its corrections changed after it was served. Nothing was saved; "
     "open the campaign again to judge the screen as it is now."
@@ -333,15 +335,22 @@ WHERE mine.campaign_id = %(campaign)s AND mine.judge_id = %(judge)s
 
 
 def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
-    """The assignment named by ``token`` if it is ``judge``'s and was served; raise StaleScreen/ForeignScreen, or
-    CampaignClosed while it is not submitted and its campaign is closed."""
+    """The assignment named by ``token`` if it is ``judge``'s and was served; raise StaleScreen/ForeignScreen,
+    NotAJudge once the judge is no longer a judge of its campaign (removed since), or CampaignClosed while it is
+    not submitted and its campaign is closed. Membership is read in the same query."""
+    member = Campaign.judges.through.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=judge.pk)
     assignment = (
-        Assignment.objects.select_related("screen__campaign", "screen__segment").filter(token=token).first()
+        Assignment.objects.select_related("screen__campaign", "screen__segment")
+        .annotate(judge_is_member=Exists(member))
+        .filter(token=token)
+        .first()
     )
     if assignment is None or assignment.status == Assignment.Status.PENDING:
         raise StaleScreen(STALE_MESSAGE)
     if assignment.judge_id != judge.pk:
         raise ForeignScreen("This screen is assigned to another judge.")
+    if not assignment.judge_is_member:
+        raise NotAJudge(REMOVED_MESSAGE)
     if assignment.status == Assignment.Status.SERVED and assignment.screen.campaign.closed_at is not None:
         raise CampaignClosed(CLOSED_MESSAGE)
     return assignment
@@ -395,7 +404,7 @@ def clamp_active_time(active: timedelta | None, duration: timedelta) -> timedelt
 
 def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assignment | None) -> Assignment:
     """The assignment served as ``token``, locked after the judge's membership row (the claims' lock order); raise
-    StaleScreen or ForeignScreen.
+    StaleScreen, ForeignScreen, or NotAJudge when the judge has no membership row (removed from the campaign).
 
     ``served`` is the assignment as the caller read it (``assignment_for``, with its screen and campaign), or None
     to read it here. Its screen and campaign do not change; its own row is read again under the lock, by id and
@@ -410,6 +419,8 @@ def _locked_for_submit(token: uuid.UUID, judge: AbstractBaseUser, served: Assign
     parameters = {"campaign": served.campaign_id, "judge": judge.pk, "id": served.pk, "token": token_value}
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_MEMBERSHIP_SQL.format(table=Campaign.judges.through._meta.db_table, lock=lock), parameters)
+        if cursor.fetchone() is None:
+            raise NotAJudge(REMOVED_MESSAGE)
     sql = _LOCK_ASSIGNMENT_SQL.format(table=Assignment._meta.db_table, columns=_assignment_columns(), lock=lock)
     locked = Assignment.objects.raw(sql, parameters)
     assignment = next(iter(locked), None)

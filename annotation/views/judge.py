@@ -122,9 +122,10 @@ def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign
 
 def _refused_by_queue(request: HttpRequest, error: queue.QueueError, campaign: Campaign | None = None):
     """The refusal page of ``error``, with the way to the judge's current screen of ``campaign`` unless the campaign
-    has none to give (it is closed)."""
+    has none to give them (it is closed, or they are not its judge)."""
     status = 403 if isinstance(error, (queue.ForeignScreen, queue.NotAJudge)) else 409
-    return _refused(request, str(error), status, None if isinstance(error, queue.CampaignClosed) else campaign)
+    no_screen = isinstance(error, (queue.CampaignClosed, queue.NotAJudge))
+    return _refused(request, str(error), status, None if no_screen else campaign)
 
 
 def _shown(assignment: Assignment, token: uuid.UUID) -> ScreenDisplay:
@@ -578,17 +579,18 @@ def password(request: HttpRequest) -> HttpResponse:
 def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """Keep the lease of the screen served as ``token`` while its judge is active on the page (screen.js calls it).
 
-    204 when the screen is still the judge's; 409 with a message when it was undone or given to another judge;
-    403 for another judge's screen; 401 when the login session has ended (the page then shows
-    ``session_notices``). A page of an older login (its CSRF token was replaced by a log-in since) gets the CSRF
-    check's 403 page, not JSON.
+    204 when the screen is still the judge's; 409 with a message when it was undone or given to another judge, or
+    its campaign closed; 403 for another judge's screen, or once the judge was removed from the campaign; 401 when
+    the login session has ended (the page then shows ``session_notices``). A page of an older login (its CSRF token
+    was replaced by a log-in since) gets the CSRF check's 403 page, not JSON.
     """
     if not request.user.is_authenticated:
         return JsonResponse({"error": SESSION_ENDED_MESSAGE}, status=401)
     try:
         assignment = queue.assignment_for(token, request.user)
     except queue.QueueError as error:
-        return JsonResponse({"error": str(error)}, status=403 if isinstance(error, queue.ForeignScreen) else 409)
+        forbidden = isinstance(error, (queue.ForeignScreen, queue.NotAJudge))
+        return JsonResponse({"error": str(error)}, status=403 if forbidden else 409)
     if assignment.status == Assignment.Status.SERVED:
         queue.renew_lease(assignment, request.user)
     return HttpResponse(status=204)

@@ -141,6 +141,23 @@ def test_a_campaign_closed_while_a_screen_is_open_sends_the_judge_to_its_done_pa
     assert not Judgment.objects.exists()
 
 
+def test_a_judge_removed_from_the_campaign_is_told_on_the_screen_they_had_open(campaign, ann):
+    """A judge removed from the campaign (in the admin) with a screen open: the screen, its lease request and a
+    submit say so (403), store nothing and offer no way to a screen of the campaign."""
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    campaign.judges.remove(ann)
+    for response in (client.get(url), client.post(url, ranks_data(4, url=url))):
+        page = response.content.decode()
+        assert response.status_code == 403 and queue.REMOVED_MESSAGE in page
+        assert "Go to your current screen" not in page
+    lease = client.post(reverse("judge-lease", args=[token_in_url(url)]))
+    assert lease.status_code == 403 and lease.json() == {"error": queue.REMOVED_MESSAGE}
+    assert not Judgment.objects.exists()
+
+
 def test_a_judges_page_sent_after_the_session_ended_goes_to_a_login_page_that_says_so(campaign, ann):
     """A submit, flag or undo sent after the login session ended (a log-out in another tab, or it ran out) stores
     nothing and goes to the login page, back to the page its form was on, and the login page says the session had

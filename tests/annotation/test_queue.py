@@ -447,6 +447,25 @@ def test_a_closed_campaign_serves_nothing_new_and_takes_no_judgments(campaign):
     assert not Judgment.objects.exists()
 
 
+def test_a_judge_removed_from_the_campaign_cannot_submit_the_screen_they_had_open(campaign):
+    """A judge removed from a campaign (in the admin) while a screen is served to them: the screen and its submit or
+    flag are refused, nothing is stored and nothing more is served. The submit was stored and served the next
+    screen, and so on: the removed judge went on judging the campaign for as long as their tab stayed open."""
+    add_screen(campaign, 0)
+    add_screen(campaign, 1)
+    ann = judge("ann", campaign)
+    served = queue.next_assignment(campaign, ann)
+    campaign.judges.remove(ann)
+    with pytest.raises(queue.NotAJudge, match="no longer a judge of this campaign"):
+        queue.assignment_for(served.token, ann)
+    with pytest.raises(queue.NotAJudge):
+        queue.submit_ranking(served.token, ann, ranks_for(served), queue.candidate_keys(served), serve_next=True)
+    with pytest.raises(queue.NotAJudge):
+        queue.flag_screen(served.token, ann, "garbled", serve_next=True)
+    assert not Judgment.objects.exists()
+    assert list(Assignment.objects.filter(judge=ann).values_list("pk", flat=True)) == [served.pk]
+
+
 def test_progress_counts_what_the_judge_can_still_reach(campaign):
     for line in range(3):
         add_screen(campaign, line, slots=2)
