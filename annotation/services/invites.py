@@ -123,7 +123,10 @@ def _usable(invite: Invite | None, now: datetime) -> Invite:
     if invite is None:
         raise InviteError("This invite link is not valid. Check that you copied all of it.")
     if invite.used_at is not None:
-        raise InviteError("This invite link has been used already. Log in with your account instead.")
+        raise InviteError(
+            "This invite link has been used already. Log in with your account instead; if you set no password, ask "
+            "the campaign's organizer for a new invite link."
+        )
     if invite.expires_at <= now:
         raise InviteError("This invite link has expired. Ask the organizer for a new one.")
     if invite.campaign.closed_at is not None:

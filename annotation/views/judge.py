@@ -84,16 +84,26 @@ def login_first(view: Callable[..., HttpResponse] | None = None, *, back: Callab
     return decorate(view) if view is not None else decorate
 
 
-def session_notices(campaign: Campaign, assignment: Assignment, session: CrowdSession | None) -> dict:
+def session_notices(campaign: Campaign, assignment: Assignment, judge, session: CrowdSession | None) -> dict:
     """What the screen's page says, for good, when its lease request finds that the page can no longer send it
-    (screen.js; each a ``text``, and a link ``href`` with its words ``link``): ``sessionEnded``, the login session
-    ended (a 401: log in again, or, for a crowd worker's ``session``, open the study link again); ``pageExpired``,
-    the user logged in or out elsewhere since the page was opened, so its CSRF token is no longer the browser's
-    (the CSRF check's 403: reload it). Either way the screen comes back with the values given (kept in the tab)."""
+    (screen.js; each a ``text``, and a link ``href`` with its words ``link``, or no link): ``sessionEnded``, the
+    login session ended (a 401: log in again; for a crowd worker's ``session``, open the study link again; for a
+    judge who joined by an invite link and has no password, ask the organizer for a new link, as no login is
+    possible); ``pageExpired``, the user logged in or out elsewhere since the page was opened, so its CSRF token is
+    no longer the browser's (the CSRF check's 403: reload it). The screen comes back with the values given (kept in
+    the tab). ``judge`` is the assignment's judge, logged in."""
     values = "scores" if campaign.mode == Campaign.Mode.PRWS else "ranks"
     screen_page = reverse("judge-screen", args=[assignment.token])
     comes_back = f"the screen comes back in this tab with the {values} you gave it."
-    if session is None:
+    if session is None and not judge.has_usable_password():
+        ended = {
+            "text": "Your login session has ended (you logged out in another tab or window, or it ran out), so this "
+                    "screen can no longer be sent from this page. You joined by an invite link and set no password, "
+                    "so you cannot log in again: ask the campaign's organizer for a new invite link.",
+            "href": None,
+            "link": None,
+        }
+    elif session is None:
         ended = {
             "text": "Your login session has ended (you logged out in another tab or window, or it ran out), so this "
                     f"screen can no longer be sent from this page. Log in again to go on: {comes_back}",
@@ -479,7 +489,7 @@ def _render_screen(
         heartbeatSeconds=queue.lease_length().total_seconds() / 4,
         token=str(assignment.token),
         submitted=request.session.pop(f"{UNDONE_VALUES}{assignment.token}", []),
-        **session_notices(found, assignment, session),
+        **session_notices(found, assignment, request.user, session),
     )
     context.update(
         {

@@ -99,8 +99,8 @@ export function screenGone() {
 }
 
 // Say for good that nothing on the page can be sent: ``notice.text``, with the link ``notice.href`` worded
-// ``notice.link`` (the default: the judge's current screen); ``loggedOut``: the page's login is gone, so its Undo
-// cannot be sent either.
+// ``notice.link`` (left out: the judge's current screen; null: no link); ``loggedOut``: the page's login is gone,
+// so its Undo cannot be sent either.
 function markGone(notice, loggedOut = false) {
   if (screenGone()) return;
   form.dataset.gone = "true";
@@ -117,6 +117,8 @@ function markGone(notice, loggedOut = false) {
     if (notice.href) {
       link.href = notice.href;
       link.textContent = notice.link;
+    } else if (notice.href === null) {
+      link.hidden = true;
     }
   } else {
     status.textContent = notice.text;

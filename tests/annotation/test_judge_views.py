@@ -91,6 +91,7 @@ def test_invite_link_asks_first_then_logs_in_once(campaign, organizer):
     assert client.get(reverse("home")).status_code == 200
     again = Client().post(url)
     assert again.status_code == 410 and b"used already" in again.content
+    assert "if you set no password, ask the campaign&#x27;s organizer for a new invite link" in again.content.decode()
     assert not Client().get(reverse("home")).wsgi_request.user.is_authenticated
 
 
@@ -188,6 +189,7 @@ def test_a_judges_page_sent_after_the_session_ended_goes_to_a_login_page_that_sa
     said = client.get(response["Location"]).content.decode()
     assert "Your login session had ended" in said and "nothing that page sent was saved" in said
     assert "Log in again to go back to your judging page" in said and "open the study link again" in said
+    assert "set no password? Then you cannot log in here: ask the campaign's organizer for a new invite link" in said
     assert f'name="next" value="{back}"' in said
     plain = client.get(f"{login_page}?{urlencode({'next': screen_page})}").content.decode()
     assert "Log in again to go back" in plain and "session had ended" not in plain, "a visit, not a lost session"

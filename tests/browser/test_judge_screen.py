@@ -478,3 +478,26 @@ def test_a_login_again_in_another_tab_is_told_before_the_judge_submits_a_page_of
     page.get_by_role("button", name="Submit").click()
     page.wait_for_url(re.compile(r"/done/"))
     assert Judgment.objects.count() == 1
+
+
+def test_a_judge_without_a_password_whose_session_ended_is_told_to_ask_for_a_new_invite_link(
+    live_server, new_page, campaign
+):
+    """A judge who joined by an invite link and set no password cannot log in again: when their session ends with a
+    screen open, the page says to ask the organizer for a new invite link, and offers no login it cannot use. It
+    said "Log in again", which led to a login page that took no password of theirs."""
+    add_screen(campaign, 1)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "ivy")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 1)
+    other_tab = page.context.new_page()
+    other_tab.goto(live_server.url + reverse("judge-home"))
+    other_tab.get_by_role("button", name="Log out").click()
+    page.bring_to_front()
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+
+    ended = page.locator("#screen-gone")
+    expect(ended).to_contain_text("ask the campaign's organizer for a new invite link")
+    expect(page.locator("#screen-gone-link")).to_be_hidden()
+    expect(page.locator("#submit")).to_be_disabled()
