@@ -54,6 +54,11 @@ SESSION_ENDED_PARAMETER = "ended"
 #: The lease request's answer (401) once the login session has ended; the page shows ``session_notices`` instead.
 SESSION_ENDED_MESSAGE = "Your login session has ended."
 
+#: The lease request's answer (409) for a screen submitted already, in another tab or window.
+SUBMITTED_ELSEWHERE_MESSAGE = (
+    "You submitted this screen already, in another tab or window; nothing more from this page is saved."
+)
+
 #: Session key prefix of the values an undone screen shows again (``undo`` stores them under the new token; the
 #: screen's first view takes them into the page, whose script keeps them per token in sessionStorage).
 UNDONE_VALUES = "gecappraise-undone:"
@@ -589,10 +594,11 @@ def password(request: HttpRequest) -> HttpResponse:
 def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """Keep the lease of the screen served as ``token`` while its judge is active on the page (screen.js calls it).
 
-    204 when the screen is still the judge's; 409 with a message when it was undone or given to another judge, or
-    its campaign closed; 403 for another judge's screen, or once the judge was removed from the campaign; 401 when
-    the login session has ended (the page then shows ``session_notices``). A page of an older login (its CSRF token
-    was replaced by a log-in since) gets the CSRF check's 403 page, not JSON.
+    204 when the screen is still the judge's; 409 with a message when it was submitted already (in another tab),
+    undone or given to another judge, or its campaign closed; 403 for another judge's screen, or once the judge was
+    removed from the campaign; 401 when the login session has ended (the page then shows ``session_notices``). A
+    page of an older login (its CSRF token was replaced by a log-in since) gets the CSRF check's 403 page, not
+    JSON.
     """
     if not request.user.is_authenticated:
         return JsonResponse({"error": SESSION_ENDED_MESSAGE}, status=401)
@@ -601,6 +607,7 @@ def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     except queue.QueueError as error:
         forbidden = isinstance(error, (queue.ForeignScreen, queue.NotAJudge))
         return JsonResponse({"error": str(error)}, status=403 if forbidden else 409)
-    if assignment.status == Assignment.Status.SERVED:
-        queue.renew_lease(assignment, request.user)
+    if assignment.status == Assignment.Status.SUBMITTED:
+        return JsonResponse({"error": SUBMITTED_ELSEWHERE_MESSAGE}, status=409)
+    queue.renew_lease(assignment, request.user)
     return HttpResponse(status=204)

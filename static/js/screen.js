@@ -16,14 +16,14 @@
 // - Lease: while the judge is active, the page tells the server every config.heartbeatSeconds that the screen is
 //   still being judged, so it is not given to another judge, and asks at once when the judge comes back to the
 //   page (it shows again, or the window gets focus; once while a request is under way), as what happened in
-//   another tab shows there. A screen that was given to another judge (or undone in another tab) is told in #screen-gone,
-//   which stays, with the way to the judge's current screen, and the page submits and flags nothing more (the
-//   server would refuse it; the status line, which each change of a value rewrites, used to say it only until the
-//   next click, with Submit enabled). So is a page that can no longer send anything: the login session ended (a
-//   401: config.sessionEnded, the way back being to log in again, or a crowd worker's study link) or the judge
-//   logged in again elsewhere, which replaced the page's CSRF token (the CSRF check's 403 page, not JSON:
-//   config.pageExpired, reload); its Undo is disabled too. The values stay in sessionStorage for the screen's
-//   return.
+//   another tab shows there. A screen that was given to another judge (or undone or submitted in another tab) is
+//   told in #screen-gone, which stays, with the way to the judge's current screen, and the page submits and flags
+//   nothing more (the server would refuse it; the status line, which each change of a value rewrites, used to say
+//   it only until the next click, with Submit enabled). So is a page that can no longer send anything: the login
+//   session ended (a 401: config.sessionEnded, the way back being to log in again, a crowd worker's study link, or
+//   for a judge without a password none) or the judge logged in again elsewhere, which replaced the page's CSRF
+//   token (the CSRF check's 403 page, not JSON: config.pageExpired, reload); its Undo is disabled too. The values
+//   stay in sessionStorage for the screen's return.
 // - Single-character keys (digits, "+", "m", "?") can be limited to when a correction has focus (WCAG 2.1.4):
 //   the box "Single keys work anywhere on the page" in the guidelines dialog, kept in localStorage; on by default.
 // - Focus on arrival: a screen opens with focus on the sentence (#context), so that a screen reader reads it first

@@ -501,3 +501,35 @@ def test_a_judge_without_a_password_whose_session_ended_is_told_to_ask_for_a_new
     expect(ended).to_contain_text("ask the campaign's organizer for a new invite link")
     expect(page.locator("#screen-gone-link")).to_be_hidden()
     expect(page.locator("#submit")).to_be_disabled()
+
+
+def test_a_screen_submitted_in_another_tab_says_so_when_the_judge_comes_back_to_this_one(
+    live_server, new_page, campaign
+):
+    """The same screen open in two tabs, submitted in the first: coming back to the second, the page says the screen
+    was submitted already, submits nothing and links to the judge's current screen. Its lease request answered 204
+    for a submitted screen, so the judge could rank it all again in the second tab and lose that at the submit
+    ('this second submission was not stored')."""
+    for line in (1, 4):
+        add_screen(campaign, line)
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "lena")
+    page.get_by_role("button", name="I have read the guidelines").click()
+    on_screen(page, 1, 2)
+    second_tab = page.context.new_page()
+    second_tab.goto(page.url)
+    expect(second_tab.locator("#screen-counter")).to_have_text("Screen 1 of 2")
+    second_tab.wait_for_load_state("domcontentloaded")
+    page.bring_to_front()
+    rank_by_clicks(page, [1, 2, 3, 4])
+    page.get_by_role("button", name="Submit").click()
+    on_screen(page, 2, 2)
+
+    second_tab.bring_to_front()
+    second_tab.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    gone = second_tab.locator("#screen-gone")
+    expect(gone).to_contain_text("You submitted this screen already, in another tab")
+    expect(second_tab.locator("#submit")).to_be_disabled()
+    second_tab.get_by_role("link", name="Go to your current screen").click()
+    expect(second_tab.locator("#screen-counter")).to_have_text("Screen 2 of 2")
+    assert Judgment.objects.count() == 1
