@@ -68,7 +68,7 @@ def login_first(view: Callable[..., HttpResponse] | None = None, *, back: Callab
     """``login_required`` for a judge's page, telling the login page when the login session ended under the judge.
 
     A request without a logged-in user goes to the login page, which comes back to the page asked for, or, for an
-    address that only takes POST, to ``back(**kwargs)`` (the page its form was on). A POST, or a request that
+    address only a form posts to, to ``back(**kwargs)`` (the page the form is on). A POST, or a request that
     still carried a session cookie naming no session (it ran out), adds ``SESSION_ENDED_PARAMETER``: the login page
     then says that the session had ended and that nothing the page sent was saved.
     """
@@ -78,7 +78,7 @@ def login_first(view: Callable[..., HttpResponse] | None = None, *, back: Callab
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             if request.user.is_authenticated:
                 return page(request, *args, **kwargs)
-            following = back(**kwargs) if back is not None and request.method == "POST" else request.get_full_path()
+            following = back(**kwargs) if back is not None else request.get_full_path()
             query = {"next": following}
             if request.method == "POST" or settings.SESSION_COOKIE_NAME in request.COOKIES:
                 query[SESSION_ENDED_PARAMETER] = "1"
@@ -87,6 +87,24 @@ def login_first(view: Callable[..., HttpResponse] | None = None, *, back: Callab
         return wrapped
 
     return decorate(view) if view is not None else decorate
+
+
+def form_target(back: Callable[..., str]):
+    """For an address only a form posts to (flag, undo): ``login_first`` back to the page the form is on,
+    ``back(**kwargs)``, and a request of another method than POST (the address opened again: the address bar's
+    Enter after a refused form's answer) goes to that page, instead of a 405 without a body, which the browser shows
+    as its own error page."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def posted_only(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if request.method != "POST":
+                return redirect(back(**kwargs))
+            return view(request, *args, **kwargs)
+
+        return login_first(posted_only, back=back)
+
+    return decorate
 
 
 def session_notices(campaign: Campaign, assignment: Assignment, judge, session: CrowdSession | None) -> dict:
@@ -519,8 +537,7 @@ def _progress_in(campaign: Campaign, judge, session: CrowdSession | None) -> que
     return progress if session is None else crowd_completion.session_progress(session, progress)
 
 
-@login_first(back=lambda token: reverse("judge-screen", args=[token]))
-@require_POST
+@form_target(back=lambda token: reverse("judge-screen", args=[token]))
 @_open_assignment
 def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> HttpResponse:
     """Flag the screen served as ``token`` with a reason instead of ranking it."""
@@ -541,8 +558,7 @@ def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> Http
     return _following(found, result, flagged=True)
 
 
-@login_first(back=lambda campaign_id: reverse("judge-campaign", args=[campaign_id]))
-@require_POST
+@form_target(back=lambda campaign_id: reverse("judge-campaign", args=[campaign_id]))
 def undo(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Undo the last submitted screen (offered until the next one is submitted; ``undo_last`` refuses any other)
     and serve it again, showing the values that were submitted (ranks or scores) to judge it again from. A crowd

@@ -159,6 +159,23 @@ def test_a_judge_removed_from_the_campaign_is_told_on_the_screen_they_had_open(c
     assert not Judgment.objects.exists()
 
 
+def test_the_address_of_a_flag_or_an_undo_opened_again_goes_to_the_page_of_its_form(campaign, ann):
+    """A refused flag (Other without details) or undo leaves its address in the browser (.../flag/, .../undo/);
+    opening it again (the address bar's Enter) goes to the screen or the campaign, storing nothing. It was a 405
+    with an empty body, which Chromium shows as its own "HTTP ERROR 405" page."""
+    add_screen(campaign, 0)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    flag = reverse("judge-flag", args=[token_in_url(url)])
+    refused = client.post(flag, {"reason": "other"})
+    assert refused.status_code == 400 and "Describe the problem" in refused.content.decode()
+    assert client.get(flag)["Location"] == url
+    undo = reverse("judge-undo", args=[campaign.pk])
+    assert client.get(undo)["Location"] == reverse("judge-campaign", args=[campaign.pk])
+    assert not Judgment.objects.exists()
+    assert Client().get(flag)["Location"] == f"{reverse('login')}?{urlencode({'next': url})}"
+
+
 def test_a_judges_page_sent_after_the_session_ended_goes_to_a_login_page_that_says_so(campaign, ann):
     """A submit, flag or undo sent after the login session ended (a log-out in another tab, or it ran out) stores
     nothing and goes to the login page, back to the page its form was on, and the login page says the session had
