@@ -55,6 +55,17 @@ class LoginRequired(InviteError):
         )
 
 
+class UsedInvite(InviteError):
+    """The invite was used already; ``invite`` is it (its judge, logged in, has nothing more to accept)."""
+
+    def __init__(self, invite: Invite):
+        self.invite = invite
+        super().__init__(
+            "This invite link has been used already. Log in with your account instead; if you set no password, ask "
+            "the campaign's organizer for a new invite link."
+        )
+
+
 class WrongAccount(InviteError):
     """Someone other than the invite's judge is logged in and the link may not log the judge in."""
 
@@ -123,10 +134,7 @@ def _usable(invite: Invite | None, now: datetime) -> Invite:
     if invite is None:
         raise InviteError("This invite link is not valid. Check that you copied all of it.")
     if invite.used_at is not None:
-        raise InviteError(
-            "This invite link has been used already. Log in with your account instead; if you set no password, ask "
-            "the campaign's organizer for a new invite link."
-        )
+        raise UsedInvite(invite)
     if invite.expires_at <= now:
         raise InviteError("This invite link has expired. Ask the organizer for a new one.")
     if invite.campaign.closed_at is not None:

@@ -37,7 +37,15 @@ from ..models import Assignment, Campaign, CrowdSession, TrainingScreen
 from ..permissions import is_crowd_worker, is_organizer, judged_campaign_or_404, managed_campaigns
 from ..request_numbers import whole_number
 from ..services import crowd_completion, guidelines, own_judgments, queue, training
-from ..services.invites import InviteError, LoginRequired, WrongAccount, find_invite, link_logs_in, redeem_invite
+from ..services.invites import (
+    InviteError,
+    LoginRequired,
+    UsedInvite,
+    WrongAccount,
+    find_invite,
+    link_logs_in,
+    redeem_invite,
+)
 from ..services.presentation import ScreenDisplay, display
 from . import crowd
 
@@ -272,7 +280,8 @@ def invite(request: HttpRequest, secret: str) -> HttpResponse:
     """A one-time invite link: GET asks to confirm (link previews must not use it up), POST accepts it.
 
     The link logs its judge in when ``link_logs_in`` allows; any other account logs in first (the page and an
-    anonymous POST send it to the login page, which returns here) and then accepts.
+    anonymous POST send it to the login page, which returns here) and then accepts. A used link opened again by
+    its judge, logged in and judging the campaign, goes on to the campaign; anyone else is refused.
     """
     user = request.user if request.user.is_authenticated else None
     try:
@@ -281,6 +290,12 @@ def invite(request: HttpRequest, secret: str) -> HttpResponse:
         return redirect_to_login(request.path)
     except WrongAccount as error:
         return _refused(request, str(error), 403)
+    except UsedInvite as error:
+        accepted = error.invite
+        if user == accepted.judge and accepted.campaign.judges.filter(pk=user.pk).exists():
+            messages.info(request, f"You accepted this invite already: you are a judge of {accepted.campaign.name}.")
+            return redirect("judge-campaign", accepted.campaign.pk)
+        return _refused(request, str(error), 410)
     except InviteError as error:
         return _refused(request, str(error), 410)
     if request.method != "POST":

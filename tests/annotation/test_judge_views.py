@@ -95,6 +95,24 @@ def test_invite_link_asks_first_then_logs_in_once(campaign, organizer):
     assert not Client().get(reverse("home")).wsgi_request.user.is_authenticated
 
 
+def test_a_used_invite_opened_again_by_its_judge_goes_to_the_campaign(campaign, organizer):
+    """The judge opens their invite link again (from the e-mail, the next day) while logged in: the page and a post
+    of it go on to the campaign, saying the invite was accepted already. It said 'used already. Log in with your
+    account instead' to someone logged in with that account. Anyone else still gets the refusal."""
+    _, secret = create_invite(campaign, "newjudge", organizer)
+    url = reverse("invite", args=[secret])
+    client = Client()
+    client.post(url)
+    for response in (client.get(url), client.post(url)):
+        assert response.status_code == 302 and response["Location"] == reverse("judge-campaign", args=[campaign.pk])
+    shown = client.get(reverse("judge-home")).content.decode()
+    assert f"You accepted this invite already: you are a judge of {campaign.name}." in shown
+    other = Client()
+    other.force_login(judge("someone-else", campaign))
+    refused = other.get(url)
+    assert refused.status_code == 410 and "used already" in refused.content.decode()
+
+
 def test_expired_and_unknown_invites_are_refused(campaign, organizer):
     _, secret = create_invite(campaign, "late", organizer, valid_for=timedelta(seconds=-1))
     assert b"expired" in Client().get(reverse("invite", args=[secret])).content
