@@ -56,6 +56,19 @@ class Visit:
     preview: bool = False
 
 
+def _only_value(query: QueryDict, name: str) -> str:
+    """The value of parameter ``name`` ("" when absent); CrowdLinkError when it is given twice with different
+    values (a platform's placeholder appended to a link that had a test id: taking either value could make every
+    worker one judge)."""
+    values = {value.strip() for value in query.getlist(name)}
+    if len(values) > 1:
+        raise CrowdLinkError(
+            f"The study link gives {name} twice, with different values; open the study from the platform's page, "
+            "or ask the researcher to fix its link."
+        )
+    return values.pop() if values else ""
+
+
 def _checked(name: str, value: str, required: bool) -> str:
     """``value`` of parameter ``name``: at most MAX_ID_LENGTH letters, digits, ``_ . : -``."""
     value = value.strip()
@@ -73,10 +86,11 @@ def _checked(name: str, value: str, required: bool) -> str:
 
 
 def parse_visit(query: QueryDict) -> Visit:
-    """The visit the query string describes, or CrowdLinkError (no worker id, two platforms, a bad value)."""
+    """The visit the query string describes, or CrowdLinkError (no worker id, two platforms, a parameter given
+    twice with different values, a bad value)."""
     mturk_worker, mturk_hit, mturk_assignment = PARAMETERS[CrowdWorker.Platform.MTURK]
-    if query.get(mturk_assignment, "") == MTURK_PREVIEW:
-        hit = _checked(mturk_hit, query.get(mturk_hit, ""), False)
+    if _only_value(query, mturk_assignment) == MTURK_PREVIEW:
+        hit = _checked(mturk_hit, _only_value(query, mturk_hit), False)
         return Visit(CrowdWorker.Platform.MTURK, "", hit, "", preview=True)
     given = [platform for platform, names in PARAMETERS.items() if names[0] in query]
     if not given:
@@ -91,9 +105,9 @@ def parse_visit(query: QueryDict) -> Visit:
     worker, study, session = PARAMETERS[platform]
     return Visit(
         platform,
-        _checked(worker, query.get(worker, ""), True),
-        _checked(study, query.get(study, ""), False),
-        _checked(session, query.get(session, ""), False),
+        _checked(worker, _only_value(query, worker), True),
+        _checked(study, _only_value(query, study), False),
+        _checked(session, _only_value(query, session), False),
     )
 
 

@@ -70,6 +70,20 @@ def test_bad_parameters_are_refused_with_the_parameter_named(values, message):
         parse_visit(query(**values))
 
 
+@pytest.mark.parametrize("repeated, name", [
+    ("worker=w1&worker=w2", "worker"),
+    ("PROLIFIC_PID=p1&STUDY_ID=st1&SESSION_ID=s1&SESSION_ID=s2", "SESSION_ID"),
+    ("workerId=A1&hitId=h1&hitId=h2", "hitId"),
+])
+def test_a_parameter_given_twice_with_two_values_is_refused(repeated, name):
+    """A study link whose parameter comes twice (a platform's placeholder appended to a link that had a test id,
+    ?worker=test&worker={{ID}}) took the last value: with the placeholder first, every worker came as the one test
+    id, the same judge, sharing their screens and their completion code."""
+    with pytest.raises(CrowdLinkError, match=f"gives {name} twice, with different values"):
+        parse_visit(QueryDict(repeated))
+    assert parse_visit(QueryDict("worker=w1&worker=w1")).worker_id == "w1", "the same value twice is that value"
+
+
 # -- the link, one judge per worker, resuming --
 
 @pytest.fixture
