@@ -14,6 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, Candidate, Document, Output, Segment, System
 from .bulk_rows import insert_rows, insert_rows_with_ids
 from .collapsing import collapse_outputs
@@ -116,7 +118,8 @@ def read_test_set(
         lines = decode_lines(file)
         if len(lines) != n:
             raise InputFileError(
-                f"{file.name}: {_lines(len(lines))}, but the source file ({source.name}) has {_lines(n)}"
+                f"{file.name}: {counted(len(lines), 'line')}, but the source file ({source.name}) has "
+                f"{counted(n, 'line')}"
             )
         outputs.append(lines)
         kinds.append(System.Kind.INPUT if file.name == source.name else System.Kind.SYSTEM)
@@ -127,10 +130,6 @@ def read_test_set(
     doc_ids = _document_ids(documents, n, source.name)
     groups = [collapse_outputs([column[i] for column in outputs]) for i in range(n)]
     return TestSet(source_lines, doc_ids, names, kinds, outputs, groups)
-
-
-def _lines(count: int) -> str:
-    return f"{count} line" if count == 1 else f"{count} lines"
 
 
 def _document_ids(documents: NamedFile | None, n: int, source_name: str) -> list[str]:
@@ -145,7 +144,8 @@ def _document_ids(documents: NamedFile | None, n: int, source_name: str) -> list
     ids = [line.strip() for line in written]
     if len(ids) != n:
         raise InputFileError(
-            f"{documents.name}: {_lines(len(ids))}, but the source file ({source_name}) has {_lines(n)}"
+            f"{documents.name}: {counted(len(ids), 'line')}, but the source file ({source_name}) has "
+            f"{counted(n, 'line')}"
         )
     first_written: dict[str, tuple[str, int]] = {}
     for line, doc_id in enumerate(ids):

@@ -32,6 +32,8 @@ from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
 from .kept_tallies import SubmittedSlots, kept_tally
 
@@ -247,8 +249,8 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
     checked, passed = work.control_screens, work.control_passed
     rate = passed / checked if checked else None
     if rate is not None and rate < rule.control_threshold:
-        failures.append(f"(a) Source+error judged worse than Source on {passed} of {checked} control screens "
-                        f"({rate:.0%} < {rule.control_threshold:.0%})")
+        failures.append(f"(a) Source+error judged worse than Source on {passed} of "
+                        f"{counted(checked, 'control screen')} ({rate:.0%} < {rule.control_threshold:.0%})")
     tallied = sorted(work.values.items())
     counts = [n for _, n in tallied]
     values = np.repeat(np.array([value for (value, _), _ in tallied], dtype=np.float64), counts)

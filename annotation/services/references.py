@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, GoldEdit, ReferenceSet, ReferenceText
 from .field_rules import check_system_name, same_name_key
 from .textfiles import InputFileError, NamedFile, check_size, decode_lines, shown
@@ -195,7 +197,8 @@ def parse_m2(file: NamedFile, source_lines: Sequence[str]) -> tuple[list[list[Pa
             raise InputFileError(f"{name}: line {number}: a sentence starts with an 'S' line, found {first[:40]!r}")
         if index >= len(source_lines):
             raise InputFileError(
-                f"{name}: line {number}: sentence {index + 1}, but the campaign's source has {len(source_lines)} lines"
+                f"{name}: line {number}: sentence {index + 1}, but the campaign's source has "
+                f"{counted(len(source_lines), 'line')}"
             )
         tokens = first[2:].split()
         if tokens != source_lines[index].split():
@@ -221,7 +224,8 @@ def parse_m2(file: NamedFile, source_lines: Sequence[str]) -> tuple[list[list[Pa
         gold.append([edit for _, edit in numbered])
     if len(blocks) != len(source_lines):
         raise InputFileError(
-            f"{name}: {len(blocks)} sentences, but the campaign's source has {len(source_lines)} lines"
+            f"{name}: {counted(len(blocks), 'sentence')}, but the campaign's source has "
+            f"{counted(len(source_lines), 'line')}"
         )
     return gold, sorted(annotators)
 
@@ -230,7 +234,9 @@ def parse_reference_text(file: NamedFile, source_lines: Sequence[str]) -> list[s
     """The corrected sentences of a reference text file, one per source line."""
     lines = decode_lines(file)
     if len(lines) != len(source_lines):
-        raise InputFileError(f"{file.name}: {len(lines)} lines, but the campaign's source has {len(source_lines)}")
+        raise InputFileError(
+            f"{file.name}: {counted(len(lines), 'line')}, but the campaign's source has {len(source_lines)}"
+        )
     return lines
 
 

@@ -23,6 +23,8 @@ from math import comb
 
 import numpy as np
 
+from gecappraise.plurals import counted
+
 #: A sentence needs this many candidates to be shown on a ranking screen: one candidate gives no pair.
 MIN_RANKABLE_CANDIDATES = 2
 
@@ -135,7 +137,8 @@ def plan_screens(
         else:
             if n_screens is not None and n_screens > rankable.size:
                 raise ValueError(
-                    f"full coverage has {rankable.size} rankable sentences; ask for at most that many screens or None"
+                    f"full coverage has {counted(rankable.size, 'rankable sentence')}; ask for at most that many "
+                    "screens or None"
                 )
             segments = rng.permutation(rankable)[:n_screens]
     return _choose_candidates(segments, lengths, max_chosen, rng)

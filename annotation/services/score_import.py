@@ -42,6 +42,8 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, Judgment, Output, Segment
 from .field_rules import composed, same_name_key
 from .judged_screens import (
@@ -210,7 +212,7 @@ def parse_long(
             continue
         if len(row) not in (4, 5):
             raise ScoreImportError(
-                f"{where}: {len(row)} columns; expected rater,segment,system,score[,meaning_changed]"
+                f"{where}: {counted(len(row), 'column')}; expected rater,segment,system,score[,meaning_changed]"
             )
         if skip_unknown and composed(row[2].strip()) not in known:
             unknown.append(row[2].strip())
@@ -248,15 +250,15 @@ def parse_wide(
     body = rows[1:]
     if len(body) != n_lines:
         raise ScoreImportError(
-            f"{name}: {len(body)} rows of scores, but the campaign has {n_lines} segments (one row per segment, "
-            "in line order)"
+            f"{name}: {counted(len(body), 'row')} of scores, but the campaign has "
+            f"{counted(n_lines, 'segment')} (one row per segment, in line order)"
         )
     ratings = []
     skipped = 0
     for line, row in enumerate(body):
         number = line + 2
         if row and len(row) != len(header):
-            raise ScoreImportError(f"{name}: row {number}: {len(row)} columns; the header has {len(header)}")
+            raise ScoreImportError(f"{name}: row {number}: {counted(len(row), 'column')}; the header has {len(header)}")
         for system, cell in zip(header, row):
             if cell.strip() and system is None:
                 skipped += 1

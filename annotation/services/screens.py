@@ -20,6 +20,8 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
+from gecappraise.plurals import counted
+
 from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
 from ..random_streams import campaign_rng
 from .bulk_rows import insert_rows, insert_rows_with_ids
@@ -87,8 +89,8 @@ def planned_count(campaign: Campaign, count: int | None) -> int:
     if campaign.sampling == Campaign.Sampling.FULL:
         if count is not None and count > rankable:
             raise ValueError(
-                f"full coverage has {rankable} rankable sentences; ask for at most that many screens or leave the "
-                "number empty"
+                f"full coverage has {counted(rankable, 'rankable sentence')}; ask for at most that many screens or "
+                "leave the number empty"
             )
         return rankable if count is None else count
     if count is None:

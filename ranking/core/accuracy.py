@@ -30,6 +30,7 @@ from typing import Literal
 
 import numpy as np
 
+from gecappraise.plurals import counted
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
 from ranking.core.expected_wins import counts_expected_wins
 from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
@@ -112,7 +113,7 @@ def round_robin_folds(n_pairs: int, n_folds: int, rng: np.random.Generator) -> n
     if n_folds < 2:
         raise ValueError(f"need at least 2 folds, got {n_folds}")
     if n_pairs < n_folds:
-        raise ValueError(f"{n_pairs} pairs cannot fill {n_folds} folds")
+        raise ValueError(f"{counted(n_pairs, 'pair')} cannot fill {n_folds} folds")
     fold = np.empty(n_pairs, dtype=np.int64)
     fold[rng.permutation(n_pairs)] = np.arange(n_pairs) % n_folds
     return fold

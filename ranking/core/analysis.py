@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gecappraise.plurals import counted
+
 from .accuracy import SCORERS, PredictionAccuracy, cross_validated_accuracy
 from .agreement import AgreementTable, annotator_agreement
 from .bootstrap import RankingResult, bootstrap_ranking
@@ -267,7 +269,7 @@ def analyze(
         report(0.9, "prediction accuracy")
         if len(pairs) < parameters.accuracy_folds:
             analysis["accuracy_skipped"] = (
-                f"{len(pairs)} pairwise judgments cannot fill {parameters.accuracy_folds} folds"
+                f"{counted(len(pairs), 'pairwise judgment')} cannot fill {parameters.accuracy_folds} folds"
             )
         else:
             analysis["accuracy"] = {

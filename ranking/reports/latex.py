@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from gecappraise.plurals import counted
 from ranking.contract import head_to_head_order
 from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
@@ -411,8 +412,8 @@ def prws_table(prws: Mapping) -> LatexTable:
               "System & Mean & $z$ & \\% & changed \\%" + "".join(f" & {DISTRIBUTION_HEADS[key]}" for key in keys)
               + " \\\\"]
     ratings, raters = prws.get("ratings"), prws.get("raters")
-    note = (f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {ratings} "
-            f"rating{'s' * (ratings != 1)} by {raters} rater{'s' * (raters != 1)} who passed the quality check.")
+    note = (f"Mean 0--100 score over the sentences, mean of the raters' $z$-scores; {counted(ratings, 'rating')} "
+            f"by {counted(raters, 'rater')} who passed the quality check.")
     if keys:
         note += (" Min to Max: the lowest, the quartiles and the highest of the system's sentence scores (each "
                  "sentence's mean rating).")

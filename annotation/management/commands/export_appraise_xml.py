@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from annotation.management.command_helpers import CampaignCommand, write_chunks
 from annotation.services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
+from gecappraise.plurals import counted
 
 
 class Command(CampaignCommand):
@@ -26,11 +27,11 @@ class Command(CampaignCommand):
             raise CommandError(f"{refused}: the campaign page's 'Download the judgments' links ({exports}).") from None
         rankings = 0
 
-        def counted() -> Iterator[str]:
+        def counting() -> Iterator[str]:
             nonlocal rankings
             for chunk in chunks:
                 rankings += chunk.count("<ranking-item")
                 yield chunk
 
-        if write_chunks(self, options["out"], counted()):
-            self.stderr.write(f"Wrote {rankings} rankings to {options['out']}.")
+        if write_chunks(self, options["out"], counting()):
+            self.stderr.write(f"Wrote {counted(rankings, 'ranking')} to {options['out']}.")

@@ -9,6 +9,7 @@ from annotation.models import Campaign
 from annotation.services.field_rules import SYSTEM_NAME_RULE
 from annotation.services.importing import SOURCE_AS_SYSTEM_RULE, import_outputs, is_the_source
 from annotation.services.textfiles import InputFileError, NamedFile, check_size
+from gecappraise.plurals import counted
 
 
 def read_named(path: str) -> NamedFile:
@@ -65,7 +66,7 @@ class Command(BaseCommand):
         counts = campaign.distinct_histogram
         mean = sum(int(k) * v for k, v in counts.items()) / max(sum(counts.values()), 1)
         self.stdout.write(
-            f"Created campaign {campaign.name!r}: {campaign.systems.count()} systems, "
-            f"{campaign.segments.count()} segments in {campaign.documents.count()} documents, "
+            f"Created campaign {campaign.name!r}: {counted(campaign.systems.count(), 'system')}, "
+            f"{counted(campaign.segments.count(), 'segment')} in {counted(campaign.documents.count(), 'document')}, "
             f"{mean:.2f} distinct outputs per sentence on average."
         )

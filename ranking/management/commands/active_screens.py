@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand
 from annotation.models import Campaign
+from gecappraise.plurals import counted
 from ranking.active_screens import write_active_prws_screens, write_active_screens
 
 MAX_COUNT = 10_000
@@ -34,6 +35,8 @@ class Command(CampaignCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         if numbers:
-            self.stdout.write(f"{campaign.name}: {len(numbers)} screens added ({numbers[0]} to {numbers[-1]})")
+            self.stdout.write(
+                f"{campaign.name}: {counted(len(numbers), 'screen')} added ({numbers[0]} to {numbers[-1]})"
+            )
         else:
             self.stdout.write(f"{campaign.name}: no sentence has two candidates to rank; nothing added")

@@ -405,3 +405,9 @@ def test_long_names_stay_on_the_heat_maps(monkeypatch, names):
         for label in axes.get_yticklabels() + axes.get_xticklabels():
             box = label.get_window_extent()
             assert box.x0 >= -3 and box.y1 <= figure.bbox.height + 3, f"{label.get_text()} runs off the figure"
+
+
+def test_one_rating_by_one_rater_is_said_in_the_singular(prws_analysis):
+    """The PRWS section said "1 ratings by 1 rater" (the raters were counted in words, the ratings not)."""
+    page = render_html({**prws_analysis, "prws": {**prws_analysis["prws"], "ratings": 1, "raters": 1}})
+    assert "1 rating by 1 rater who passed the quality check" in " ".join(page.split())
