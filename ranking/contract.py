@@ -55,6 +55,8 @@ NO_JUDGE_IN_MEAN = "every judge's correlation with the rest is undefined"
 FEW_SYSTEMS = "fewer than {n} systems have human scores"
 NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
 NO_HELD_OUT = "no held-out pair"
+NO_PREDICTABLE_DECISIVE = "no decisive held-out pair between two systems that its fold's training pairs compare"
+NO_PREDICTABLE = "no held-out pair between two systems that its fold's training pairs compare"
 FEW_UNITS = "fewer than {n} {units} with two ratings or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
 NO_RATING = "no rating of this system"
@@ -354,8 +356,10 @@ def _accuracy(analysis: Analysis) -> dict:
         method: fields(
             {"total_order": accuracy.total_order, "clusters": accuracy.clusters,
              "n_folds": int(accuracy.fold_clusters.size), "n_boot": accuracy.n_boot,
-             "confidence": accuracy.confidence, "training": accuracy.training},
-            {"total_order": NO_DECISIVE_HELD_OUT, "clusters": NO_HELD_OUT},
+             "confidence": accuracy.confidence, "training": accuracy.training,
+             "unpredictable_pairs": accuracy.unpredictable_pairs},
+            {"total_order": NO_PREDICTABLE_DECISIVE, "clusters": NO_PREDICTABLE} if accuracy.unpredictable_pairs
+            else {"total_order": NO_DECISIVE_HELD_OUT, "clusters": NO_HELD_OUT},
         )
         for method, accuracy in analysis.accuracy.items()
     }

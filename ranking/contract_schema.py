@@ -157,8 +157,11 @@ ACCURACY = record({
     "n_boot": {"type": "integer", "minimum": 1},
     "confidence": NUMBER,
     "training": {"enum": ["other_folds", "g15_makefile"]},
+    "unpredictable_pairs": COUNT,
     "reason": REASON,
-})
+}, optional=("unpredictable_pairs", "reason"))
+"""G15 Table 4 of one method; ``unpredictable_pairs``: the held-out pairs not scored because a system of the pair has
+no pair in its fold's training data (absent when the cross-validation was skipped)."""
 
 RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(nullable_value=False)}, optional=())
 EXCLUDED_RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(), "reason": REASON})

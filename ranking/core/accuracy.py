@@ -11,6 +11,13 @@ predicted:
 
 Each accuracy is the mean of the K per-fold accuracies (G15 averages its per-fold results the same way).
 
+A system with no pair in a fold's training pairs (its few pairs all fell in the held-out fold) has nothing to be
+ranked from: it is left out of that fold's ranking, and the fold's pairs that involve it are not predicted but
+counted (``unpredictable_pairs``). G15's scripts leave such a system out of the fold's ranking too (``EW.py`` and
+``TS.py`` score the systems their input pairs name), and then ``eval/accuracy.py`` predicts that every ranked
+system beats it, and stops with an error on a pair of two such systems; every system of CoNLL-14 has pairs in every
+fold's training data, so Table 4 is the same either way.
+
 Training pairs. ``training="other_folds"`` (METHODS 9) trains every sample of fold k on the other K - 1 folds.
 ``training="g15_makefile"`` trains as G15's ``Makefile`` actually did: sample r (r = 0 .. B-1) of *every* fold is
 trained on the folds whose file name (zero-padded fold number, e.g. ``split.EW.07``) does not contain the digits of
@@ -88,15 +95,22 @@ class PredictionAccuracy:
     """Cross-validated prediction accuracies (fractions in [0, 1]) and their per-fold values, shape (K,).
 
     A fold without a pair to score has a NaN accuracy and is left out of the mean; the mean is NaN when every fold
-    is (no held-out decisive pair at all, for the total order)."""
+    is (no held-out decisive pair at all, for the total order). ``fold_unpredictable`` (K,) counts each fold's
+    held-out pairs left unscored because a system of the pair has no pair in the fold's training data (module
+    docstring); ``unpredictable_pairs`` is their sum."""
 
     total_order: float
     clusters: float
     fold_total_order: np.ndarray
     fold_clusters: np.ndarray
+    fold_unpredictable: np.ndarray
     n_boot: int
     confidence: float
     training: Training
+
+    @property
+    def unpredictable_pairs(self) -> int:
+        return int(self.fold_unpredictable.sum())
 
 
 def _mean_of_defined(values: np.ndarray) -> float:
@@ -183,7 +197,9 @@ def cross_validated_accuracy(
     tables leave unjudged systems out the same way). A system without a pair has no score to learn: TrueSkill would
     keep it at its initial mu = 0, a fixed rank among the trained systems that splits their clusters (on two
     systems of near scores, a third never judged turned one cluster into two and the cluster accuracy from 0.20
-    into 0.11), and Expected Wins would keep it at 0.
+    into 0.11), and Expected Wins would keep it at 0. For the same reason each fold ranks only the systems that
+    its training pairs compare (in any of its ``n_boot`` training sets, for ``g15_makefile``); the held-out pairs
+    of the others are counted in ``fold_unpredictable`` and scored by neither accuracy.
     """
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
@@ -198,17 +214,32 @@ def cross_validated_accuracy(
     fold = round_robin_folds(len(pairs), n_folds, rng)
     tests = [pairs.take(fold == k) for k in range(n_folds)]
     per_fold = np.stack([outcome_counts(test, n_systems) for test in tests])
+    fold_pairs = per_fold.sum(axis=3)
+    appearances = fold_pairs.sum(axis=2) + fold_pairs.sum(axis=1)  # (K, S): each system's pairs in each fold
     if training == "g15_makefile":
-        g15_runs = np.tensordot(g15_makefile_training(n_folds, n_boot).astype(np.int64), per_fold, axes=1)
+        train = g15_makefile_training(n_folds, n_boot).astype(np.int64)
+        g15_runs = np.tensordot(train, per_fold, axes=1)
         if np.any(g15_runs.sum(axis=(1, 2, 3)) == 0):
             raise ValueError("a G15 run would train on no pairs")
+        trained = np.broadcast_to((train @ appearances > 0).any(axis=0), appearances.shape)
+    else:
+        trained = appearances.sum(axis=0) - appearances > 0
     fold_total = np.empty(n_folds)
     fold_clusters = np.empty(n_folds)
+    fold_unpredictable = np.zeros(n_folds, dtype=np.int64)
     for k, test in enumerate(tests):
         if training == "g15_makefile":
             runs = g15_runs
         else:
             runs = np.broadcast_to(per_fold.sum(axis=0) - per_fold[k], (n_boot, *per_fold.shape[1:]))
+        seen = trained[k]
+        if not seen.all():
+            number = np.cumsum(seen) - 1
+            runs = runs[:, seen][:, :, seen]
+            predictable = seen[test.first] & seen[test.second]
+            fold_unpredictable[k] = np.count_nonzero(~predictable)
+            test = test.take(predictable)
+            test = ExpandedPairs(number[test.first], number[test.second], test.relation, test.judge)
         samples = method.from_cells(runs, rng)
         order = np.argsort(-samples.mean(axis=0), kind="stable")
         lo, hi = rank_ranges(samples, confidence)
@@ -219,6 +250,7 @@ def cross_validated_accuracy(
         clusters=_mean_of_defined(fold_clusters),
         fold_total_order=fold_total,
         fold_clusters=fold_clusters,
+        fold_unpredictable=fold_unpredictable,
         n_boot=n_boot,
         confidence=confidence,
         training=training,

@@ -36,7 +36,16 @@ from .plots import (
     rank_ranges_plot,
 )
 from .provenance import METHOD_NAMES, provenance
-from .tables import TABLE_4_ROWS, agreement_degree, beta_sweeps, clusters, judges, metric_rows, too_few_comparisons
+from .tables import (
+    TABLE_4_ROWS,
+    agreement_degree,
+    beta_sweeps,
+    clusters,
+    judges,
+    metric_rows,
+    too_few_comparisons,
+    unpredictable_pairs,
+)
 
 TEMPLATE = "report.html"
 COMPUTED_HUMAN = {**METHOD_NAMES, "prws": "PRWS means"}
@@ -179,6 +188,7 @@ def _accuracy(accuracy: Mapping | None) -> dict | None:
         "methods": [METHOD_NAMES[m] for m in methods],
         "rows": [(label, [percent(accuracy[m][key]) for m in methods]) for key, label in TABLE_4_ROWS],
         "folds": accuracy[methods[0]].get("n_folds"),
+        "unpredictable": unpredictable_pairs(accuracy),
     }
 
 

@@ -31,7 +31,15 @@ from ranking.core.significance import significance_mark
 from .computed_metrics import NAMES
 from .formatting import beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .provenance import METHOD_NAMES, provenance
-from .tables import TABLE_4_ROWS, agreement_degree, clusters, judges, metric_rows, too_few_comparisons
+from .tables import (
+    TABLE_4_ROWS,
+    agreement_degree,
+    clusters,
+    judges,
+    metric_rows,
+    too_few_comparisons,
+    unpredictable_pairs,
+)
 
 LATEX_SPECIALS = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -311,8 +319,9 @@ def accuracy_table(accuracy: Mapping) -> LatexTable:
         for key, label in TABLE_4_ROWS
     ]
     folds = next(iter(accuracy.values())).get("n_folds")
+    left_out = unpredictable_pairs(accuracy)
     return LatexTable("4", "Accuracy for ranking-based prediction of pairwise judgments",
-                      notes.note(f"Percent, {folds}-fold cross-validation."),
+                      notes.note(f"Percent, {folds}-fold cross-validation." + (f" {left_out}" if left_out else "")),
                       _tabular("l" + "r" * len(methods), [header], rows))
 
 

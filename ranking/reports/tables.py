@@ -14,6 +14,7 @@ from itertools import groupby
 from ranking.core.agreement import MIN_COMPARISONS
 
 from .formatting import is_missing
+from .provenance import METHOD_NAMES
 
 KAPPA_BANDS = (0.20, 0.40, 0.60, 0.80)
 KAPPA_DEGREES = ("Slight", "Weak", "Moderate", "Substantial", "Almost perfect")
@@ -28,6 +29,18 @@ OFFICIAL_BETA = 0.5
 
 TABLE_4_ROWS = (("total_order", "Total ordering (non-ties)"), ("clusters", "Bootstrapped clusters"))
 """The accuracies of G15 Table 4, keyed as in the analysis JSON, with the table's labels."""
+
+
+def unpredictable_pairs(accuracy: Mapping) -> str | None:
+    """What G15 Table 4 (``accuracy``: the analysis's, by method) did not score, in words, or None when it scored
+    every held-out pair: the held-out pairs of a system with no pair in its fold's training data
+    (``ranking.core.accuracy``), per method."""
+    counts = {METHOD_NAMES[m]: accuracy[m].get("unpredictable_pairs") or 0 for m in METHOD_NAMES if m in accuracy}
+    if not any(counts.values()):
+        return None
+    said = ", ".join(f"{name} {count}" for name, count in counts.items())
+    return (f"Held-out pairs not predicted, because a system of the pair has no pair in its fold's training data "
+            f"(left out of both accuracies): {said}.")
 
 
 def judges(analysis: Mapping) -> list[str]:

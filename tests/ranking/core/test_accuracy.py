@@ -201,6 +201,46 @@ def test_systems_that_no_pair_compares_do_not_change_the_accuracy(method):
         np.testing.assert_array_equal(result.fold_total_order, expected.fold_total_order)
 
 
+def test_a_system_without_training_pairs_in_a_fold_is_not_ranked_there():
+    """System 4's one pair (a win over system 0) fell in a held-out fold, whose training pairs never show system 4.
+    It was ranked there at the score of no data (Expected Wins 0, TrueSkill's mu = 0), and its pair predicted from
+    that. It is left out of that fold's ranking, and its held-out pair is counted as unpredictable instead of
+    scored; every other fold and the other pairs of that fold are scored as before."""
+    trained = synthetic_pairs()
+    pairs = make_pairs([*zip(trained.first.tolist(), trained.second.tolist(), trained.relation.tolist()),
+                        (0, 4, BETTER_SECOND)])
+    scorer = RecordingScorer()
+    method = RankingMethod("recording", SCORERS["expected_wins"].samples, scorer)
+    result = cross_validated_accuracy(pairs, 5, method, np.random.default_rng(3), n_folds=5, n_boot=4)
+    fold = round_robin_folds(len(pairs), 5, np.random.default_rng(3))
+    lonely = fold[-1]
+    assert result.fold_unpredictable.tolist() == [int(k == lonely) for k in range(5)]
+    assert result.unpredictable_pairs == 1
+    for k, cells in enumerate(scorer.calls):
+        held_out = pairs.take(fold == k)
+        if k == lonely:
+            held_out = held_out.take(held_out.second != 4)
+        training = pair_cells(pairs.first, pairs.second, pairs.relation, 5)[:4, :4] - pair_cells(
+            held_out.first, held_out.second, held_out.relation, 4)
+        assert cells.shape == ((4, 4, 4, 3) if k == lonely else (4, 5, 5, 3))
+        np.testing.assert_array_equal(cells[0, :4, :4], training)
+        order = np.argsort(-expected_wins(training[..., 0] + training[..., 2].T), kind="stable")
+        assert result.fold_total_order[k] == total_order_accuracy(
+            order, held_out.first, held_out.second, held_out.relation
+        )
+
+
+@pytest.mark.parametrize("method", ["expected_wins", "trueskill"])
+def test_held_out_pairs_of_systems_the_training_never_compares_are_not_predicted(method):
+    """Two folds, each a pair of two systems the other fold never shows: no held-out pair can be predicted from its
+    training pairs, so both accuracies are undefined (NaN), not guessed from the starting scores."""
+    pairs = make_pairs([(0, 1, BETTER_FIRST), (2, 3, BETTER_SECOND)])
+    result = cross_validated_accuracy(pairs, 4, SCORERS[method], np.random.default_rng(0), n_folds=2, n_boot=10)
+    assert result.unpredictable_pairs == 2 and result.fold_unpredictable.tolist() == [1, 1]
+    assert np.isnan(result.total_order) and np.isnan(result.clusters)
+    assert np.isnan(result.fold_total_order).all() and np.isnan(result.fold_clusters).all()
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [({"n_boot": 0}, "n_boot"), ({"training": "all"}, "training"), ({"n_folds": 1}, "at least 2")],
