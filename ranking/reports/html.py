@@ -186,7 +186,7 @@ def _accuracy(accuracy: Mapping | None) -> dict | None:
     methods = [m for m in METHOD_NAMES if m in accuracy]
     return {
         "methods": [METHOD_NAMES[m] for m in methods],
-        "rows": [(label, [percent(accuracy[m][key]) for m in methods]) for key, label in TABLE_4_ROWS],
+        "rows": [(label, [shown(accuracy[m], key, percent) for m in methods]) for key, label in TABLE_4_ROWS],
         "folds": accuracy[methods[0]].get("n_folds"),
         "unpredictable": unpredictable_pairs(accuracy),
     }

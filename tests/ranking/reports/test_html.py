@@ -411,3 +411,14 @@ def test_one_rating_by_one_rater_is_said_in_the_singular(prws_analysis):
     """The PRWS section said "1 ratings by 1 rater" (the raters were counted in words, the ratings not)."""
     page = render_html({**prws_analysis, "prws": {**prws_analysis["prws"], "ratings": 1, "raters": 1}})
     assert "1 rating by 1 rater who passed the quality check" in " ".join(page.split())
+
+
+def test_an_undefined_accuracy_shows_its_reason(full_analysis):
+    """Table 4's cell of an undefined accuracy was empty, without the "–" and the reason that the JSON, the LaTeX
+    (a note) and the CSV (the reason column) give."""
+    reason = "no held-out pair was decisive"
+    accuracy = {**full_analysis["accuracy"]["expected_wins"], "total_order": None, "reason": reason}
+    page = render_html({**full_analysis, "accuracy": {**full_analysis["accuracy"], "expected_wins": accuracy}})
+    section = page[page.index('<section id="accuracy">'):]
+    section = section[:section.index("</section>")]
+    assert f'<td class="num"><span class="undefined" title="{reason}">–</span></td>' in section
