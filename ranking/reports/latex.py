@@ -14,7 +14,10 @@ are escaped. A number the analysis left undefined prints as "--" with a letter w
 The standalone document is set for pdfLaTeX (T1 fonts), which stops with an error at a character its fonts lack. Its
 text is therefore composed (Unicode NFC: a file name saved decomposed, ``Zu`` + U+0308 + ``rich``, prints as
 ``Zürich``), and each character still outside T1 (Cyrillic, Greek, CJK, a few Latin letters such as ``Ħ``) is
-declared to print as its code point, ``[U+041C]``, with a note saying so.
+declared to print as its code point, ``[U+041C]``, with a note saying so. The tabulars to ``\\input`` are composed
+too; a document's preamble is not theirs to set, so when their names hold characters outside T1 their header says
+so and gives the two ways to print them: XeLaTeX or LuaLaTeX with ``fontspec`` and a font that has them, or
+pdfLaTeX with the standalone document's ``\\DeclareUnicodeCharacter`` lines, written out to copy.
 """
 from __future__ import annotations
 
@@ -116,12 +119,13 @@ def render_latex(analysis: Mapping, standalone: bool = False) -> str:
     tables = latex_tables(analysis)
     lines = provenance(analysis)
     if not standalone:
-        header = [f"% gecappraise report, G15's tables. Needs \\usepackage{{{','.join(PACKAGES)}}}."]
-        header += [f"% {label}: {' '.join(value.split())}" for label, value in lines]
-        parts = [
+        body = unicodedata.normalize("NFC", "\n\n".join(
             f"% Table {t.number}: {t.title}. {t.note}\n{t.tabular}" for t in tables
-        ]
-        return "\n".join(header) + "\n\n" + "\n\n".join(parts) + "\n"
+        ))
+        header = [f"% gecappraise report, G15's tables. Needs \\usepackage{{{','.join(PACKAGES)}}}."]
+        header += fonts_needed(sorted({char for char in body if not in_t1(char)}))
+        header += [f"% {label}: {' '.join(value.split())}" for label, value in lines]
+        return unicodedata.normalize("NFC", "\n".join(header)) + "\n\n" + body + "\n"
     facts = "\n".join(f"{escape_latex(label)} & {escape_latex(value)} \\\\" for label, value in lines)
     body = "\n\n".join(
         f"\\subsection*{{Table {t.number}: {t.title}}}\n\\begin{{center}}\n{t.tabular}\n\\end{{center}}\n"
@@ -144,6 +148,22 @@ def render_latex(analysis: Mapping, standalone: bool = False) -> str:
         + "".join(f"\\DeclareUnicodeCharacter{{{ord(char):04X}}}{{{code_point(char)}}}\n" for char in missing)
         + f"\\begin{{document}}\n{text}\\end{{document}}\n"
     )
+
+
+def fonts_needed(missing: Sequence[str]) -> list[str]:
+    """The header comments of the tabulars to ``\\input`` whose text holds ``missing``, characters outside pdfLaTeX's
+    T1 fonts: what to compile them with, and the declarations that print each as its code point with pdfLaTeX (the
+    standalone document's). None for none."""
+    if not missing:
+        return []
+    shown = ", ".join(f"{char} U+{ord(char):04X}" for char in missing)
+    return [
+        f"% Names here hold characters that pdfLaTeX's T1 fonts lack ({shown}).",
+        "% Compile with XeLaTeX or LuaLaTeX and \\usepackage{fontspec} with a main font that has them, or with",
+        "% pdfLaTeX (\\usepackage[T1]{fontenc}) and these lines in the preamble, which print each as its code point",
+        "% (as the standalone report does):",
+        *(f"% \\DeclareUnicodeCharacter{{{ord(char):04X}}}{{{code_point(char)}}}" for char in missing),
+    ]
 
 
 def in_t1(char: str) -> bool:

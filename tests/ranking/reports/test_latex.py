@@ -197,6 +197,46 @@ def test_the_standalone_document_compiles_with_names_outside_the_t1_fonts(non_la
     assert "Missing character" not in log
 
 
+def test_the_tabulars_to_input_say_what_their_names_need(non_latin_analysis, plain_analysis):
+    """The tabulars to \\input (no --standalone) asked for booktabs and graphicx only, while their Cyrillic, CJK,
+    Greek and Maltese names stop pdfLaTeX, and a name saved decomposed ("Zu" + U+0308 + "rich") stops it even with
+    fonts for every script. The text is composed, and the header names the characters outside T1, how to compile
+    them and the declarations that print them with pdfLaTeX."""
+    text = render_latex(non_latin_analysis)
+    header, body = text.split("\n\n", 1)
+    assert "Z\u00fcrich" in body and "\u0308" not in text
+    missing = sorted({char for char in body if not in_t1(char)})
+    assert set(missing) >= set("Москва系统ΕλλάδαĦ")
+    assert "XeLaTeX or LuaLaTeX and \\usepackage{fontspec}" in header
+    assert f"lack ({', '.join(f'{char} U+{ord(char):04X}' for char in missing)})" in header
+    declared = [line[2:] for line in header.splitlines() if line.startswith("% \\DeclareUnicodeCharacter")]
+    assert declared == [f"\\DeclareUnicodeCharacter{{{ord(char):04X}}}{{\\texttt{{[U+{ord(char):04X}]}}}}"
+                        for char in missing]
+    assert "fontspec" not in render_latex(plain_analysis)
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_tabulars_to_input_compile_as_their_header_says(non_latin_analysis, tmp_path):
+    """A pdfLaTeX document that \\inputs the tabulars with the packages and the declarations their header names
+    compiles; without the declarations it stops at the first name outside T1."""
+    text = render_latex(non_latin_analysis)
+    (tmp_path / "tables.tex").write_text(text, encoding="utf-8")
+    declarations = [line[2:] for line in text.splitlines() if line.startswith("% \\DeclareUnicodeCharacter")]
+
+    def compile_with(preamble: list[str]) -> subprocess.CompletedProcess:
+        (tmp_path / "report.tex").write_text("\n".join([
+            "\\documentclass{article}", "\\usepackage[T1]{fontenc}", "\\usepackage{booktabs,graphicx}", *preamble,
+            "\\begin{document}", "\\input{tables}", "\\end{document}", ""]), encoding="utf-8")
+        return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    refused = compile_with([])
+    assert refused.returncode != 0 and "not set up for use with LaTeX" in refused.stdout
+    done = compile_with(declarations)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "Missing character" not in (tmp_path / "report.log").read_text(encoding="utf-8", errors="replace")
+
+
 @pytest.mark.slow
 def test_the_conll14_tables_are_well_formed(conll14_analysis):
     for standalone in (False, True):
