@@ -41,6 +41,7 @@ from gecappraise.plurals import counted
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
 from ranking.core.expected_wins import counts_expected_wins
 from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
+from ranking.core.parameters import trimmed_count
 from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
@@ -203,6 +204,7 @@ def cross_validated_accuracy(
     """
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    trimmed_count(n_boot, confidence)
     if training not in ("other_folds", "g15_makefile"):
         raise ValueError(f"training must be 'other_folds' or 'g15_makefile', got {training!r}")
     compared = np.zeros(n_systems, dtype=bool)

@@ -77,6 +77,8 @@ class AnalysisParameters:
             raise ValueError("ignored_judges must be user names")
         trimmed_count(self.bootstrap, self.confidence)
         trimmed_count(self.bootstrap, self.judge_confidence)
+        if self.accuracy_folds:
+            trimmed_count(self.accuracy_bootstrap, self.confidence)
 
 
 def chunk_sizes(n_samples: int, chunk_size: int) -> list[int]:

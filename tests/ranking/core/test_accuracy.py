@@ -21,6 +21,7 @@ from ranking.core.accuracy import (
 from ranking.core.bootstrap import bootstrap_expected_wins
 from ranking.core.expected_wins import expected_wins
 from ranking.core.pairs import BETTER_FIRST, BETTER_SECOND, TIE, ExpandedPairs, expanded_pairs, win_matrix
+from ranking.core.parameters import AnalysisParameters
 from ranking.core.rankings import Rankings
 from ranking.core.trueskill import bootstrap_trueskill, pair_cells
 
@@ -286,3 +287,25 @@ def test_table_4_trueskill(conll14_pairs):
     total, clusters = table_4_percent(conll14_pairs, "trueskill", 0, "other_folds")
     assert total == pytest.approx(TABLE_4["trueskill"][0], abs=1.0)
     assert clusters == pytest.approx(TABLE_4["trueskill"][1], abs=1.0)
+
+
+@pytest.mark.parametrize("n_boot, confidence", [(1, 0.95), (2, 0.95), (2, 0.5)])
+def test_too_few_samples_for_a_rank_range_are_refused_before_any_fold(n_boot, confidence):
+    """With 1 or 2 samples at 0.95 the trimmed rank range is empty (METHODS 7: ceil((B - 0.95 B) / 2) dropped at
+    each end), as with 2 at 0.5: refused before any fold is trained, where the first fold's samples were drawn
+    first."""
+    scorer = RecordingScorer()
+    method = RankingMethod("recording", SCORERS["expected_wins"].samples, scorer)
+    with pytest.raises(ValueError, match=f"{n_boot} samples are too few for a {confidence} rank range"):
+        cross_validated_accuracy(synthetic_pairs(), 4, method, np.random.default_rng(0), n_folds=5, n_boot=n_boot,
+                                 confidence=confidence)
+    assert scorer.calls == []
+
+
+def test_analysis_parameters_refuse_too_few_accuracy_samples():
+    """AnalysisParameters took accuracy_bootstrap=2 and the analysis failed at Table 4, after everything else was
+    computed; it is refused where the main bootstrap's count is, and only when Table 4 is asked for."""
+    with pytest.raises(ValueError, match="2 samples are too few for a 0.95 rank range"):
+        AnalysisParameters(accuracy_folds=2, accuracy_bootstrap=2)
+    assert AnalysisParameters(accuracy_folds=0, accuracy_bootstrap=2).accuracy_bootstrap == 2
+    assert AnalysisParameters(accuracy_folds=2, accuracy_bootstrap=3, confidence=0.6).accuracy_bootstrap == 3
