@@ -41,14 +41,32 @@ def _check_pair(x: np.ndarray, y: np.ndarray) -> None:
         raise ValueError("scores must be finite numbers")
 
 
+def unit_scaled(values: np.ndarray) -> np.ndarray:
+    """``values`` times a power of two per vector (last axis) that brings its largest magnitude into [0.5, 1).
+
+    A power of two scales a float exactly (unless a value far below the largest falls under the smallest normal
+    number, where it was negligible beside it), and Pearson's r is unchanged by a positive factor, so r of the scaled
+    vectors is r of the given ones. Unscaled, ``scipy.stats.pearsonr`` centres the raw scores: scores of both signs
+    near 1e308 overflow there (r = 0.0 for a metric whose Pearson r with the human scores is -0.954).
+    """
+    largest = np.max(np.abs(values), axis=-1, keepdims=True)
+    return np.ldexp(values, -np.frexp(largest)[1])
+
+
+def pearson_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r along the last axis, broadcasting x against y (``scipy.stats.pearsonr`` of :func:`unit_scaled`
+    vectors): r = sum (x - mean x)(y - mean y) / sqrt(sum (x - mean x)^2 sum (y - mean y)^2); NaN where a vector is
+    constant (r is undefined)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (ConstantInputWarning, NearConstantInputWarning))
+        return np.asarray(pearsonr(unit_scaled(np.asarray(x, dtype=np.float64)),
+                                   unit_scaled(np.asarray(y, dtype=np.float64)), axis=-1).statistic)
+
+
 def _spearman_pearson(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise Spearman (Pearson of average ranks) and Pearson along the last axis, broadcasting x against y;
     NaN where a vector is constant (its correlation is undefined)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (ConstantInputWarning, NearConstantInputWarning))
-        spearman = pearsonr(rankdata(x, axis=-1), rankdata(y, axis=-1), axis=-1).statistic
-        pearson = pearsonr(x, y, axis=-1).statistic
-    return np.asarray(spearman), np.asarray(pearson)
+    return pearson_r(rankdata(x, axis=-1), rankdata(y, axis=-1)), pearson_r(x, y)
 
 
 def correlate(scores_a: np.ndarray, scores_b: np.ndarray) -> Correlation:

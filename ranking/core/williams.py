@@ -23,13 +23,13 @@ Where the test is undefined:
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import ConstantInputWarning, NearConstantInputWarning, pearsonr
 from scipy.stats import t as student_t
+
+from .correlation import pearson_r
 
 DF_OFFSETS = (3, 2)
 """Degrees of freedom n - 3 (Williams 1959) or n - 2 (the early script)."""
@@ -111,7 +111,7 @@ def williams_matrix(
     (k, n) each metric's scores of the same systems in the same order. A constant metric leaves only its own row
     and column undefined; constant human scores leave every pair undefined and raise ``ValueError``.
 
-    The correlations are Pearson's r as ``scipy.stats.pearsonr`` computes them, the r of the metric correlations
+    The correlations are Pearson's r as ``correlation.pearson_r`` computes them, the r of the metric correlations
     reported beside this matrix (``correlation.correlate``): ``numpy.corrcoef`` squares the raw scores, which
     overflows for scores near 1e308 and loses every digit for subnormal ones (it gave r = 0.0 and 1.0 where
     Pearson's r is 0.354 and 0.548)."""
@@ -128,9 +128,7 @@ def williams_matrix(
     if np.all(h == h[0]):
         raise ValueError("the human scores are constant: no metric's correlation with them is defined")
     rows = np.vstack([h, m])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (ConstantInputWarning, NearConstantInputWarning))
-        r = np.asarray(pearsonr(rows[:, None, :], rows[None, :, :], axis=-1).statistic)
+    r = pearson_r(rows[:, None, :], rows[None, :, :])
     constant = np.all(m == m[:, :1], axis=1) | np.isnan(r[0, 1:])
     with_human, between = r[0, 1:].copy(), r[1:, 1:].copy()
     with_human[constant] = np.nan
