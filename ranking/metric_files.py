@@ -4,7 +4,9 @@ and checked against a campaign before an analysis is recorded (``manage.py analy
 
 One line per system: ``SYSTEM value [value ...]``, separated by spaces or tabs; blank lines are skipped.
 ``scores.m2`` and ``scores.m2.<k>`` hold F0.5, precision and recall; ``scores.bleu``, ``scores.meteor``,
-``scores.iwacc`` one value. The lines are read as the test-set files are (``textfiles.decode_lines``: UTF-8, split
+``scores.iwacc`` one value. The analysis reads any file of three values a line so (Table 5 correlates the first,
+the F-beta sweep of Figure 3 is computed from the other two), so their precision and recall must be fractions
+from 0 to 1. The lines are read as the test-set files are (``textfiles.decode_lines``: UTF-8, split
 at line feeds only, a CRLF's carriage return dropped, no control characters but tab), so a message's line is the
 line an editor shows; a value follows the number rule of every score file (``plain_number``: not ``1_0``, ``inf``
 or ``nan``, nor a number a float does not hold, such as 1e400 or 1e-400). Every system of the campaign needs a line
@@ -22,6 +24,9 @@ PREFIX = "scores."
 _FIELD_SEPARATOR = re.compile(r"[ \t]+")
 
 MetricScores = dict[str, tuple[float, ...]]
+
+PRECISION_RECALL_WIDTH = 3
+"""Values a line of a file of F, precision and recall has (``scores.m2``), the files of the F-beta sweep."""
 
 
 class MetricFileError(ValueError):
@@ -57,6 +62,11 @@ def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
     width = len(next(iter(scores.values()), parsed))
     if len(parsed) != width:
         raise MetricFileError(f"{where}: {len(parsed)} values where earlier lines have {width}")
+    if len(parsed) == PRECISION_RECALL_WIDTH and not all(0.0 <= value <= 1.0 for value in parsed[1:]):
+        raise MetricFileError(
+            f"{where}: precision and recall (the second and third values of a line of F, precision and recall) are "
+            f"fractions from 0 to 1, not {values[1]} and {values[2]}"
+        )
     if system in scores:
         raise MetricFileError(f"{where}: system {shown(system)} occurs twice")
     scores[system] = parsed

@@ -20,8 +20,8 @@ GOOD = "".join(f"sys{k} 0.{k}5\n" for k in range(6))
 
 
 def test_lines_are_split_at_line_feeds_and_fields_at_spaces_and_tabs():
-    scores = parse_metric_scores("scores.m2", b"\xef\xbb\xbfAMU 0.3510\t0.4147 0.2174\r\n\r\nCAMB  .37 +1e-1 3.\r\n")
-    assert scores == {"AMU": (0.3510, 0.4147, 0.2174), "CAMB": (0.37, 0.1, 3.0)}
+    scores = parse_metric_scores("scores.m2", b"\xef\xbb\xbfAMU 0.3510\t0.4147 0.2174\r\n\r\nCAMB  .37 +1e-1 1.\r\n")
+    assert scores == {"AMU": (0.3510, 0.4147, 0.2174), "CAMB": (0.37, 0.1, 1.0)}
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,10 @@ def test_lines_are_split_at_line_feeds_and_fields_at_spaces_and_tabs():
         (b"AMU 0.5\nCAMB -0.1e-320\n", "scores.x: line 2: '-0.1e-320' is too close to 0"),
         (b"AMU 0." + b"5" * 1000 + b"x\n", "scores.x: line 1: '0.55555"),
         (b"AMU 1 2\nCAMB 1\n", "scores.x: line 2: 1 values where earlier lines have 2"),
+        (b"AMU 0.35 0.41 0.22\nCAMB 0.5 -0.4 0.6\n", "scores.x: line 2: precision and recall (the second and third "
+         "values of a line of F, precision and recall) are fractions from 0 to 1, not -0.4 and 0.6"),
+        (b"AMU 0.5 1e308 1e308\n", "scores.x: line 1: precision and recall (the second and third values of a line "
+         "of F, precision and recall) are fractions from 0 to 1, not 1e308 and 1e308"),
         (b"AMU 1\nAMU 2\n", "scores.x: line 2: system 'AMU' occurs twice"),
         (b"\n\n", "scores.x: no metric scores (a line is 'SYSTEM value...')"),
         (b"", "scores.x: the file is empty"),
@@ -93,3 +97,19 @@ def test_the_commands_check_the_files_against_the_campaign_before_recording_a_ru
     assert str(error.value) == f"{tmp_path}/scores.bleu: no line for system sys2"
     assert not AnalysisRun.objects.exists()
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.django_db
+def test_a_precision_outside_0_to_1_is_refused_before_recording_a_run(tmp_path):
+    """A scores.m2 with a negative precision was taken, and the analysis failed at the F-beta sweep after computing
+    everything else ('precision, recall and beta must be non-negative'); precisions and recalls near 1e308 failed
+    there too (F-beta overflows: 'scores must be finite numbers'). Precision and recall are fractions from 0 to 1:
+    the file is refused with its line, as the other checks refuse, before a run is recorded."""
+    synthetic_campaign("metrics", np.random.default_rng(3), n_rankings=20)
+    precision = {k: "-0.4" if k == 2 else "0.5" for k in range(6)}
+    (tmp_path / "scores.m2").write_text("".join(f"sys{k} 0.{k} {precision[k]} 0.{k}\n" for k in range(6)))
+    with pytest.raises(CommandError) as error:
+        call_command("analyze", "--campaign", "metrics", "--bootstrap", "10", "--metrics", str(tmp_path),
+                     "--out", str(tmp_path / "out.json"), stderr=io.StringIO())
+    assert str(error.value).startswith(f"{tmp_path}/scores.m2: line 3: precision and recall")
+    assert not AnalysisRun.objects.exists()
