@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from annotation.services.textfiles import InputFileError, NamedFile, NumberError, decode_lines, plain_number, shown
+from gecappraise.plurals import counted
 
 PREFIX = "scores."
 _FIELD_SEPARATOR = re.compile(r"[ \t]+")
@@ -61,7 +62,7 @@ def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
     parsed = tuple(_value(value, where) for value in values)
     width = len(next(iter(scores.values()), parsed))
     if len(parsed) != width:
-        raise MetricFileError(f"{where}: {len(parsed)} values where earlier lines have {width}")
+        raise MetricFileError(f"{where}: {counted(len(parsed), 'value')} where earlier lines have {width}")
     if len(parsed) == PRECISION_RECALL_WIDTH and not all(0.0 <= value <= 1.0 for value in parsed[1:]):
         raise MetricFileError(
             f"{where}: precision and recall (the second and third values of a line of F, precision and recall) are "

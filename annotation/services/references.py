@@ -130,8 +130,8 @@ def _parse_edit(name: str, number: int, line: str, tokens: int) -> ParsedEdit:
         return ParsedEdit(annotator, -1, -1, error_type, ())
     if not 0 <= start <= end <= tokens:
         raise InputFileError(
-            f"{name}: line {number}: the span {start} {end} is outside the sentence (0 <= start <= end <= {tokens} "
-            "tokens)"
+            f"{name}: line {number}: the span {start} {end} is outside the sentence (0 <= start <= end <= "
+            f"{counted(tokens, 'token')})"
         )
     corrections = correction_field.split("||")
     if len(corrections) > CORRECTIONS_PER_EDIT_MAX:

@@ -21,6 +21,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, Candidate, Segment, TrainingAnswer, TrainingCandidate, TrainingScreen
 
 
@@ -32,7 +34,7 @@ def pairwise_agreement(ranks: Sequence[int], expected: Sequence[int]) -> float:
     """Share of pairs ``i < j`` with ``sign(ranks[i] - ranks[j]) == sign(expected[i] - expected[j])``."""
     r, e = np.asarray(ranks), np.asarray(expected)
     if r.shape != e.shape:
-        raise TrainingError(f"{r.size} ranks for {e.size} candidates")
+        raise TrainingError(f"{counted(r.size, 'rank')} for {counted(e.size, 'candidate')}")
     upper = np.triu_indices(r.size, k=1)
     if upper[0].size == 0:
         return 1.0
@@ -53,7 +55,9 @@ def add_training_screen(
     if not 1 <= len(candidates) <= campaign.max_candidates:
         raise TrainingError(f"A screen shows 1 to {campaign.max_candidates} candidates, not {len(candidates)}.")
     if len(expected_ranks) != len(candidates):
-        raise TrainingError(f"{len(expected_ranks)} expected ranks for {len(candidates)} candidates.")
+        raise TrainingError(
+            f"{counted(len(expected_ranks), 'expected rank')} for {counted(len(candidates), 'candidate')}."
+        )
     if any(not 1 <= rank <= campaign.max_candidates for rank in expected_ranks):
         raise TrainingError(f"Expected ranks go from 1 to {campaign.max_candidates}.")
     if any(candidate.segment_id != segment.pk for candidate in candidates):

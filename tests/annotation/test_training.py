@@ -51,7 +51,7 @@ def test_training_screens_are_checked_and_answered_once():
     shown = [candidate_of(campaign, 4, name) for name in ("ZEPHYRSYS", "INPUT")]
     with pytest.raises(TrainingError, match="another campaign"):
         add_training_screen(campaign, other.segments.get(line=4), shown, [1, 2])
-    with pytest.raises(TrainingError, match="expected ranks"):
+    with pytest.raises(TrainingError, match="^1 expected rank for 2 candidates.$"):
         add_training_screen(campaign, segment, shown, [1])
     with pytest.raises(TrainingError, match="from 1 to 5"):
         add_training_screen(campaign, segment, shown, [1, 6])

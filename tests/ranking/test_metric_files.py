@@ -37,7 +37,7 @@ def test_lines_are_split_at_line_feeds_and_fields_at_spaces_and_tabs():
         (b"AMU 0.5\nCAMB 1e-400\n", "scores.x: line 2: '1e-400' is too close to 0 (a number other than 0 is at least"),
         (b"AMU 0.5\nCAMB -0.1e-320\n", "scores.x: line 2: '-0.1e-320' is too close to 0"),
         (b"AMU 0." + b"5" * 1000 + b"x\n", "scores.x: line 1: '0.55555"),
-        (b"AMU 1 2\nCAMB 1\n", "scores.x: line 2: 1 values where earlier lines have 2"),
+        (b"AMU 1 2\nCAMB 1\n", "scores.x: line 2: 1 value where earlier lines have 2"),
         (b"AMU 0.35 0.41 0.22\nCAMB 0.5 -0.4 0.6\n", "scores.x: line 2: precision and recall (the second and third "
          "values of a line of F, precision and recall) are fractions from 0 to 1, not -0.4 and 0.6"),
         (b"AMU 0.5 1e308 1e308\n", "scores.x: line 1: precision and recall (the second and third values of a line "
