@@ -35,6 +35,9 @@ NO_JUDGMENTS = "no judgments yet"
 NEVER_JUDGED = "no judgment of this system"
 NO_PAIRWISE = "no pairwise comparison of this system (it was judged, but never beside another system)"
 EXCLUDED_RATERS_ONLY = "every rater who judged this system was excluded by rater QC"
+IGNORED_JUDGES_ONLY = "every judge who judged this system is an ignored judge (parameters.ignored_judges)"
+IGNORED_OR_EXCLUDED_ONLY = ("every judge who judged this system is an ignored judge (parameters.ignored_judges) or "
+                            "was excluded by rater QC")
 NO_DECISIVE_COMPARISON = "no decisive comparison"
 NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
@@ -152,7 +155,8 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
     }
     for method in METHODS:
         ranking = analysis.rankings[method]
-        result[method] = {**_ranking(ranking, analysis.shown, analysis.left_out_shown), "bootstrap": ranking.n_samples}
+        result[method] = {**_ranking(ranking, analysis.shown, analysis.left_out_shown, analysis.ignored_shown),
+                          "bootstrap": ranking.n_samples}
     result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
     result["per_judge"] = _per_judge(analysis.per_judge)
     if analysis.metrics is not None:
@@ -209,13 +213,21 @@ def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few
     return one_relation.format(n=minimum)
 
 
-def _ranking(ranking: RankingResult, shown: Collection[str] = (), left_out_shown: Collection[str] = ()) -> dict:
+def _ranking(
+    ranking: RankingResult, shown: Collection[str] = (), left_out_shown: Collection[str] = (),
+    ignored_shown: Collection[str] = (),
+) -> dict:
     """A ranking's systems; one without a score was never in a pair (in ``shown``), was judged only by raters
-    rater QC excluded (in ``left_out_shown``), or was never judged."""
+    rater QC excluded (in ``left_out_shown``), by ignored judges (in ``ignored_shown``) or by both, or was never
+    judged."""
     def reason(system: str) -> str:
         if system in shown:
             return NO_PAIRWISE
-        return EXCLUDED_RATERS_ONLY if system in left_out_shown else NEVER_JUDGED
+        left_out, ignored = system in left_out_shown, system in ignored_shown
+        if left_out or ignored:
+            return IGNORED_OR_EXCLUDED_ONLY if left_out and ignored else (
+                EXCLUDED_RATERS_ONLY if left_out else IGNORED_JUDGES_ONLY)
+        return NEVER_JUDGED
 
     return {"systems": [
         fields(

@@ -117,6 +117,15 @@ def left_out_systems(run: AnalysisRun) -> frozenset[str]:
                              ignored_judges=run_parameters(run).ignored_judges)
 
 
+def ignored_systems(run: AnalysisRun) -> frozenset[str]:
+    """The systems shown in the judgments of the run's ignored judges (``ignored_judges``; up to the snapshot, of
+    the run's judge if it has one): the analysis says a system it has no judgment of was judged only by them
+    (``Analysis.ignored_shown``)."""
+    ranges = [(judge, None, None) for judge in run_parameters(run).ignored_judges]
+    return systems_judged_in(run.campaign, ranges, up_to=run.snapshot.get("last_judgment_id"),
+                             judge=run.parameters.get("judge"), ignored_judges=())
+
+
 def rater_qc_json(run: AnalysisRun) -> dict | None:
     """The analysis JSON's ``rater_qc``: the rule, the excluded raters with their numbers, those included by hand
     and the earlier attempts left out; None for a run recorded before rater QC."""
@@ -315,7 +324,7 @@ def finish(
     analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
                        progress=analysis_progress(progress, with_metrics), prws=scores, prws_excluded=qc_excluded(run),
                        prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"),
-                       left_out_shown=left_out_systems(run))
+                       left_out_shown=left_out_systems(run), ignored_shown=ignored_systems(run))
     result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
                            judge=run.parameters.get("judge"))
     qc = rater_qc_json(run)

@@ -153,7 +153,8 @@ class Analysis:
     ``prws`` and ``prws_metrics`` are those of a PRWS campaign. ``shown`` names the systems shown in some ranking:
     a system without a score that is in it was judged, but never beside another system (no pair). ``left_out_shown``
     names the systems shown in the judgments rater QC left out (its excluded raters'): a system without a score
-    that is in it and not in ``shown`` was judged only by raters rater QC excluded."""
+    that is in it and not in ``shown`` was judged only by raters rater QC excluded; ``ignored_shown`` likewise
+    names those shown in the judgments of the ignored judges (``parameters.ignored_judges``)."""
 
     parameters: AnalysisParameters
     pairs: PairStatistics
@@ -168,6 +169,7 @@ class Analysis:
     prws_metrics: MetricSignificance | None = None
     shown: frozenset[str] = frozenset()
     left_out_shown: frozenset[str] = frozenset()
+    ignored_shown: frozenset[str] = frozenset()
 
 
 def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals: int | None) -> MetricCorrelations:
@@ -227,6 +229,7 @@ def analyze(
     prws_excluded: Collection[str] | None = None,
     prws_threshold: float | None = None,
     left_out_shown: Collection[str] = (),
+    ignored_shown: Collection[str] = (),
 ) -> Analysis:
     """The analysis of ``rankings`` (any number, none included).
 
@@ -235,7 +238,8 @@ def analyze(
     scores of a PRWS campaign, whose relative judgments ``rankings`` are; ``prws_excluded`` names the raters its
     statistics leave out (None: those failing the Source+error check, ``prws.rater_quality``), whose threshold is
     ``prws_threshold`` (None: N19's 0.7). ``left_out_shown`` names the systems shown in the judgments rater QC left
-    out of ``rankings`` (``Analysis.left_out_shown``). Raises ``ValueError`` only for bad input
+    out of ``rankings`` (``Analysis.left_out_shown``), ``ignored_shown`` those shown in the judgments of the
+    ``parameters.ignored_judges`` (``Analysis.ignored_shown``). Raises ``ValueError`` only for bad input
     (samples of the wrong shape, a metric without a score for a judged system).
     """
     report = progress or (lambda fraction, stage: None)
@@ -262,6 +266,7 @@ def analyze(
         "per_judge": _per_judge(rankings, pairs, parameters),
         "shown": _names(rankings.shown_systems().any(axis=0), systems),
         "left_out_shown": frozenset(left_out_shown),
+        "ignored_shown": frozenset(ignored_shown),
     }
     if metrics:
         analysis["metrics"] = metric_correlations(ranked["expected_wins"], metrics, parameters.correlation_decimals)

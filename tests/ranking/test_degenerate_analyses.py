@@ -16,6 +16,7 @@ from django.core.management import call_command
 from scipy.stats import pearsonr
 
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
+from ranking.contract import IGNORED_JUDGES_ONLY, NEVER_JUDGED
 
 from .contract_checks import assert_contract, assert_reports_render, strict_loads, undefined_head_to_head
 from .factories import synthetic_campaign
@@ -160,3 +161,41 @@ def test_ignored_judges_and_the_rounding_are_recorded_parameters(tmp_path):
     bleu = [0.1 * k + 0.013 * k * k for k in range(6)]
     assert everyone["metrics"]["bleu"]["pearson"] == pytest.approx(
         pearsonr([row["score"] for row in rows], bleu).statistic, abs=1e-12)
+
+
+def test_a_system_judged_only_by_ignored_judges_says_so(tmp_path):
+    """C was judged by admin alone, whom the analysis ignores by default (METHODS 3), D by nobody: both have no
+    score, and C's reason said "no judgment of this system" while the snapshot counted admin's judgments; it says
+    that only ignored judges judged it, and D still that nobody did. Without ignoring admin, C is ranked."""
+    sources = tmp_path / "outputs"
+    sources.mkdir()
+    (sources / "source").write_text("a b .\nc d .\ne f .\n")
+    for name in "ABCD":
+        (sources / name).write_text(f"a {name} .\nc {name} .\ne {name} .\n")
+    call_command("import_outputs", "--campaign", "ignored", "--source", str(sources / "source"),
+                 *(str(sources / name) for name in "ABCD"), stdout=io.StringIO())
+    items = [("ann", 0, ("A", "B")), ("ann", 1, ("B", "A")), ("admin", 2, ("A", "C"))]
+    xml = tmp_path / "judgments.xml"
+    xml.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n<error-correction-ranking-result '
+        'source-language="err" id="r" target-language="cor">\n'
+        + "".join(f'<ranking-item doc-id="d" duration="00:00:05.000000" id="{i}" src-id="{line}" user="{user}">\n'
+                  f'<translation rank="1" system="{first}"/>\n<translation rank="2" system="{second}"/>\n'
+                  "</ranking-item>\n" for i, (user, line, (first, second)) in enumerate(items))
+        + "</error-correction-ranking-result>\n</appraise-results>\n", encoding="utf-8")
+    call_command("import_appraise_xml", "--campaign", "ignored", str(xml), stdout=io.StringIO())
+
+    def reasons(*options: str) -> dict:
+        out = tmp_path / "analysis.json"
+        call_command("analyze", "--campaign", "ignored", "--bootstrap", "20", *options, "--out", str(out),
+                     stderr=io.StringIO())
+        analysis = strict_loads(out.read_text(encoding="utf-8"))
+        assert_contract(analysis)
+        assert_reports_render(analysis)
+        return {method: {row["system"]: row.get("reason") for row in analysis[method]["systems"]}
+                for method in ("expected_wins", "trueskill")}
+
+    for by_system in reasons().values():
+        assert by_system == {"A": None, "B": None, "C": IGNORED_JUDGES_ONLY, "D": NEVER_JUDGED}
+    for by_system in reasons("--ignored-judges", "").values():
+        assert by_system == {"A": None, "B": None, "C": None, "D": NEVER_JUDGED}
