@@ -44,6 +44,7 @@ from .tables import (
     judges,
     metric_rows,
     too_few_comparisons,
+    undefined_kappa,
     unpredictable_pairs,
 )
 
@@ -105,6 +106,10 @@ def report_context(analysis: Mapping) -> dict:
         "starred": any(
             too_few_comparisons(cell) for row in analysis["agreement"]["matrix"].values() for cell in row.values()
         ),
+        "undefined_kappa": sorted({
+            reason_for(cell, "kappa") for row in analysis["agreement"]["matrix"].values() for cell in row.values()
+            if undefined_kappa(cell)
+        }),
         "metrics": [
             {"name": row.metric if row.beta is None else f"M2 F{beta(row.beta)}",
              "official": "official" in row.notes,

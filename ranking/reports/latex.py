@@ -258,20 +258,24 @@ def agreement_table(analysis: Mapping) -> LatexTable:
 
 
 def agreement_matrix_table(analysis: Mapping) -> LatexTable:
-    """G15 Table 2b: pairwise kappa per judge (upper triangle, intra on the diagonal), ``*`` for too few."""
+    """G15 Table 2b: pairwise kappa per judge (upper triangle, intra on the diagonal), ``*`` for too few
+    comparisons, ``--`` with the reason's letter for a kappa undefined on enough of them."""
     names = judges(analysis)
     matrix = analysis["agreement"]["matrix"]
-    rows = []
-    for i, judge in enumerate(names):
-        cells = [
-            "--" if j < i else ("*" if too_few_comparisons(matrix[judge][other]) else
-                                _number(short(matrix[judge][other]["kappa"])))
-            for j, other in enumerate(names)
-        ]
-        rows.append(" & ".join([escape_latex(judge), *cells]) + " \\\\")
+    notes = Notes()
+
+    def cell(judge: str, other: str) -> str:
+        values = matrix[judge][other]
+        return "*" if too_few_comparisons(values) else notes.shown(values, "kappa", short(values["kappa"]))
+
+    rows = [
+        " & ".join([escape_latex(judge), *("--" if j < i else cell(judge, other) for j, other in enumerate(names))])
+        + " \\\\"
+        for i, judge in enumerate(names)
+    ]
     header = " & ".join(["", *(_rotated(name) for name in names)]) + " \\\\"
     return LatexTable("2b", "Pairwise inter-annotator and intra-annotator agreement per judge",
-                      "Cohen's $\\kappa$; stars indicate too few overlapping judgments.",
+                      notes.note("Cohen's $\\kappa$; stars indicate too few overlapping judgments."),
                       _tabular("l" + "r" * len(names), [header], rows))
 
 

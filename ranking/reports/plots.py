@@ -32,9 +32,9 @@ from ranking.contract import head_to_head_order
 from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 
-from .formatting import is_missing, short
+from .formatting import UNDEFINED, is_missing, short
 from .provenance import METHOD_NAMES
-from .tables import DEGREES, agreement_degree, judges, too_few_comparisons
+from .tables import DEGREES, agreement_degree, judges, too_few_comparisons, undefined_kappa
 
 DEGREE_COLOURS = ("#f4cccc", "#f7fbff", "#d6e6f4", "#9ecae1", "#3182bd", "#08519c")
 """The colours of the agreement degrees (``tables.DEGREES``), poor to almost perfect."""
@@ -177,7 +177,7 @@ def head_to_head_plot(analysis: Mapping) -> str:
 def agreement_plot(analysis: Mapping) -> str:
     """G15 Table 2b as a heat map: kappa of each judge pair (upper triangle, intra-annotator on the diagonal),
     coloured by its degree (Landis and Koch band, as Table 2a words it); grey with a star where there are too few
-    comparisons."""
+    comparisons, grey with "–" where kappa is undefined on enough of them."""
     names = judges(analysis)
     matrix = analysis["agreement"]["matrix"]
     n = len(names)
@@ -188,6 +188,8 @@ def agreement_plot(analysis: Mapping) -> str:
             cell = matrix[judge][names[j]]
             if too_few_comparisons(cell):
                 labels[i, j] = "*"
+            elif undefined_kappa(cell):
+                labels[i, j] = UNDEFINED
             else:
                 degree[i, j] = DEGREES.index(agreement_degree(cell["kappa"]))
                 labels[i, j] = short(cell["kappa"])
@@ -198,7 +200,7 @@ def agreement_plot(analysis: Mapping) -> str:
         axes = figure.subplots()
         _heat_map(axes, degree, colours, BoundaryNorm(np.arange(len(DEGREES) + 1) - 0.5, colours.N))
         for (i, j), label in labels.items():
-            if label == "*":
+            if label in ("*", UNDEFINED):
                 axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color="#e3e6ec"))
             light = np.isfinite(degree[i, j]) and degree[i, j] >= DEGREES.index("Substantial")
             axes.text(j, i, label, ha="center", va="center", fontsize=8, color="white" if light else "#1d2330")

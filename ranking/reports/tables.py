@@ -63,9 +63,14 @@ def agreement_degree(kappa: float | None) -> str:
 
 
 def too_few_comparisons(cell: Mapping) -> bool:
-    """A cell of the agreement matrix that G15 Table 2 stars: fewer than ``MIN_COMPARISONS`` comparisons, or no
-    kappa at all."""
-    return cell["comparisons"] < MIN_COMPARISONS or is_missing(cell["kappa"])
+    """A cell of the agreement matrix that G15 Table 2 stars: fewer than ``MIN_COMPARISONS`` comparisons."""
+    return cell["comparisons"] < MIN_COMPARISONS
+
+
+def undefined_kappa(cell: Mapping) -> bool:
+    """A cell of the agreement matrix with enough comparisons but no kappa (every relation the same, so chance
+    agreement is 1): shown as undefined with the cell's reason, not starred as too few."""
+    return not too_few_comparisons(cell) and is_missing(cell["kappa"])
 
 
 def beta_sweeps(holder: Mapping) -> dict[str, list[Mapping]]:
