@@ -7,9 +7,10 @@ clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 
 analysis has it, 5 (metric correlations) when it has metrics, C5a and C5b (Table 5 of the metrics computed from
 the campaign's references, ``metrics_computed``, against the Expected Wins and the TrueSkill scores) when it has
 those, 6 and 7 (per-judge correlations and rankings) when it has them, for PRWS campaigns the systems' mean scores
-(Napoles et al. 2019, Table 6) with the distribution of their sentence scores, and the raters rater quality control
-excluded, with their numbers. The tabulars need the ``booktabs`` and ``graphicx`` packages. System and judge names
-are escaped. A number the analysis left undefined prints as "--" with a letter whose reason the table's note gives.
+(Napoles et al. 2019, Table 6) with the distribution of their sentence scores and the split-half reliability (N19
+Table 7), and the raters rater quality control excluded, with their numbers. The tabulars need the ``booktabs``
+and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined prints as
+"--" with a letter whose reason the table's note gives.
 
 The standalone document is set for pdfLaTeX (T1 fonts), which stops with an error at a character its fonts lack. Its
 text is therefore composed (Unicode NFC: a file name saved decomposed, ``Zu`` + U+0308 + ``rich``, prints as
@@ -223,6 +224,8 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
         ))
     if (analysis.get("prws") or {}).get("systems"):
         tables.append(prws_table(analysis["prws"]))
+    if (analysis.get("prws") or {}).get("reliability"):
+        tables.append(reliability_table(analysis["prws"]["reliability"]))
     if (analysis.get("rater_qc") or {}).get("excluded"):
         tables.append(rater_qc_table(analysis["rater_qc"]))
     return tables
@@ -452,6 +455,27 @@ def prws_table(prws: Mapping) -> LatexTable:
                  "sentence's mean rating).")
     return LatexTable("PRWS", "Scores of partial ranking with scalars", notes.note(note),
                       _tabular("lrrrr" + "r" * len(keys), header, rows))
+
+
+def reliability_table(reliability: Mapping) -> LatexTable:
+    """N19 Table 7: split-half reliability of the PRWS scores, Pearson's r and Spearman's rho between the means of
+    two random halves of each candidate's ratings, at sentence and at system level, averaged over the splits; and
+    how many candidates (systems) had two ratings or more to split."""
+    notes = Notes()
+    rows = [
+        f"{label} & {notes.shown(reliability[level], 'pearson', fixed(reliability[level]['pearson']))} & "
+        f"{notes.shown(reliability[level], 'spearman', fixed(reliability[level]['spearman']))} & "
+        f"{reliability[level][count]} \\\\"
+        for level, label, count in (("sentence", "Sentence", "candidates"), ("system", "System", "systems"))
+        if level in reliability
+    ]
+    return LatexTable(
+        "PRWS reliability", "Split-half reliability of partial ranking with scalars",
+        notes.note(f"Correlation between the means of two random halves of each candidate's ratings, averaged over "
+                   f"{counted(reliability['splits'], 'split')} (Napoles et al. 2019, Table 7); Compared: the "
+                   "candidates (systems) with two ratings or more."),
+        _tabular("lrrr", ["Level & Pearson's $r$ & Spearman's $\\rho$ & Compared \\\\"], rows),
+    )
 
 
 def rater_qc_table(qc: Mapping) -> LatexTable:

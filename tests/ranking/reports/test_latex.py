@@ -20,6 +20,7 @@ from ranking.reports.latex import (
     in_t1,
     latex_tables,
     prws_table,
+    reliability_table,
     render_latex,
 )
 
@@ -132,6 +133,31 @@ def test_the_prws_table_gives_each_systems_score_distribution(prws_unrated_analy
 
     (spec, lines), = tabulars(prws_table(prws_undistributed_analysis["prws"]).tabular)
     assert spec == "lrrrr" and lines[2] == head + " \\\\"
+
+
+def test_the_prws_reliability_table_gives_n19_table_7(prws_analysis):
+    """The split-half reliability (N19 Table 7) was in the JSON, the HTML and the CSV report but not in the LaTeX."""
+    reliability = prws_analysis["prws"]["reliability"]
+    table = next(t for t in latex_tables(prws_analysis) if t.number == "PRWS reliability")
+    (spec, lines), = tabulars(table.tabular)
+    body = [line.removesuffix(" \\\\").split(" & ") for line in lines if line not in RULES][1:]
+    levels = (("sentence", "Sentence", "candidates"), ("system", "System", "systems"))
+    assert body == [[label, fixed(reliability[level]["pearson"]), fixed(reliability[level]["spearman"]),
+                     str(reliability[level][count])] for level, label, count in levels]
+    assert f"averaged over {reliability['splits']} splits" in table.note
+
+
+def test_undefined_reliability_prints_its_reason():
+    reliability = {"splits": 100,
+                   "sentence": {"pearson": None, "spearman": None, "candidates": 0,
+                                "reason": "fewer than 3 candidates with two ratings or more"},
+                   "system": {"pearson": None, "spearman": None, "systems": 3,
+                              "reason": "the halves' means are constant in every split"}}
+    table = reliability_table(reliability)
+    assert "Sentence & --$^{a}$ & --$^{a}$ & 0 \\\\" in table.tabular
+    assert "System & --$^{b}$ & --$^{b}$ & 3 \\\\" in table.tabular
+    assert table.note.endswith("$^{a}$ fewer than 3 candidates with two ratings or more. $^{b}$ the halves' means "
+                               "are constant in every split.")
 
 
 def test_computed_metrics_get_table_5_against_each_human_ranking(computed_analysis, prws_computed_analysis):
