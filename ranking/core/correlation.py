@@ -49,7 +49,7 @@ def unit_scaled(values: np.ndarray) -> np.ndarray:
     vectors is r of the given ones. Unscaled, ``scipy.stats.pearsonr`` centres the raw scores: scores of both signs
     near 1e308 overflow there (r = 0.0 for a metric whose Pearson r with the human scores is -0.954).
     """
-    largest = np.max(np.abs(values), axis=-1, keepdims=True)
+    largest = np.max(np.abs(values), axis=-1, keepdims=True, initial=0.0)
     return np.ldexp(values, -np.frexp(largest)[1])
 
 

@@ -35,15 +35,15 @@ Statistics (N19 §4.3):
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
-from scipy.stats import ConstantInputWarning, pearsonr, rankdata
+from scipy.stats import rankdata
 
+from .correlation import pearson_r, unit_scaled
 from .rankings import RankingItem, Rankings, SystemsAndJudges
 
 QUALITY_THRESHOLD = 0.7
@@ -199,12 +199,20 @@ class Scores(SystemsAndJudges):
 
 
 def z_normalized(scores: Scores) -> np.ndarray:
-    """Per-rater z-scores of the ratings (K,): (x - rater mean) / rater standard deviation (ddof 0), 0 when it is 0."""
+    """Per-rater z-scores of the ratings (K,): (x - rater mean) / rater standard deviation (ddof 0), 0 when it is 0
+    (N19 §4.3, WMT direct assessment style).
+
+    Each rater's scores are first scaled by a power of two that brings the largest into [0.5, 1), exactly, which
+    leaves z unchanged: subnormal scores (5e-324 to 1e-320 are plain numbers from 0 to 100) lost their digits in the
+    mean and fell to 0 when squared, and a rater who scored A above C above B got z = 0 for all three."""
     judge = scores.rating_judge
     count = np.bincount(judge, minlength=scores.n_judges)
     safe = np.maximum(count, 1)
-    mean = np.bincount(judge, scores.rating_score, scores.n_judges) / safe
-    centred = scores.rating_score - mean[judge]
+    largest = np.zeros(scores.n_judges)
+    np.maximum.at(largest, judge, np.abs(scores.rating_score))
+    unit = np.ldexp(scores.rating_score, -np.frexp(largest)[1][judge])
+    mean = np.bincount(judge, unit, scores.n_judges) / safe
+    centred = unit - mean[judge]
     std = np.sqrt(np.bincount(judge, centred**2, scores.n_judges) / safe)
     return np.divide(centred, std[judge], out=np.zeros_like(centred), where=std[judge] > 0)
 
@@ -345,13 +353,11 @@ def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Row-wise Pearson and Spearman (Pearson of average ranks), each averaged over the rows (NaN rows skipped;
     NaN when every row is).
 
-    Pearson's r of each row of x with the same row of y is ``scipy.stats.pearsonr(x, y, axis=-1)``: NaN where a
-    row is constant, which is expected here (a split may give equal halves), so its ConstantInputWarning is silenced.
+    Pearson's r of each row of x with the same row of y is ``correlation.pearson_r`` (scipy's, at any scale of the
+    scores): NaN where a row is constant, which is expected here (a split may give equal halves).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConstantInputWarning)
-        pearson = pearsonr(x, y, axis=-1).statistic
-        spearman = pearsonr(rankdata(x, axis=-1), rankdata(y, axis=-1), axis=-1).statistic
+    pearson = pearson_r(x, y)
+    spearman = pearson_r(rankdata(x, axis=-1), rankdata(y, axis=-1))
     return tuple(float(np.mean(v[~np.isnan(v)])) if not np.all(np.isnan(v)) else np.nan for v in (pearson, spearman))
 
 
@@ -396,9 +402,13 @@ def split_halves(scores: Scores, rng: np.random.Generator, splits: int) -> tuple
 def split_half_reliability(
     scores: Scores, rng: np.random.Generator, splits: int = RELIABILITY_SPLITS
 ) -> Reliability:
-    """Split-half reliability of the ratings (N19 §4.2, Table 7); randomness from ``rng`` only."""
+    """Split-half reliability of the ratings (N19 §4.2, Table 7); randomness from ``rng`` only.
+
+    The scores are scaled first by the power of two that brings the largest into [0.5, 1) (``unit_scaled``:
+    exact, and no correlation changes), so that the halves' means of subnormal scores keep their digits."""
     if splits < 1:
         raise ValueError(f"splits must be at least 1, got {splits}")
+    scores = scores.with_scores(unit_scaled(scores.rating_score))
     a, b = split_halves(scores, rng, splits)
     usable = np.flatnonzero(np.bincount(scores.rating_candidate, minlength=scores.n_candidates) >= 2)
     sentence = _pearson_spearman(a[:, usable], b[:, usable]) if usable.size >= MIN_UNITS else (np.nan, np.nan)

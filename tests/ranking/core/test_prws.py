@@ -133,6 +133,22 @@ def test_z_normalization_per_rater():
     assert z_normalized(constant).tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("power", [-1070, -1060, -1000, 0])
+def test_z_scores_and_reliability_do_not_depend_on_the_scale_of_the_scores(power):
+    """Scores of 0 to 100 may be subnormal (5e-324 .. 1e-320 are plain numbers): squared, their deviations fell to
+    0, every rater's standard deviation with them, and every z-score was 0 (and the split-half Pearson moved).
+    z-scores and correlations are unchanged by a positive factor, which a power of two applies exactly."""
+    scores = simulated(np.random.default_rng(3), noise=10.0, segments=12)
+    scores = scores.with_scores(np.round(scores.rating_score))  # whole scores times 2**-1070 are exact subnormals
+    scaled = scores.with_scores(np.ldexp(scores.rating_score, power))
+    np.testing.assert_allclose(z_normalized(scaled), z_normalized(scores), rtol=1e-12, atol=1e-12)
+    assert np.abs(z_normalized(scaled)).max() > 1
+    expected = split_half_reliability(scores, np.random.default_rng(4), splits=20)
+    got = split_half_reliability(scaled, np.random.default_rng(4), splits=20)
+    for field in ("sentence_pearson", "sentence_spearman", "system_pearson", "system_spearman"):
+        assert getattr(got, field) == pytest.approx(getattr(expected, field), abs=1e-12), field
+
+
 @given(st.lists(st.lists(st.integers(0, 100), min_size=1, max_size=6), min_size=1, max_size=8))
 def test_scalar_ranks_order_like_the_scores(screens):
     screen = np.repeat(np.arange(len(screens)), [len(s) for s in screens])
