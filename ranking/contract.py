@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 NO_JUDGMENTS = "no judgments yet"
 NEVER_JUDGED = "no judgment of this system"
+NOT_BY_JUDGE = "no judgment of this system by the selected judge (parameters.judge)"
 NO_PAIRWISE = "no pairwise comparison of this system (it was judged, but never beside another system)"
 EXCLUDED_RATERS_ONLY = "every rater who judged this system was excluded by rater QC"
 IGNORED_JUDGES_ONLY = "every judge who judged this system is an ignored judge (parameters.ignored_judges)"
@@ -155,7 +156,8 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
     }
     for method in METHODS:
         ranking = analysis.rankings[method]
-        result[method] = {**_ranking(ranking, analysis.shown, analysis.left_out_shown, analysis.ignored_shown),
+        result[method] = {**_ranking(ranking, analysis.shown, analysis.left_out_shown, analysis.ignored_shown,
+                                     NOT_BY_JUDGE if judge else NEVER_JUDGED),
                           "bootstrap": ranking.n_samples}
     result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
     result["per_judge"] = _per_judge(analysis.per_judge)
@@ -215,11 +217,11 @@ def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few
 
 def _ranking(
     ranking: RankingResult, shown: Collection[str] = (), left_out_shown: Collection[str] = (),
-    ignored_shown: Collection[str] = (),
+    ignored_shown: Collection[str] = (), unjudged: str = NEVER_JUDGED,
 ) -> dict:
     """A ranking's systems; one without a score was never in a pair (in ``shown``), was judged only by raters
-    rater QC excluded (in ``left_out_shown``), by ignored judges (in ``ignored_shown``) or by both, or was never
-    judged."""
+    rater QC excluded (in ``left_out_shown``), by ignored judges (in ``ignored_shown``) or by both, or has no
+    judgment in the selection (``unjudged``: never judged, or, in the analysis of one judge, not by that judge)."""
     def reason(system: str) -> str:
         if system in shown:
             return NO_PAIRWISE
@@ -227,7 +229,7 @@ def _ranking(
         if left_out or ignored:
             return IGNORED_OR_EXCLUDED_ONLY if left_out and ignored else (
                 EXCLUDED_RATERS_ONLY if left_out else IGNORED_JUDGES_ONLY)
-        return NEVER_JUDGED
+        return unjudged
 
     return {"systems": [
         fields(

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from scipy.stats import pearsonr
 
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
-from ranking.contract import IGNORED_JUDGES_ONLY, NEVER_JUDGED
+from ranking.contract import IGNORED_JUDGES_ONLY, NEVER_JUDGED, NOT_BY_JUDGE
 
 from .contract_checks import assert_contract, assert_reports_render, strict_loads, undefined_head_to_head
 from .factories import synthetic_campaign
@@ -163,18 +163,19 @@ def test_ignored_judges_and_the_rounding_are_recorded_parameters(tmp_path):
         pearsonr([row["score"] for row in rows], bleu).statistic, abs=1e-12)
 
 
-def test_a_system_judged_only_by_ignored_judges_says_so(tmp_path):
-    """C was judged by admin alone, whom the analysis ignores by default (METHODS 3), D by nobody: both have no
-    score, and C's reason said "no judgment of this system" while the snapshot counted admin's judgments; it says
-    that only ignored judges judged it, and D still that nobody did. Without ignoring admin, C is ranked."""
+def test_a_system_judged_only_by_ignored_judges_or_other_judges_says_so(tmp_path):
+    """C was judged by admin alone, whom the analysis ignores by default (METHODS 3), D by bob alone, E by nobody;
+    C's reason said "no judgment of this system" while the snapshot counted admin's judgments, and so did D's in the
+    analysis of ann's judgments alone (--judge ann). C says that only ignored judges judged it, D (and C and E) in
+    ann's analysis that ann did not, E in the others that nobody did. Without ignoring admin, C is ranked."""
     sources = tmp_path / "outputs"
     sources.mkdir()
-    (sources / "source").write_text("a b .\nc d .\ne f .\n")
-    for name in "ABCD":
-        (sources / name).write_text(f"a {name} .\nc {name} .\ne {name} .\n")
+    (sources / "source").write_text("a b .\nc d .\ne f .\ng h .\n")
+    for name in "ABCDE":
+        (sources / name).write_text(f"a {name} .\nc {name} .\ne {name} .\ng {name} .\n")
     call_command("import_outputs", "--campaign", "ignored", "--source", str(sources / "source"),
-                 *(str(sources / name) for name in "ABCD"), stdout=io.StringIO())
-    items = [("ann", 0, ("A", "B")), ("ann", 1, ("B", "A")), ("admin", 2, ("A", "C"))]
+                 *(str(sources / name) for name in "ABCDE"), stdout=io.StringIO())
+    items = [("ann", 0, ("A", "B")), ("ann", 1, ("B", "A")), ("admin", 2, ("A", "C")), ("bob", 3, ("B", "D"))]
     xml = tmp_path / "judgments.xml"
     xml.write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n<error-correction-ranking-result '
@@ -195,7 +196,10 @@ def test_a_system_judged_only_by_ignored_judges_says_so(tmp_path):
         return {method: {row["system"]: row.get("reason") for row in analysis[method]["systems"]}
                 for method in ("expected_wins", "trueskill")}
 
+    scored = dict.fromkeys("ABD")
     for by_system in reasons().values():
-        assert by_system == {"A": None, "B": None, "C": IGNORED_JUDGES_ONLY, "D": NEVER_JUDGED}
+        assert by_system == {**scored, "C": IGNORED_JUDGES_ONLY, "E": NEVER_JUDGED}
     for by_system in reasons("--ignored-judges", "").values():
-        assert by_system == {"A": None, "B": None, "C": None, "D": NEVER_JUDGED}
+        assert by_system == {**scored, "C": None, "E": NEVER_JUDGED}
+    for by_system in reasons("--judge", "ann").values():
+        assert by_system == {"A": None, "B": None, **dict.fromkeys("CDE", NOT_BY_JUDGE)}
