@@ -12,7 +12,8 @@ Sections, in file order, and the columns each fills (the others stay empty):
   wins (of the opponent), losses (of the opponent) (Table 3d)
 - ``judge_correlation``: judge, other_judge, spearman, pearson; ``judge_correlation_rest``: judge against the other
   judges; both with shared_systems, the number of systems the correlation is computed over (empty in analyses stored
-  before it was part of the JSON); ``judge_correlation_mean``: the weighted means (Table 6);
+  before it was part of the JSON); ``judge_correlation_mean``: the weighted means (Table 6), or, when the analysis
+  has no judge correlations, only the reason;
   ``judge_correlation_mean_left_out``: judge, reason (a judge the means leave out: its correlation with the rest is
   undefined)
 - ``metric``: metric, spearman, pearson; ``beta_sweep``: metric, beta, spearman, pearson (Table 5, Figure 3);
@@ -102,7 +103,7 @@ def csv_rows(analysis: Mapping) -> Iterator[Row]:
     for judge in judges(analysis):
         if judge in per_judge.get("rankings", {}):
             yield from _ranking("judge_ranking", per_judge["rankings"][judge]["systems"], judge=judge)
-    yield from _judge_correlations(per_judge.get("correlations"))
+    yield from _judge_correlations(per_judge.get("correlations"), per_judge.get("reason"))
     yield from _metrics(analysis)
     for method, accuracy in (analysis.get("accuracy") or {}).items():
         for key, value in accuracy.items():
@@ -158,8 +159,10 @@ def _ranking(section: str, systems: list[Mapping], **labels: str) -> Iterator[Ro
         }
 
 
-def _judge_correlations(correlations: Mapping | None) -> Iterator[Row]:
+def _judge_correlations(correlations: Mapping | None, skipped: str | None) -> Iterator[Row]:
     if not correlations:
+        if skipped:
+            yield {"section": "judge_correlation_mean", "spearman": None, "pearson": None, "reason": skipped}
         return
     names = sorted(correlations["rest"])
     shared_systems = correlations.get("shared_systems")

@@ -166,3 +166,14 @@ def test_the_uploaded_metrics_williams_test_has_its_rows_or_its_reason(full_anal
     analysis = {**full_analysis, "metric_significance": {"systems": ["a", "b"], "skipped": skipped}}
     (row,) = [row for row in read(analysis) if row["section"] == "metric_williams"]
     assert (row["metric"], row["p_value"], row["reason"]) == ("", "", skipped)
+
+
+def test_judge_correlations_skipped_give_their_reason(full_analysis):
+    """An analysis without judge correlations (one judge) has the JSON's reason in the CSV report too, as a
+    ``judge_correlation_mean`` row; the CSV said nothing of Table 6."""
+    reason = "judge correlations need two judges with pairwise judgments"
+    analysis = {**full_analysis, "per_judge": {"rankings": full_analysis["per_judge"]["rankings"],
+                                                "correlations": None, "reason": reason}}
+    rows = [row for row in read(analysis) if row["section"].startswith("judge_correlation")]
+    assert [(row["section"], row["spearman"], row["pearson"], row["reason"]) for row in rows] == [
+        ("judge_correlation_mean", "–", "–", reason)]
