@@ -1,5 +1,6 @@
-"""The New campaign form and the screens form in the organizer's words: the checkbox beside its label, no internal
-names (n_screens) and file names said as files ("the source file (source) has 4 lines")."""
+"""The New campaign form, the screens form and the campaign page's facts in the organizer's words: the checkbox beside
+its label, no internal names (n_screens), file names said as files ("the source file (source) has 4 lines") and a
+count of one with its noun in the singular ("1 screen")."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,11 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tests.annotation.factories import small_campaign
+from annotation.services import queue
+from annotation.services.importing import import_outputs
+from annotation.services.screens import create_screens
+from annotation.services.textfiles import NamedFile
+from tests.annotation.factories import judge, small_campaign
 
 from .test_importing import SOURCE
 from .test_organizer import form_data, upload
@@ -43,3 +48,24 @@ def test_screens_without_a_number_are_refused_in_plain_words(client):
     page = client.post(reverse("campaign-screens", args=[campaign.pk]), {"count": ""}, follow=True).content.decode()
     assert "n_screens" not in page and "number of screens" in page.lower()
     assert "No screen was added." in page
+
+
+def test_the_progress_of_a_first_screen_and_judgment_is_counted_in_the_singular(client):
+    """The campaign page's Progress line after the first screen and its first judgment; it said "1 screens, 1 of 2
+    assignments submitted, 1 judgments". A test set of one sentence and one system was "1 sentences ..., 1 systems"."""
+    campaign = small_campaign("first", redundancy=2)
+    campaign.organizers.add(User.objects.get(username="olga"))
+    create_screens(campaign, 1)
+    ann = judge("ann", campaign)
+    served = queue.next_assignment(campaign, ann)
+    keys = queue.candidate_keys(served)
+    queue.submit_ranking(served.token, ann, [1] * len(keys), keys)
+    page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    progress = re.search(r"<dt>Progress .*?</dt><dd>(.*?)</dd>", page).group(1)
+    assert progress == "1 screen, 1 of 2 assignments submitted, 1 judgment"
+
+    single = import_outputs("single", NamedFile("source", b"He go .\n"), [NamedFile("alpha", b"He goes .\n")])
+    single.organizers.add(User.objects.get(username="olga"))
+    page = client.get(reverse("campaign-detail", args=[single.pk])).content.decode()
+    assert re.search(r"<dt>Test set</dt><dd>(.*?)</dd>", page).group(1) == "1 sentence in 1 document, 1 system"
+    assert "distinct outputs among 1 system (G15 Figure 1)" in page
