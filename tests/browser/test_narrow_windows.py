@@ -3,7 +3,8 @@
 the status line inside the window and the Guidelines dialog too; the organizer's campaign page never scrolls
 sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card; nor does
 the HTML analysis report, whose tables scroll inside their own boxes within their sections; nor does the API tokens
-page showing a new token.
+page showing a new token; nor does the campaign page of a campaign not judged yet, whose facts stand under their
+labels on a phone.
 Screenshots: test-artifacts/narrow-*.png."""
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from playwright.sync_api import expect
 from annotation.models import Campaign
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.score_import import import_scores
+from annotation.services.screens import create_screens
 from ranking.models import AnalysisRun
-from tests.annotation.factories import add_screen
+from tests.annotation.factories import add_screen, small_campaign
 from tests.browser.session import log_in
 from tests.ranking.factories import synthetic_campaign
 from tests.ranking.test_prws_analysis import prws_campaign, simulated_csv
@@ -161,3 +163,22 @@ def test_a_new_api_token_keeps_to_the_window(live_server, new_page, artifacts, v
     assert_inside(page.locator("#new-token pre").bounding_box(), page.locator("#new-token").bounding_box(),
                   f"the command of its box at {name}")
     page.screenshot(path=artifacts / f"narrow-api-token-{name}.png", full_page=True)
+
+
+def test_the_facts_of_a_campaign_not_judged_yet_keep_to_a_phone(live_server, new_page, artifacts):
+    """On a phone each fact of the campaign page and its dashboard stands under its label: beside the widest label
+    ("Trimmed mean (5–95%)") a campaign with screens and no judgment yet had its "– (no timed judgment yet)" run
+    past the window, and the page scrolled sideways."""
+    campaign = small_campaign("not judged yet", redundancy=2)
+    create_screens(campaign, 3)
+    campaign.organizers.add(get_user_model().objects.create_user("orga", password=PASSWORD))
+    page = new_page(PHONE, **MOBILE)
+    log_in(page, live_server, "orga", PASSWORD, reverse("campaign-detail", args=[campaign.pk]))
+    expect(page.locator("#times-median")).to_contain_text("no timed judgment yet")
+    assert_no_sideways_scrolling(page, PHONE["width"], "a campaign not judged yet")
+    for facts in ("#content > dl.facts", "#plan", "#times"):
+        labels, values = page.locator(f"{facts} > dt"), page.locator(f"{facts} > dd")
+        for k in range(labels.count()):
+            label, value = labels.nth(k).bounding_box(), values.nth(k).bounding_box()
+            assert value["y"] >= label["y"] + label["height"], f"value {k} of {facts} is beside its label"
+    page.screenshot(path=artifacts / "narrow-campaign-not-judged-375x667.png", full_page=True)
