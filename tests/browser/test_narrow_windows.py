@@ -4,7 +4,8 @@ the status line inside the window and the Guidelines dialog too; the organizer's
 sideways as a whole: its wide tables scroll inside their own box, which stays inside the dashboard's card; nor does
 the HTML analysis report, whose tables scroll inside their own boxes within their sections; nor does the API tokens
 page showing a new token; nor does the campaign page of a campaign not judged yet, whose facts stand under their
-labels on a phone.
+labels on a phone; nor do the organizer's pages of a campaign whose name and a system's name are 100
+characters without a space.
 Screenshots: test-artifacts/narrow-*.png."""
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ from playwright.sync_api import expect
 
 from annotation.models import Campaign
 from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services.importing import import_outputs
 from annotation.services.score_import import import_scores
 from annotation.services.screens import create_screens
+from annotation.services.textfiles import NamedFile
 from ranking.models import AnalysisRun
 from tests.annotation.factories import add_screen, small_campaign
 from tests.browser.session import log_in
@@ -182,3 +185,30 @@ def test_the_facts_of_a_campaign_not_judged_yet_keep_to_a_phone(live_server, new
             label, value = labels.nth(k).bounding_box(), values.nth(k).bounding_box()
             assert value["y"] >= label["y"] + label["height"], f"value {k} of {facts} is beside its label"
     page.screenshot(path=artifacts / "narrow-campaign-not-judged-375x667.png", full_page=True)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_long_unbroken_names_wrap_on_the_organizer_pages(live_server, new_page, artifacts, viewport):
+    """A campaign name of 100 characters without a space (a slug) and a system name of 100 characters (a file name,
+    which never has a space) break inside the window: the campaign page's heading and the convergence charts'
+    legend, and the link back to the campaign on its analyses and rater QC pages, had run past the window's right
+    edge (by some 200 pixels at 1280), so that the whole page scrolled sideways."""
+    name = "conll14-" + "x" * 92
+    text = lambda lines: ("\n".join(lines) + "\n").encode()
+    source = ["He go to school .", "She like apples ."]
+    campaign = import_outputs(name, NamedFile("source", text(source)), [
+        NamedFile("S" * 100, text(["He goes to school .", "She likes apples ."])),
+        NamedFile("short", text(["He goes to the school .", "She like apple ."])),
+    ])
+    user = get_user_model().objects.create_user("orga", password=PASSWORD)
+    campaign.organizers.add(user)
+    page = new_page(viewport, **(MOBILE if viewport is PHONE else {}))
+    log_in(page, live_server, "orga", PASSWORD, reverse("campaign-detail", args=[campaign.pk]))
+    expect(page.locator("#history-legend li")).to_have_count(2)
+    size = f"{viewport['width']}x{viewport['height']}"
+    assert_no_sideways_scrolling(page, viewport["width"], f"the campaign page at {size}")
+    page.screenshot(path=artifacts / f"narrow-long-names-campaign-{size}.png", full_page=True)
+    for page_name in ("campaign-analyses", "campaign-raters"):
+        page.goto(live_server.url + reverse(page_name, args=[campaign.pk]))
+        expect(page.get_by_role("link", name=name)).to_be_visible()
+        assert_no_sideways_scrolling(page, viewport["width"], f"{page_name} at {size}")
