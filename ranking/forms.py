@@ -17,11 +17,17 @@ class AnalysisForm(forms.Form):
         "0 skips it.",
     )
 
+    def clean_accuracy_folds(self) -> int:
+        folds = self.cleaned_data.get("accuracy_folds") or 0
+        if folds == 1:
+            raise forms.ValidationError("Cross-validation needs at least 2 folds; 0 skips it.")
+        return folds
+
     def parameters(self) -> AnalysisParameters:
         data = self.cleaned_data
         return AnalysisParameters(
             bootstrap=data["bootstrap"], confidence=data["confidence"], seed=data["seed"],
-            accuracy_folds=data.get("accuracy_folds") or 0,
+            accuracy_folds=data["accuracy_folds"],
         )
 
     def clean(self):

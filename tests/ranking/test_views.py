@@ -62,6 +62,21 @@ def test_bad_parameters_are_refused_with_a_message(campaign):
     assert not AnalysisRun.objects.exists()
 
 
+
+def test_one_accuracy_fold_is_refused_under_its_field_in_the_pages_words(campaign):
+    """The form's field is "Accuracy folds"; the message said "accuracy_folds must be 0 (skip) or from 2 to 1,000,
+    got 1" above the form, in the names of the code."""
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    response = logged_in(organizer).post(reverse("campaign-analyses", args=[campaign.pk]),
+                                         {"bootstrap": 100, "confidence": 0.95, "seed": 1, "accuracy_folds": 1})
+    assert response.status_code == 400
+    message = "Cross-validation needs at least 2 folds; 0 skips it."
+    assert response.context["form"].errors == {"accuracy_folds": [message]}
+    assert message in response.content.decode()
+    assert not AnalysisRun.objects.exists()
+
+
 @pytest.mark.parametrize("started", ["9" * 5000, "²", "-1", "x"])
 def test_a_started_run_that_is_no_run_id_shows_no_banner(campaign, started):
     """``?started=`` names the run just started; anything else is ignored (5,000 digits, more than int() reads, were
