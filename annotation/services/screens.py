@@ -94,8 +94,8 @@ def planned_count(campaign: Campaign, count: int | None) -> int:
             )
         return rankable if count is None else count
     if count is None:
-        raise ValueError(f"give the number of screens: only full coverage plans every sentence, this campaign "
-                         f"samples {campaign.get_sampling_display().lower()}")
+        raise ValueError(f"give the number of screens: only full coverage plans every sentence, and this campaign's "
+                         f"sampling is {campaign.get_sampling_display()}")
     return count
 
 
