@@ -15,3 +15,11 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
     }
   });
 }
+
+// A form whose action cannot be undone asks first: its data-confirm, or that of the option chosen in it (the rater
+// QC page's fresh attempt), is the question; Cancel submits nothing.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const question = form.dataset.confirm ?? form.querySelector("option:checked")?.dataset.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
+});
