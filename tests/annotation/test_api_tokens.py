@@ -149,7 +149,7 @@ def test_a_former_organizer_sees_and_revokes_the_tokens_left_but_makes_none(peop
     assert page.status_code == 200
     html = page.content.decode()
     assert "You no longer organize a campaign" in html and 'id="new-token-form"' not in html
-    assert html.count("Revoke the token") == 2
+    assert html.count('aria-label="Revoke the token') == 2, "a Revoke button for each token"
     assert client.post("/accounts/api-tokens/new/", {"name": "again"}).status_code == 403
     assert client.post("/accounts/api-tokens/revoke/", {"token": first.digest}).url == "/accounts/api-tokens/"
     assert list(ApiToken.objects.values_list("name", flat=True)) == ["poller"]

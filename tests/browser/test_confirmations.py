@@ -1,16 +1,20 @@
 """The organizer's actions that cannot be undone ask first, in headless Chromium: deleting a training screen (its
-judges' answers go with it), revoking an invite (its link stops working for good) and offering a rater a fresh
-attempt (their judgments so far leave every analysis for good). Cancel leaves everything as it was; OK does it.
-They used to happen at the first click, a click beside the intended button included."""
+judges' answers go with it), revoking an invite (its link stops working for good), offering a rater a fresh
+attempt (their judgments so far leave every analysis for good) and revoking one or all of one's API tokens (the
+scripts that use them stop working). Cancel leaves everything as it was; OK does it. They used to happen at the
+first click, a click beside the intended button included."""
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import Invite, RaterStatus, TrainingScreen
+from annotation.models import ApiToken, Invite, RaterStatus, TrainingScreen
+from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import queue
+from annotation.services.api_tokens import create_token
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
 from tests.annotation.factories import add_screen, judge, small_campaign
@@ -97,3 +101,32 @@ def test_ok_deletes_revokes_and_offers_the_fresh_attempt(live_server, chromium, 
     assert not TrainingScreen.objects.filter(campaign=campaign).exists()
     assert not Invite.objects.filter(campaign=campaign).exists()
     assert RaterStatus.objects.get(campaign=campaign, judge__username="ann").attempt == 2
+
+
+def test_revoking_api_tokens_asks_first(live_server, chromium, campaign):
+    organizer = get_user_model().objects.get(username="orga")
+    organizer.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    create_token(organizer, "nightly export")
+    create_token(organizer)
+    first, second = ApiToken.objects.filter(user=organizer).order_by("created")
+    page = organizer_page(chromium, live_server, reverse("api-tokens"), "dismiss")
+    try:
+        page.get_by_role("button", name=f"Revoke the token {first.token_key}…").click()
+        page.get_by_role("button", name="Revoke all").click()
+        assert page.dialogs == [
+            f"Revoke the token {first.token_key}… (nightly export)? A script that uses it stops working.",
+            "Revoke all 2 of your tokens? Every script that uses one stops working.",
+        ]
+    finally:
+        page.context.close()
+    assert ApiToken.objects.filter(user=organizer).count() == 2
+    page = organizer_page(chromium, live_server, reverse("api-tokens"), "accept")
+    try:
+        page.get_by_role("button", name=f"Revoke the token {second.token_key}…").click()
+        expect(page.locator(".messages")).to_contain_text(f"Revoked the token {second.token_key}…")
+        page.get_by_role("button", name="Revoke all").click()
+        expect(page.locator(".messages")).to_contain_text("Revoked all your API tokens (1)")
+        assert page.dialogs[1] == "Revoke your token? Every script that uses one stops working."
+    finally:
+        page.context.close()
+    assert not ApiToken.objects.filter(user=organizer).exists()
