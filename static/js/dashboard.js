@@ -144,8 +144,8 @@ function renderLeaderboard(board) {
   const pairs = board.system_pairs;
   $("separated-pairs").textContent = pairs.separated === null
     ? `Separated system pairs: – (${pairs.reason}).`
-    : `${pairs.separated} of ${pairs.total} system pairs separated; ${pairs.unresolved.length} still unresolved ` +
-      "(overlapping rank ranges)." + separationEstimate(pairs.more_judgments);
+    : `${pairs.separated} of ${counted(pairs.total, "system pair")} separated; ` +
+      `${pairs.unresolved.length} still unresolved (overlapping rank ranges).` + separationEstimate(pairs.more_judgments);
 }
 
 // The estimate of more judgments the unresolved pairs need (ranking/core/separation.py), as one sentence.
@@ -155,7 +155,7 @@ function separationEstimate(more) {
     ? ` ${more.without_estimate} of them have no estimate (never compared, or even so far: perhaps ties).` : "";
   if (more.all === null) return tied;
   const which = more.without_estimate ? "the pairs with an estimate" : "them";
-  return ` About ${count(more.all)} more judgments would separate ${which} at this rate ` +
+  return ` About ${counted(more.all, "more judgment", "more judgments")} would separate ${which} at this rate ` +
     `(${Math.round(100 * more.confidence)}% confidence, ${Math.round(100 * more.power)}% power).` + tied;
 }
 
@@ -182,10 +182,10 @@ function renderStopping(hint) {
   if (hint.reason) {
     setText(box, `Stopping hint: not yet (${hint.reason}).`);
   } else if (hint.met) {
-    setText(box, `Clusters unchanged over the last ${count(hint.k)} judgments (the same since ` +
+    setText(box, `Clusters unchanged over the last ${counted(hint.k, "judgment")} (the same since ` +
       `${count(hint.stable_since)}): more judgments are unlikely to change them.`);
   } else {
-    setText(box, `Clusters unchanged over the last ${count(hint.stable_for)} judgments (since ` +
+    setText(box, `Clusters unchanged over the last ${counted(hint.stable_for, "judgment")} (since ` +
       `${count(hint.stable_since)}); the hint waits for ${count(hint.k)}.`);
   }
 }

@@ -14,7 +14,9 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Screen
+from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.textfiles import NamedFile
 from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
 from tests.browser.session import log_in
 
@@ -116,3 +118,26 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     organizer.get_by_role("link", name=re.compile("dashboard")).click()
     expect(organizer.locator("#flags tbody tr").first.locator("td").last).to_have_text("Excluded")
     expect(organizer.locator("#plan-screens")).to_contain_text("1 excluded from analysis")
+
+
+def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_page):
+    """Two systems make one system pair, and a stopping hint over the last judgment is over one judgment: the
+    dashboard said "1 of 1 system pairs separated" and "Clusters unchanged over the last 1 judgments"."""
+    organizer_user = get_user_model().objects.create_user("orga", password="organizer-pw-1")
+    text = lambda lines: ("\n".join(lines) + "\n").encode()
+    campaign = import_outputs("two systems", NamedFile("source", text(["He go .", "She go ."])), [
+        NamedFile("better", text(["He goes .", "She goes ."])), NamedFile("worse", text(["He went .", "She gone ."])),
+    ])
+    campaign.organizers.add(organizer_user)
+    shown = [JudgedCandidate(candidate_of(campaign, 0, "better").pk, 1),
+             JudgedCandidate(candidate_of(campaign, 0, "worse").pk, 2)]
+    with transaction.atomic():
+        write_judged_screens(campaign, [JudgedScreen(line=0, judge=("ann", "bob")[i % 2], candidates=shown)
+                                        for i in range(200)])
+    organizer = new_page()
+    log_in(organizer, live_server, "orga", "organizer-pw-1",
+           reverse("campaign-detail", args=[campaign.pk]) + "?k=1")
+    expect(organizer.locator("#separated-pairs")).to_have_text(
+        "1 of 1 system pair separated; 0 still unresolved (overlapping rank ranges).")
+    expect(organizer.locator("#stopping-hint")).to_have_text(re.compile(
+        r"^Clusters unchanged over the last 1 judgment \(the same since \d+\): more judgments are unlikely"))
