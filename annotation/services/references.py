@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
 from gecappraise.plurals import counted
 
@@ -325,8 +326,10 @@ def reference_summary(reference_set: ReferenceSet) -> str:
     """What an import added, as ``import_references`` and the campaign page say it: the gold edits and their
     annotators of an M2 set, the sentences of a text set."""
     if reference_set.kind == ReferenceSet.Kind.M2:
+        edits, annotators = reference_set.gold_edits.exclude(start=-1).count(), reference_set.annotators
         return (
-            f"{reference_set.gold_edits.exclude(start=-1).count()} gold edits of annotators "
-            f"{', '.join(map(str, reference_set.annotators))}"
+            f"{edits} gold edit{pluralize(edits)} of annotator{pluralize(len(annotators))} "
+            f"{', '.join(map(str, annotators))}"
         )
-    return f"{reference_set.texts.count()} corrected sentences"
+    sentences = reference_set.texts.count()
+    return f"{sentences} corrected sentence{pluralize(sentences)}"

@@ -48,11 +48,27 @@ def test_the_page_offers_the_form_and_adds_m2_and_texts(campaign, organizer):
     page = upload(organizer, campaign, m2=SimpleUploadedFile("gold.m2", GOLD),
                   references=[SimpleUploadedFile("ref0", REFERENCE), SimpleUploadedFile("ref1", REFERENCE)])
     text = page.content.decode()
-    assert "Added &#x27;gold.m2&#x27;: 2 gold edits of annotators 0; &#x27;ref0&#x27;: 2 corrected sentences;" in text
+    assert "Added &#x27;gold.m2&#x27;: 2 gold edits of annotator 0; &#x27;ref0&#x27;: 2 corrected sentences;" in text
     assert sorted(campaign.reference_sets.values_list("name", "kind")) == [
         ("gold.m2", "m2"), ("ref0", "text"), ("ref1", "text")]
     assert GoldEdit.objects.count() == 2 and ReferenceText.objects.count() == 4
     assert "gold.m2 (M2 gold edits)" in text and "ref1 (Corrected reference text)" in text
+
+
+
+def test_one_gold_edit_is_counted_in_the_singular_and_two_annotators_in_the_plural(campaign, organizer):
+    """The message said "1 gold edits of annotators 0" of one edit, and "of annotators 0" of one annotator."""
+    gold = (b"S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n"
+            b"A 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||1\n\n"
+            b"S She like apples .\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+            b"A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1\n")
+    text = upload(organizer, campaign, m2=SimpleUploadedFile("two.m2", gold)).content.decode()
+    assert "Added &#x27;two.m2&#x27;: 2 gold edits of annotators 0, 1." in text
+    gold = b"S He go to school .\nA 1 2|||Vform|||goes|||REQUIRED|||-NONE-|||0\n\nS She like apples .\n" \
+           b"A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+    campaign.reference_sets.all().delete()
+    text = upload(organizer, campaign, m2=SimpleUploadedFile("one.m2", gold)).content.decode()
+    assert "Added &#x27;one.m2&#x27;: 1 gold edit of annotator 0." in text
 
 
 @pytest.mark.parametrize(("files", "cli"), [
