@@ -29,7 +29,7 @@ from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chu
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST
 from .organizer_judging import judging_context
-from .posted import campaign_post, messages_section, to_section, valid_post
+from .posted import campaign_post, form_with_refused_input, keep_refused_input, messages_section, to_section, valid_post
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv_chunks, "text/csv; charset=utf-8"),
@@ -103,7 +103,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "screens_form": ScreensForm(),
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
-        "appraise_form": AppraiseUploadForm(),
+        "appraise_form": form_with_refused_input(request, campaign.pk, AppraiseUploadForm),
         "study_link": request.build_absolute_uri(reverse("crowd-study-link", args=[campaign.crowd_key]))
         if campaign.crowd else None,
         "messages_section": messages_section(request),
@@ -146,6 +146,7 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
     form = AppraiseUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
+        keep_refused_input(request, campaign.pk, AppraiseUploadForm)
     else:
         upload = form.cleaned_data["file"]
         try:
@@ -156,6 +157,7 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
+            keep_refused_input(request, campaign.pk, AppraiseUploadForm)
         else:
             messages.success(request, summary.text())
     return to_section(campaign.pk, "appraise")

@@ -35,7 +35,7 @@ from ..services import attention_requests, background_jobs, guidelines, invites,
 from ..services.collapsing import diff_spans
 from ..services.judging_overview import CampaignProgress, attention_coverage, judge_activity
 from ..services.presentation import ShownCandidate, context_of
-from .posted import campaign_post, to_section, valid_post
+from .posted import campaign_post, form_with_refused_input, keep_refused_input, to_section, valid_post
 
 #: Session key: {campaign id: [[username, link], ...]} of invite links not shown yet.
 SESSION_NEW_INVITES = "organizer-new-invites"
@@ -67,7 +67,7 @@ def judging_context(request: HttpRequest, campaign: Campaign, progress: Campaign
         "new_links": _take_new_links(request, campaign),
         "invites": campaign.invites.select_related("judge", "created_by"),
         "now": timezone.now(),
-        "invite_form": InviteForm(),
+        "invite_form": form_with_refused_input(request, campaign.pk, InviteForm),
         "guidelines_form": GuidelinesForm(initial={"guidelines": campaign.guidelines}),
         "guidelines_html": guidelines.render_guidelines(campaign.guidelines),
         "acknowledged": GuidelinesAcknowledgement.objects.filter(campaign=campaign, digest=digest).count(),
@@ -92,12 +92,14 @@ def invite_create(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     only an admin is told that the link asks an existing account to log in first."""
     form = valid_post(request, InviteForm, "{errors} No invite was created.")
     if form is None:
+        keep_refused_input(request, campaign.pk, InviteForm)
         return to_section(campaign.pk, "invites")
     try:
         valid_for = timedelta(days=form.cleaned_data["valid_days"])
         invite, secret = invites.create_invite(campaign, form.cleaned_data["username"], request.user, valid_for)
     except invites.InviteError as error:
         messages.error(request, f"{error} No invite was created.")
+        keep_refused_input(request, campaign.pk, InviteForm)
         return to_section(campaign.pk, "invites")
     link = request.build_absolute_uri(reverse("invite", args=[secret]))
     _keep_new_link(request, campaign, invite.judge.username, link)

@@ -42,6 +42,32 @@ def valid_post(request: HttpRequest, form_class: type[forms.Form], refusal: str)
     return None
 
 
+#: Session key: {"<campaign id>/<form class>": {field: posted text}} of refused forms not shown again yet.
+SESSION_REFUSED_INPUT = "organizer-refused-input"
+
+
+def keep_refused_input(request: HttpRequest, campaign_pk: int, form_class: type[forms.Form]) -> None:
+    """Keep the text fields a refused ``form_class`` posted, so that the campaign page shows the form filled in with
+    them again (``form_with_refused_input``) and nothing has to be typed twice (a file has to be chosen again)."""
+    kept = request.session.get(SESSION_REFUSED_INPUT, {})
+    kept[f"{campaign_pk}/{form_class.__name__}"] = {
+        name: request.POST.get(name, "") for name, field in form_class.base_fields.items()
+        if not isinstance(field, forms.FileField)
+    }
+    request.session[SESSION_REFUSED_INPUT] = kept
+
+
+def form_with_refused_input(request: HttpRequest, campaign_pk: int, form_class: type[forms.Form]) -> forms.Form:
+    """An unbound ``form_class`` for the campaign page, filled in with what its last refused post held
+    (``keep_refused_input``), once; with its initial values otherwise."""
+    kept = request.session.get(SESSION_REFUSED_INPUT, {})
+    refused = kept.pop(f"{campaign_pk}/{form_class.__name__}", None)
+    if refused is None:
+        return form_class()
+    request.session[SESSION_REFUSED_INPUT] = kept
+    return form_class(initial=refused)
+
+
 #: The campaign page's sections that post forms, by their element id. A redirect to one of them names it in the
 #: query (``?at=invites``) as well as in the fragment: the page then shows the messages inside that section, where
 #: the browser scrolls to, instead of at the top of a long page (the fragment alone never reaches the server).

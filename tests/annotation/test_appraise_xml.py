@@ -491,6 +491,23 @@ def test_organizers_map_only_to_judges_of_their_own_campaigns(campaign, organize
     assert Judgment.objects.get(external_id="0").assignment.judge.username == "our-judge"
 
 
+def test_a_refused_import_shows_its_user_map_again_once(campaign, organizer):
+    """A user map refused as written, or with the file, is in the form again to be corrected (the file has to be
+    chosen again); it was empty, a map of many pairs to be typed once more."""
+    User.objects.create_superuser("root", password="root-password-1")
+    client = logged_in(organizer)
+    url = reverse("campaign-appraise-import", args=[campaign.pk])
+    for typed, refusal in (("judge1=alice judge2", "is not NAME=ACCOUNT"),
+                           ("judge1=root\njudge2=alice", "which cannot be used; choose another name")):
+        response = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": typed},
+                               follow=True)
+        assert refusal in html.unescape(response.content.decode())
+        assert response.context["appraise_form"]["map_users"].value() == typed
+        assert nothing_judged()
+        assert client.get(reverse("campaign-detail", args=[campaign.pk])).context["appraise_form"][
+            "map_users"].value() is None
+
+
 def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(campaign, organizer):
     """Another organizer's judge, an organizer's, a staff or an admin account, the name of an account another
     organizer invited (not yet used), an account of its own: named in the file (or in the user map, where an

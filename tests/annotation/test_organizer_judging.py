@@ -154,11 +154,18 @@ def test_messages_stay_at_the_top_without_a_known_section(campaign, organizer):
     ],
 )
 def test_a_bad_invite_says_why_and_writes_nothing(campaign, organizer, data, message):
+    """... and the form shows what was typed again, to be corrected (it was empty: the username typed once more),
+    once."""
     users = User.objects.count()
-    response = login(organizer).post(reverse("campaign-invite", args=[campaign.pk]), data, follow=True)
+    client = login(organizer)
+    response = client.post(reverse("campaign-invite", args=[campaign.pk]), data, follow=True)
     shown = " ".join(messages_of(response))
     assert message in shown and "No invite was created." in shown
     assert not Invite.objects.exists() and User.objects.count() == users
+    form = response.context["invite_form"]
+    assert (form["username"].value(), form["valid_days"].value()) == (data["username"], str(data["valid_days"]))
+    again = client.get(detail_url(campaign)).context["invite_form"]
+    assert (again["username"].value(), again["valid_days"].value()) == (None, 14)
 
 
 def test_a_closed_campaign_takes_no_invites(campaign, organizer):
