@@ -316,6 +316,18 @@ def ranking_batches(campaign, size: int | None = None) -> Iterator[Rankings]:
         yield Rankings.from_items(batch, system_names=contestants)
 
 
+def pairwise_batches(campaign) -> Iterator[Rankings]:
+    """The rankings of the campaign's pairwise judgments (the TSV downloads): ``ranking_batches`` of a ranking
+    campaign; of a PRWS campaign, the relative judgments of every rater's scores (``core.prws.relative_rankings``,
+    as its analyses compare them, here of the raters the quality check would leave out too), in one batch."""
+    if campaign.mode != campaign.Mode.PRWS:
+        yield from ranking_batches(campaign)
+        return
+    from .core.prws import relative_rankings  # SciPy: imported only where PRWS scores are read
+
+    yield relative_rankings(load_scores(campaign))
+
+
 def load_scores(
     campaign, up_to: int | None = None, judge: str | None = None, after: int | None = None,
     ignored_judges: Collection[str] = IGNORED_JUDGES, excluded_ranges: Sequence[ExcludedRange] = (),

@@ -91,13 +91,13 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
 @login_required
 def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers, streamed a batch of
-    rankings at a time."""
-    from .loading import ranking_batches
+    rankings at a time (``loading.pairwise_batches``: a PRWS campaign's from its scores)."""
+    from .loading import pairwise_batches
     from .reports.pairs_tsv import expanded_tsv_chunks, unexpanded_tsv_chunks
 
     campaign = managed_campaign_or_404(request, pk)
     chunks = unexpanded_tsv_chunks if kind == "unexpanded" else expanded_tsv_chunks
-    response = StreamingHttpResponse(chunks(ranking_batches(campaign)),
+    response = StreamingHttpResponse(chunks(pairwise_batches(campaign)),
                                      content_type="text/tab-separated-values; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slugify(campaign.name) or "campaign"}-{kind}-pairs.tsv"'
     return response

@@ -15,6 +15,7 @@ from django.urls import reverse
 from annotation.models import Screen, System
 from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.score_import import import_scores
 from annotation.services.textfiles import NamedFile
 from ranking import loading
 from ranking.loading import load_rankings
@@ -114,3 +115,30 @@ def test_a_campaign_without_judgments_downloads_the_header_alone(awkward):
     Screen.objects.filter(campaign=awkward).update(excluded=True)
     assert b"".join(streamed(awkward, "unexpanded")[0]) == b"judge\tsegment\tfirst\tsecond\trelation\n"
     assert b"".join(streamed(awkward, "expanded")[0]) == b"judge\tfirst\tsecond\trelation\n"
+
+
+def test_a_prws_campaign_downloads_the_relative_judgments_of_its_scores(client_for_prws):
+    """A PRWS campaign's pairs are those of its scores, as its analyses compare them (a higher score is better,
+    equal scores a tie); the downloads held the header alone, beside an analysis counting the pairs."""
+    client, campaign = client_for_prws
+    unexpanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])).getvalue().decode()
+    assert unexpanded == ("judge\tsegment\tfirst\tsecond\trelation\n"
+                          "rita\t0\talpha\tbeta\t<\n"
+                          "rita\t1\talpha\tbeta\t=\n")
+    expanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "expanded"])).getvalue().decode()
+    assert expanded == "judge\tfirst\tsecond\trelation\nrita\talpha\tbeta\t<\nrita\talpha\tbeta\t=\n"
+
+
+@pytest.fixture
+def client_for_prws():
+    text = lambda lines: ("\n".join(lines) + "\n").encode()
+    campaign = import_outputs("scored", NamedFile("source", text(["He go .", "It rain ."])), [
+        NamedFile("alpha", text(["He goes .", "It rains ."])), NamedFile("beta", text(["He went .", "It rained ."])),
+    ], mode="prws")
+    import_scores(campaign, b"rater,segment,system,score\nrita,0,alpha,80\nrita,0,beta,40\n"
+                            b"rita,1,alpha,50\nrita,1,beta,50\n")
+    organizer = User.objects.create_user("organizer")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    return client, campaign
