@@ -212,8 +212,17 @@ def split_archive(
     return source, systems, by_name.get(doc_name) if doc_name else None
 
 
+#: A share of control screens without the source among the systems: no screen could ever be added
+#: (``controls.require_source``), and the settings are not changed after the campaign is made.
+CONTROLS_NEED_THE_SOURCE = (
+    "control screens show the source beside Source+error: judge the source too (“Judge the source too”, "
+    "source_is_system in the API) or set the share of control screens to 0"
+)
+
+
 def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
-    """Write a new campaign with its test set in one transaction; ``options`` are Campaign fields."""
+    """Write a new campaign with its test set in one transaction; ``options`` are Campaign fields. Raises
+    InputFileError, writing nothing, for a name in use or a share of control screens without the source judged."""
     name = name.strip()
     if not name:
         raise InputFileError("the campaign needs a name")
@@ -224,6 +233,8 @@ def create_campaign(name: str, test_set: TestSet, **options: Any) -> Campaign:
             raise exists
         campaign = Campaign(name=name, distinct_histogram=test_set.distinct_histogram(), **options)
         campaign.full_clean(exclude=["owner"])
+        if campaign.control_share > 0 and System.Kind.INPUT not in test_set.system_kinds:
+            raise InputFileError(CONTROLS_NEED_THE_SOURCE)
         try:
             with transaction.atomic():
                 campaign.save()

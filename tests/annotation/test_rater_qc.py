@@ -9,6 +9,7 @@ import io
 import re
 import shutil
 import subprocess
+import zipfile
 from datetime import timedelta
 
 import jsonschema
@@ -23,6 +24,7 @@ from django.utils import timezone
 from annotation.models import Campaign, Candidate, Output, RaterStatus, Screen, System
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import queue, rater_qc
+from annotation.services.importing import CONTROLS_NEED_THE_SOURCE
 from annotation.services.screens import create_screens
 from ranking.contract_schema import SCHEMA
 from ranking.core.parameters import AnalysisParameters
@@ -131,6 +133,28 @@ def test_controls_need_the_source_as_a_system():
     with pytest.raises(ValueError, match="import the source as a system"):
         create_screens(campaign, 5)
     assert not Screen.objects.filter(campaign=campaign).exists()
+
+
+@pytest.mark.parametrize("archive", [False, True], ids=["files", "archive"])
+def test_a_campaign_with_control_screens_and_without_the_source_judged_is_refused(archive):
+    """Such a campaign was made, and every Sample screens refused ("import the source as a system too ... or set
+    the share of control screens to 0"), a setting no page changes: the campaign had to be made again."""
+    organizer = judge("olga")
+    organizer.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    client = Client()
+    client.force_login(organizer)
+    files = {"source": upload("source", SOURCE), "systems": [upload(n, d) for n, d in SYSTEMS.items()]}
+    if archive:
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w") as zipped:
+            zipped.writestr("source", SOURCE)
+            for name, data in SYSTEMS.items():
+                zipped.writestr(name, data)
+        files = {"archive": upload("test-set.zip", packed.getvalue())}
+    response = client.post(reverse("campaign-create"), form_data(control_share="0.5", source_is_system="", **files))
+    assert response.status_code == 400
+    assert response.context["form"].non_field_errors() == [CONTROLS_NEED_THE_SOURCE]
+    assert not Campaign.objects.exists()
 
 
 def test_verdicts_of_simulated_raters(judged):
