@@ -327,3 +327,19 @@ def test_with_celery_workers_a_lost_job_is_left_to_their_redelivery(organizer, s
     assert background_jobs.fail_abandoned() == 0
     job.refresh_from_db()
     assert job.status == BackgroundJob.Status.RUNNING and job.files.exists()
+
+
+@pytest.mark.parametrize(("kind", "result", "said"), [
+    (BackgroundJob.Kind.TEST_SET, {"name": "tiny", "systems": 1, "segments": 1},
+     "Campaign tiny: 1 system, 1 sentence."),
+    (BackgroundJob.Kind.TEST_SET, {"name": "big", "systems": 13, "segments": 1312},
+     "Campaign big: 13 systems, 1312 sentences."),
+    (BackgroundJob.Kind.ATTENTION_CHECKS, {"added": 1, "open": 1},
+     "Added attention checks to 1 of the 1 unserved screen without one."),
+])
+def test_a_finished_job_counts_one_in_the_singular(organizer, kind, result, said):
+    """The page of a finished job said "1 systems, 1 sentences" and "of the 1 unserved screens"."""
+    job = BackgroundJob.objects.create(kind=kind, requested_by=organizer, status=BackgroundJob.Status.DONE,
+                                       finished_at=timezone.now(), result=result, options={"share": 1.0})
+    page = html.unescape(client_of(organizer).get(reverse("background-job", args=[job.pk])).content.decode())
+    assert said in " ".join(page.split())
