@@ -328,8 +328,8 @@ def reference_summary(reference_set: ReferenceSet) -> str:
     if reference_set.kind == ReferenceSet.Kind.M2:
         edits, annotators = reference_set.gold_edits.exclude(start=-1).count(), reference_set.annotators
         return (
-            f"{edits} gold edit{pluralize(edits)} of annotator{pluralize(len(annotators))} "
+            f"{counted(edits, 'gold edit')} of annotator{pluralize(len(annotators))} "
             f"{', '.join(map(str, annotators))}"
         )
     sentences = reference_set.texts.count()
-    return f"{sentences} corrected sentence{pluralize(sentences)}"
+    return counted(sentences, "corrected sentence")

@@ -95,6 +95,7 @@ def replace_line(number: int, text: str | None) -> bytes:
         (replace_line(1, "X He go to school ."), "gold.m2: line 1: a sentence starts with an 'S' line"),
         (GOOD_M2.encode() + b"\nS One more .\n", "gold.m2: line 13: sentence 4, but the campaign's source has 3 lines"),
         (GOOD_M2.rsplit("\n\nS They", 1)[0].encode(), "gold.m2: 2 sentences, but the campaign's source has 3 lines"),
+        (GOOD_M2.split("\n\n", 1)[0].encode(), "gold.m2: 1 sentence, but the campaign's source has 3 lines"),
         (GOOD_M2.replace("goes", "go\x01es", 1).encode(), "gold.m2: line 2: the control character U+0001"),
         (replace_line(2, "A 1 2|||V|||goes|||REQUIRED|||-NONE-|||0\x1f"),
          "gold.m2: line 2: the control character U+001F at column 41"),
@@ -136,6 +137,7 @@ def test_a_noop_beside_other_edits_of_one_annotator_is_refused(campaign):
     ("files", "message"),
     [
         ([NamedFile("ref0", b"one\ntwo\n")], "ref0: 2 lines, but the campaign's source has 3"),
+        ([NamedFile("ref0", b"one\n")], "ref0: 1 line, but the campaign's source has 3"),
         ([NamedFile("ref0", SOURCE), NamedFile("ref0", SOURCE)], "several reference files are named ref0"),
         ([NamedFile("ref0", SOURCE), NamedFile("REF0", SOURCE)], "several reference files are named REF0, ref0"),
         ([NamedFile("ref 0", SOURCE)], "system name 'ref 0'"),
