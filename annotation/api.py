@@ -22,7 +22,7 @@ from rest_framework.utils import json
 
 from .api_responses import JOB_NOT_FOUND, NOT_RANKINGS, READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
-from .models import BackgroundJob, ScreenJob
+from .models import BackgroundJob, Campaign, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
@@ -188,7 +188,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     parser_classes = [SentNamesParser, FormParser]
 
     def get_queryset(self):
-        return managed_campaigns(self.request.user).prefetch_related("systems")
+        return managed_campaigns(self.request.user).with_sizes().prefetch_related("systems")
 
     @extend_schema(summary="Create a campaign from uploaded files (all or nothing; organizers)",
                    request={"multipart/form-data": CampaignCreateSerializer},
@@ -206,7 +206,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError({"__all__": exc.messages}) from None
         if isinstance(made, BackgroundJob):
             return _accepted(made)
-        return Response(CampaignSerializer(made).data, status=status.HTTP_201_CREATED)
+        return Response(CampaignSerializer(Campaign.objects.with_sizes().get(pk=made.pk)).data,
+                        status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], summary="The campaign's screen count and its background jobs adding screens",
                    responses={200: ScreensStateSerializer, **READ_ERRORS})

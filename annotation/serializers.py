@@ -6,7 +6,7 @@ from rest_framework import serializers
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm
 from .models import BackgroundJob, Campaign, RaterStatus, ReferenceSet, ScreenJob, System
 from .rater_forms import RaterDecisionForm
-from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST, screen_count
+from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -16,10 +16,12 @@ class SystemSerializer(serializers.ModelSerializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
+    """A campaign of ``Campaign.objects.with_sizes()``, whose counts it reads (segments, documents, screens)."""
+
     systems = SystemSerializer(many=True, read_only=True)
-    segments = serializers.IntegerField(source="segments.count", read_only=True)
-    documents = serializers.IntegerField(source="documents.count", read_only=True)
-    screens = serializers.SerializerMethodField()
+    segments = serializers.IntegerField(source="n_segments", read_only=True)
+    documents = serializers.IntegerField(source="n_documents", read_only=True)
+    screens = serializers.IntegerField(source="n_screens", read_only=True)
     study_link = serializers.SerializerMethodField()
 
     class Meta:
@@ -32,9 +34,6 @@ class CampaignSerializer(serializers.ModelSerializer):
             "study_link",
         ]
         read_only_fields = fields
-
-    def get_screens(self, campaign: Campaign) -> int:
-        return screen_count(campaign)
 
     def get_study_link(self, campaign: Campaign) -> str | None:
         """The crowd campaign's public study link (null for a campaign not in crowd mode)."""

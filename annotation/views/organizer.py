@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
@@ -39,10 +38,7 @@ JUDGMENT_EXPORTS = {
 
 @login_required
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    campaigns = managed_campaigns(request.user).annotate(
-        n_systems=Count("systems", distinct=True),
-        n_segments=Count("segments", distinct=True),
-    )
+    campaigns = managed_campaigns(request.user).with_sizes()
     if not campaigns and not is_organizer(request.user):
         raise PermissionDenied("Only organizers manage campaigns.")
     context = {"campaigns": campaigns, "can_create": is_organizer(request.user),
