@@ -106,12 +106,15 @@ class CheckpointRanking:
 @dataclass
 class Checkpoint:
     """The first ``rankings`` rankings: full-data Expected Wins (None without pairs) and, once computed, the
-    bootstrap ranking. ``counts`` (outcome counts, S x S x 3) are kept until then; ``digest`` names them."""
+    bootstrap ranking; ``digest`` names their outcome counts (S x S x 3). ``step`` is what its last
+    ``HISTORY_STEP`` rankings added to those counts, in the smallest unsigned type that holds it (a ranking adds at
+    most 1 to a cell, so 8 bits): ``History.counts`` adds the steps up, and a history holds S x S x 3 bytes a
+    checkpoint, not the 8-byte counts of each."""
 
     rankings: int
     digest: str
     scores: list[float] | None
-    counts: np.ndarray | None
+    step: np.ndarray
     ranking: CheckpointRanking | None = None
 
 
@@ -131,6 +134,8 @@ class LiveCounts:
     last_submit: str | None = None
     rankings: int = 0
     counts: np.ndarray | None = None
+    since_checkpoint: np.ndarray | None = None
+    """The part of ``counts`` added since the last checkpoint (the next checkpoint's step so far)."""
     raters: list[dict] | None = None
     counted: bool = True
     """False for counts read while judgments changed under the reads (``kept_tallies.unchanged``): shown once,
@@ -151,6 +156,15 @@ class History:
 
     def matches(self, state: LiveCounts) -> bool:
         return self.token == state.token and len(self.checkpoints) == state.rankings // HISTORY_STEP
+
+    def counts(self, index: int) -> np.ndarray:
+        """The outcome counts (int64) of the rankings up to checkpoint ``index``: the sum of the steps so far."""
+        import numpy as np
+
+        total = np.zeros(self.checkpoints[index].step.shape, dtype=np.int64)
+        for point in self.checkpoints[:index + 1]:
+            total += point.step
+        return total
 
 
 def data_version(campaign: Campaign) -> DataVersion:
@@ -225,25 +239,26 @@ def _extend(state: LiveCounts, rankings: Rankings, previous: dict[tuple[int, str
     import numpy as np
 
     from .core.expected_wins import counts_expected_wins
-    from .core.win_counts import checkpoint_counts
+    from .core.win_counts import step_counts
 
     start = state.rankings
     first = (start // HISTORY_STEP + 1) * HISTORY_STEP
     ends = list(range(first - start, rankings.n_rankings + 1, HISTORY_STEP))
-    counts = checkpoint_counts(rankings, [*ends, rankings.n_rankings])
-    if state.counts is not None:
-        counts = counts + state.counts
+    steps = step_counts(rankings, [*ends, rankings.n_rankings])
+    at = np.zeros_like(steps[0]) if state.counts is None else state.counts
+    step = np.zeros_like(steps[0]) if state.since_checkpoint is None else state.since_checkpoint
     checkpoints = []
-    for end, at in zip(ends, counts):
+    for end, added in zip(ends, steps):
         n = start + end
+        at, step = at + added, step + added
         digest = _digest(at)
         scores = None
         if len(state.names) >= 2 and at.sum() > 0:
             scores = [float(x) for x in counts_expected_wins(at)]
-        ranking = previous.get((n, digest))
-        keep = at if scores is not None and ranking is None else None
-        checkpoints.append(Checkpoint(n, digest, scores, keep, ranking))
-    state.counts = np.asarray(counts[-1])
+        compact = step.astype(np.min_scalar_type(int(step.max())))
+        checkpoints.append(Checkpoint(n, digest, scores, compact, previous.get((n, digest))))
+        step = np.zeros_like(step)
+    state.counts, state.since_checkpoint = at + steps[-1], step + steps[-1]
     state.rankings = start + rankings.n_rankings
     return checkpoints
 
@@ -513,12 +528,11 @@ def _compute_checkpoints(campaign: Campaign, state: LiveCounts, history: History
             continue
         if changed and time.perf_counter() > deadline:
             break
-        result = expected_wins_ranking(point.counts, state.names, HISTORY_BOOTSTRAP, CONFIDENCE,
+        result = expected_wins_ranking(history.counts(index), state.names, HISTORY_BOOTSTRAP, CONFIDENCE,
                                        _rng(campaign, point.rankings))
         point.ranking = CheckpointRanking(
             n_pairs - len(unresolved_pairs(result)), cluster_partition(result, state.names)
         )
-        point.counts = None
         changed = True
     return changed
 

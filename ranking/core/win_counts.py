@@ -19,8 +19,9 @@ from .pairs import expanded_pairs, outcome_counts
 from .rankings import Rankings
 
 
-def checkpoint_counts(rankings: Rankings, ends: Sequence[int]) -> np.ndarray:
-    """Outcome counts (len(ends), S, S, 3) of the first ``ends[k]`` rankings, for increasing ``ends``.
+def step_counts(rankings: Rankings, ends: Sequence[int]) -> np.ndarray:
+    """Outcome counts (len(ends), S, S, 3) of the rankings from ``ends[k - 1]`` (0 for the first) to ``ends[k]``,
+    for increasing ``ends``: their cumulative sum is the counts of each prefix.
 
     ``expanded_pairs`` lists the pairs of each ranking together, rankings in order, and a ranking covering k systems
     gives k(k-1)/2 pairs (METHODS 3), so the pairs of the first e rankings are a prefix of the pairs.
@@ -33,10 +34,9 @@ def checkpoint_counts(rankings: Rankings, ends: Sequence[int]) -> np.ndarray:
     pair_end = np.r_[0, np.cumsum(covered * (covered - 1) // 2)]
     bounds = np.r_[0, pair_end[ends]]
     n_systems = rankings.n_systems
-    blocks = np.stack(
+    return np.stack(
         [outcome_counts(pairs.take(slice(start, stop)), n_systems) for start, stop in zip(bounds[:-1], bounds[1:])]
     ) if ends.size else np.zeros((0, n_systems, n_systems, 3), dtype=np.int64)
-    return np.cumsum(blocks, axis=0)
 
 
 def expected_wins_ranking(

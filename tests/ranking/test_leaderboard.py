@@ -3,6 +3,7 @@ incrementally, on any data (none, one judge, ties only, systems never compared, 
 from __future__ import annotations
 
 import json
+import pickle
 from datetime import timedelta
 
 import numpy as np
@@ -22,8 +23,9 @@ from ranking import leaderboard as live
 from ranking.core import separation
 from ranking.core.bootstrap import bootstrap_expected_wins, bootstrap_ranking
 from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import expanded_pairs, win_matrix
+from ranking.core.pairs import expanded_pairs, outcome_counts, win_matrix
 from ranking.core.rankings import Rankings
+from ranking.core.win_counts import step_counts
 from ranking.loading import load_rankings
 from tests.annotation.factories import candidate_of, judge, small_campaign
 from tests.annotation.late_commits import held_submit
@@ -405,3 +407,34 @@ def test_a_judgment_committed_while_the_leaderboard_reads_and_undone_before_the_
     kept = get_leaderboard(client, campaign)
     cache.clear()
     assert kept == get_leaderboard(client, campaign)
+
+
+def test_the_cached_history_holds_a_byte_a_cell_of_each_checkpoint_and_its_counts_are_the_rankings_so_far():
+    """20 systems, 1,000 rankings, judged in four goes across checkpoints (the history extended, not rebuilt):
+    the cached history pickles to less than 2 bytes per outcome cell (S x S x 3) of each checkpoint, the bootstraps
+    still missing (the 8-byte counts of each pending checkpoint took 8), and each checkpoint's counts are those of the
+    rankings up to it, as a history rebuilt from all of them has them."""
+    campaign = synthetic_campaign("compact", np.random.default_rng(21), n_rankings=250, n_systems=20)
+    client = organizer_client(campaign)
+    live.history(campaign, budget=0.0)
+    rng = np.random.default_rng(22)
+    for count in (250, 250, 250):
+        write_judged_screens(campaign, random_judgments(campaign, rng, count))
+        get_leaderboard(client, campaign)
+    state = cache.get(live._cache_key(campaign, "counts"))
+    extended = cache.get(live._cache_key(campaign, "history"))
+    assert extended.matches(state) and len(extended.checkpoints) == 10
+    assert sum(point.ranking is None for point in extended.checkpoints) >= 9
+    cells = 20 * 20 * 3
+    assert len(pickle.dumps(extended)) < 2 * cells * len(extended.checkpoints)
+    rankings = load_rankings(campaign)
+    assert rankings.system_names == state.names
+    prefixes = np.cumsum(step_counts(rankings, [point.rankings for point in extended.checkpoints]), axis=0)
+    for index, prefix in enumerate(prefixes):
+        np.testing.assert_array_equal(extended.counts(index), prefix)
+    np.testing.assert_array_equal(state.counts, outcome_counts(expanded_pairs(rankings), 20))
+    cache.clear()
+    live.history(campaign, budget=0.0)
+    rebuilt = cache.get(live._cache_key(campaign, "history"))
+    assert [(p.rankings, p.digest, p.scores) for p in rebuilt.checkpoints] == [
+        (p.rankings, p.digest, p.scores) for p in extended.checkpoints]

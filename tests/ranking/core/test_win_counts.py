@@ -16,10 +16,10 @@ from ranking.core.expected_wins import counts_expected_wins, expected_wins
 from ranking.core.pairs import counts_win_matrix, expanded_pairs, outcome_counts, win_matrix
 from ranking.core.rankings import Rankings
 from ranking.core.win_counts import (
-    checkpoint_counts,
     cluster_partition,
     expected_wins_ranking,
     stable_since,
+    step_counts,
     unresolved_pairs,
 )
 
@@ -40,25 +40,28 @@ def random_items(rng: np.random.Generator, n: int) -> list:
     return items
 
 
-def test_checkpoint_counts_are_the_counts_of_each_prefix():
+def test_step_counts_are_the_counts_between_ends_and_add_up_to_each_prefix():
     items = random_items(np.random.default_rng(3), 250)
     rankings = Rankings.from_items(items, SYSTEMS)
     ends = [0, 1, 7, 100, 100, 200, 250]
-    counts = checkpoint_counts(rankings, ends)
-    assert counts.shape == (len(ends), 6, 6, 3)
-    for end, got in zip(ends, counts):
+    steps = step_counts(rankings, ends)
+    assert steps.shape == (len(ends), 6, 6, 3)
+    for start, end, got in zip([0, *ends], ends, steps):
+        between = Rankings.from_items(items[start:end], SYSTEMS)
+        np.testing.assert_array_equal(got, outcome_counts(expanded_pairs(between), 6))
+    for end, got in zip(ends, np.cumsum(steps, axis=0)):
         prefix = Rankings.from_items(items[:end], SYSTEMS)
         np.testing.assert_array_equal(got, outcome_counts(expanded_pairs(prefix), 6))
-    assert counts[-1].sum() == len(expanded_pairs(rankings)) > 0
+    assert steps.sum() == len(expanded_pairs(rankings)) > 0
 
 
 def test_checkpoints_must_increase_within_the_rankings():
     rankings = Rankings.from_items(random_items(np.random.default_rng(1), 10), SYSTEMS)
     with pytest.raises(ValueError, match="increase"):
-        checkpoint_counts(rankings, [5, 3])
+        step_counts(rankings, [5, 3])
     with pytest.raises(ValueError, match="increase"):
-        checkpoint_counts(rankings, [11])
-    assert checkpoint_counts(rankings, []).shape == (0, 6, 6, 3)
+        step_counts(rankings, [11])
+    assert step_counts(rankings, []).shape == (0, 6, 6, 3)
 
 
 def test_counts_give_the_same_wins_draws_and_ranking_as_the_pairs():
