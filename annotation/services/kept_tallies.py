@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, QuerySet, Sum
 
 from ..models import Assignment, Campaign, Judgment
 
@@ -97,10 +97,17 @@ class KeptTally(Generic[T]):
         return self.recent[0] - 1 if self.recent else self.last_id
 
 
+def counted_judgments(campaign: Campaign) -> QuerySet[Judgment]:
+    """The campaign's judgments as the tallies count them: through their slots, which are submitted (a slot is
+    submitted exactly while it has a judgment), so that PostgreSQL finds the campaign's slots in the partial index
+    ``assignment_submitted`` rather than among all its slots, pool and served ones (or every campaign's)."""
+    return Judgment.objects.filter(assignment__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED)
+
+
 def judgments_after(campaign: Campaign, after: int) -> dict:
     """The campaign's judgments with an id above ``after``: how many (``n``), the sum of their slots' ids (``sum``),
     the last id (``last``; ``after`` for none)."""
-    totals = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after).aggregate(
+    totals = counted_judgments(campaign).filter(id__gt=after).aggregate(
         n=Count("id"), sum=Sum("assignment_id"), last=Max("id")
     )
     return {"n": totals["n"], "sum": totals["sum"] or 0, "last": totals["last"] or after}
@@ -126,7 +133,7 @@ def unchanged(campaign: Campaign, after: int, added: dict) -> bool:
     """Whether the judgments with ids in ``(after, added["last"]]`` are still the ones ``added``
     (``judgments_after`` ``after``) counted: a judgment of a lower id that committed late, or one undone, after they
     were counted changes them, and a read between the count and this check may have seen it."""
-    again = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=added["last"]).aggregate(
+    again = counted_judgments(campaign).filter(id__gt=after, id__lte=added["last"]).aggregate(
         n=Count("id"), sum=Sum("assignment_id")
     )
     return (again["n"], again["sum"] or 0) == (added["n"], added["sum"])
@@ -151,8 +158,8 @@ def stored_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> 
     the slots and the judgments is caught by reading the slots again."""
     held = set(kept.recent)
     for _ in range(ATTEMPTS):
-        window = dict(Judgment.objects.filter(assignment__campaign=campaign, id__gt=kept.floor,
-                                              id__lte=kept.last_id).values_list("id", "assignment_id"))
+        window = dict(counted_judgments(campaign).filter(id__gt=kept.floor, id__lte=kept.last_id)
+                      .values_list("id", "assignment_id"))
         if not held <= window.keys():
             return None
         late = tuple(sorted(window.keys() - held))
@@ -170,7 +177,7 @@ def stored_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> 
 
 def _recent_ids(campaign: Campaign, after: int, up_to: int) -> list[int]:
     """The ids of the campaign's last ``RECENT`` judgments with ids in ``(after, up_to]``, in order."""
-    ids = Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to).order_by("-id")
+    ids = counted_judgments(campaign).filter(id__gt=after, id__lte=up_to).order_by("-id")
     return sorted(ids.values_list("id", flat=True)[:RECENT])
 
 

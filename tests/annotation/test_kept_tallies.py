@@ -8,12 +8,14 @@ import threading
 import numpy as np
 import pytest
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
+from django.db.models import Count, Sum
 
-from annotation.models import Campaign, Judgment
+from annotation.models import Assignment, Campaign, Judgment
 from annotation.services import kept_tallies, queue
 from annotation.services.attention import attention_check_rates
 from annotation.services.dashboard import judged_work
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from annotation.services.kept_tallies import kept_tally
 from annotation.services.rater_qc import campaign_verdicts
 from annotation.services.screens import create_screens
@@ -21,6 +23,7 @@ from annotation.services.screens import create_screens
 from .factories import judge, small_campaign
 from .late_commits import held_submit
 from .test_rater_qc import SCREENS, careful_values, judge_all, random_values
+from .test_scale import blocks_read
 
 pytestmark = pytest.mark.django_db
 
@@ -217,3 +220,33 @@ def test_submits_committing_between_a_tallys_reads_do_not_send_it_back_to_all_ju
     assert reads and all(after > 0 for after, _ in reads), "only the new judgments read"
     assert len(seen) == 2 and len(all_ids(campaign)) > 2
     assert judged_ids(campaign, 1, reads) == all_ids(campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_judgments_a_tally_counts_are_found_among_the_campaigns_submitted_slots_not_all_its_slots():
+    """A campaign with 40,000 pool slots and no judgment yet, beside one with 3,000 judgments: counting its
+    judgments (every poll of a campaign whose tallies hold none) reads a few index blocks; it read the campaign's
+    slots, or every campaign's (97 blocks here; 11,000 at 1,000,000 slots beside 200,000 judgments), to find that
+    it has none."""
+    judged = small_campaign("judged")
+    rng = np.random.default_rng(3)
+    lines = [line for line in range(6) if judged.segments.get(line=line).candidates.count() >= 2]
+    shown = {line: list(judged.segments.get(line=line).candidates.values_list("pk", flat=True)) for line in lines}
+    with transaction.atomic():
+        write_judged_screens(judged, [
+            JudgedScreen(line=line, judge=f"judge{i % 7}",
+                         candidates=[JudgedCandidate(pk, int(rng.integers(1, 4))) for pk in shown[line]])
+            for i, line in enumerate(lines[i % len(lines)] for i in range(3000))
+        ])
+    fresh = small_campaign("fresh", redundancy=4, sampling="uniform")
+    create_screens(fresh, 10_000)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    slots = Assignment.objects.filter(campaign=judged).aggregate(n=Count("id"), sum=Sum("id"))
+    assert kept_tallies.judgments_after(judged, 0) == {
+        "n": 3000, "sum": slots["sum"], "last": Judgment.objects.order_by("id").last().pk}
+    before = blocks_read()
+    assert kept_tallies.judgments_after(fresh, 0) == {"n": 0, "sum": 0, "last": 0}
+    blocks = blocks_read() - before
+    assert blocks <= 20, f"counting no judgment among {Assignment.objects.filter(campaign=fresh).count()} slots " \
+                         f"read {blocks} blocks"
