@@ -11,6 +11,8 @@ three ways, against the campaign's thresholds:
     whether their values of the other candidates are greater than those of the Source+error candidates
     (``scipy.stats.mannwhitneyu(others, controls, alternative="greater")``). Passes at ``p <= qc_p_value``
     (default 0.01); when every value is equal the test is undefined (``null``) and fails: nothing told them apart.
+    z-scoring (a positive affine map) changes no rank, so the test is computed on the values themselves: the
+    standard deviation of subnormal scores (1e-320 is a plain number from 0 to 100) underflows to 0.
 (c) Time: the total and the median time per screen (the client's active time where recorded, else the time from
     serving to submit) against ``qc_min_total_seconds`` and ``qc_min_median_seconds`` (0 = no limit).
 
@@ -276,16 +278,15 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
 
 def _mann_whitney(values: np.ndarray, is_control: np.ndarray) -> tuple[float | None, str | None]:
     """One-sided Mann-Whitney U p-value that the z-scored values of the other candidates exceed those of the
-    Source+error candidates (Appraise's rater check); None with a reason when undefined."""
+    Source+error candidates (Appraise's rater check; the z-scores rank as the values do, so the values are
+    tested); None with a reason when undefined."""
     if not is_control.any() or is_control.all():
         return None, "no Source+error candidate judged" if not is_control.any() else "only Source+error judged"
-    spread = values.std()
-    if spread == 0:
+    if values.min() == values.max():
         return None, CONSTANT_VALUES
-    z = (values - values.mean()) / spread
     from scipy.stats import mannwhitneyu  # here, not with the URLs: scipy.stats costs every process ~1 s to import
 
-    p_value = float(mannwhitneyu(z[~is_control], z[is_control], alternative="greater").pvalue)
+    p_value = float(mannwhitneyu(values[~is_control], values[is_control], alternative="greater").pvalue)
     return (None, CONSTANT_VALUES) if math.isnan(p_value) else (p_value, None)
 
 

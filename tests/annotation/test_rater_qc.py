@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from scipy.stats import mannwhitneyu
 
 from annotation.models import Campaign, Candidate, Output, RaterStatus, Screen, System
 from annotation.permissions import ORGANIZERS_GROUP
@@ -531,3 +532,16 @@ def test_the_rest_api_lists_the_verdicts_and_takes_decisions(judged):
         assert response.status_code == 400, response.content
         assert response.json() == {"__all__": ["Send an object with the fields 'judge' and 'action'."]}
     assert not RaterStatus.objects.filter(judge=raters["random"]).exists()
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-322])
+def test_check_b_is_the_same_at_any_scale_of_the_scores(scale):
+    """Scores of 0 to 100 may be subnormal (1e-320 is a plain number): their standard deviation underflowed to 0 and
+    check (b) said "all of the rater's values are equal" of a rater who scored the control far below the rest.
+    z-scoring changes no rank, so the Mann-Whitney test is that of the values, at any scale."""
+    others, controls = [80.0, 90.0, 70.0, 85.0, 60.0], [20.0, 10.0, 30.0]
+    values = np.array(others + controls) * scale
+    is_control = np.array([False] * len(others) + [True] * len(controls))
+    p_value, reason = rater_qc._mann_whitney(values, is_control)
+    assert reason is None
+    assert p_value == pytest.approx(mannwhitneyu(others, controls, alternative="greater").pvalue)
