@@ -65,6 +65,8 @@ FEW_UNITS = "fewer than {n} {units} with two ratings or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
 NO_RATING = "no rating of this system"
 EXCLUDED_RATINGS_ONLY = "rated only by raters whom the quality check excluded"
+IGNORED_RATINGS_ONLY = "every rater who rated this system is an ignored judge (parameters.ignored_judges)"
+NO_RATING_BY_JUDGE = "no rating of this system by the selected judge (parameters.judge)"
 NO_CONTROL_SCREEN = "no screen showed both Source and Source+error"
 WILLIAMS_PERFECT = ("the two metrics correlate perfectly with each other (|r| = 1: one is an affine function of the "
                     "other), where the Williams test is undefined")
@@ -166,7 +168,8 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
     if analysis.accuracy is not None or analysis.accuracy_skipped is not None:
         result["accuracy"] = _accuracy(analysis)
     if analysis.prws is not None:
-        result["prws"] = _prws(analysis.prws, analysis.prws_metrics)
+        result["prws"] = _prws(analysis.prws, analysis.prws_metrics, analysis.ignored_shown,
+                               NO_RATING_BY_JUDGE if judge else NO_RATING)
     dumps(result)
     return result
 
@@ -379,8 +382,19 @@ def _accuracy(analysis: Analysis) -> dict:
     }
 
 
-def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
+def _prws(
+    report: PrwsReport, metrics: MetricSignificance | None, ignored_shown: Collection[str] = (),
+    unrated: str = NO_RATING,
+) -> dict:
+    """The ``prws`` key; a system without a rating was rated only by raters the quality check excluded, or only by
+    ignored judges (in ``ignored_shown``), or has no rating in the selection (``unrated``: none, or, in the
+    analysis of one judge, none by that judge)."""
     from .core.prws import MIN_UNITS
+
+    def unrated_reason(s: int) -> str:
+        if report.excluded_only is not None and report.excluded_only[s]:
+            return EXCLUDED_RATINGS_ONLY
+        return IGNORED_RATINGS_ONLY if report.stats.system_names[s] in ignored_shown else unrated
 
     stats, quality = report.stats, report.quality
     raters = [
@@ -401,9 +415,7 @@ def _prws(report: PrwsReport, metrics: MetricSignificance | None) -> dict:
                 {"system": stats.system_names[s], "mean": None, "z_mean": None, "sentences": int(stats.sentences[s]),
                  "ratings": int(stats.ratings[s]),
                  "unchanged_pct": None, "meaning_changed_pct": None, "control": bool(report.control[s])},
-                dict.fromkeys(("mean", "z_mean", "unchanged_pct", "meaning_changed_pct"),
-                              EXCLUDED_RATINGS_ONLY if report.excluded_only is not None and report.excluded_only[s]
-                              else NO_RATING),
+                dict.fromkeys(("mean", "z_mean", "unchanged_pct", "meaning_changed_pct"), unrated_reason(s)),
             )
             for s in report.unrated_systems()
         ],

@@ -16,7 +16,13 @@ from django.core.management import call_command
 from scipy.stats import pearsonr
 
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
-from ranking.contract import IGNORED_JUDGES_ONLY, NEVER_JUDGED, NOT_BY_JUDGE
+from ranking.contract import (
+    IGNORED_JUDGES_ONLY,
+    IGNORED_RATINGS_ONLY,
+    NEVER_JUDGED,
+    NO_RATING_BY_JUDGE,
+    NOT_BY_JUDGE,
+)
 
 from .contract_checks import assert_contract, assert_reports_render, strict_loads, undefined_head_to_head
 from .factories import synthetic_campaign
@@ -203,3 +209,36 @@ def test_a_system_judged_only_by_ignored_judges_or_other_judges_says_so(tmp_path
         assert by_system == {**scored, "C": None, "E": NEVER_JUDGED}
     for by_system in reasons("--judge", "ann").values():
         assert by_system == {"A": None, "B": None, **dict.fromkeys("CDE", NOT_BY_JUDGE)}
+
+
+def test_a_prws_system_rated_only_by_ignored_judges_says_so(tmp_path):
+    """D was rated by admin alone, whom the analysis ignores by default: its PRWS row said "no rating of this
+    system" beside an Expected Wins row that says only ignored judges judged it. Both say so now; in the analysis
+    of ann alone (--judge ann), D has no rating by ann."""
+    sources = tmp_path / "outputs"
+    sources.mkdir()
+    (sources / "source").write_text("a b .\nc d .\n")
+    for name in "ABCD":
+        (sources / name).write_text(f"a {name} .\nc {name} .\n")
+    call_command("import_outputs", "--campaign", "prws-ignored", "--mode", "prws", "--source",
+                 str(sources / "source"), *(str(sources / name) for name in "ABCD"), stdout=io.StringIO())
+    rows = ["rater,segment,system,score"]
+    rows += [f"ann,{line},{name},{score}" for line in (0, 1) for name, score in zip("ABC", (80, 50, 20))]
+    rows += ["admin,0,A,60", "admin,0,D,40"]
+    (tmp_path / "scores.csv").write_text("\n".join(rows) + "\n")
+    call_command("import_scores", "--campaign", "prws-ignored", str(tmp_path / "scores.csv"), stdout=io.StringIO())
+
+    def reasons(*options: str) -> tuple[dict, dict]:
+        out = tmp_path / "analysis.json"
+        call_command("analyze", "--campaign", "prws-ignored", "--bootstrap", "20", *options, "--out", str(out),
+                     stderr=io.StringIO())
+        analysis = strict_loads(out.read_text(encoding="utf-8"))
+        assert_contract(analysis)
+        assert_reports_render(analysis)
+        return ({row["system"]: row.get("reason") for row in analysis["prws"]["systems"]},
+                {row["system"]: row.get("reason") for row in analysis["expected_wins"]["systems"]})
+
+    assert reasons() == ({"A": None, "B": None, "C": None, "D": IGNORED_RATINGS_ONLY},
+                         {"A": None, "B": None, "C": None, "D": IGNORED_JUDGES_ONLY})
+    assert reasons("--judge", "ann") == ({"A": None, "B": None, "C": None, "D": NO_RATING_BY_JUDGE},
+                                         {"A": None, "B": None, "C": None, "D": NOT_BY_JUDGE})
