@@ -92,6 +92,8 @@ class RaterVerdict:
     median_seconds: float | None
     failures: tuple[str, ...]
     decision: str = RaterStatus.Decision.AUTO
+    #: Why no check had data (no control screen, no time limit), or None when one had.
+    unchecked: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -108,7 +110,10 @@ class RaterVerdict:
     @property
     def why(self) -> str:
         """The verdict in words: the failed checks, and the organizer's override."""
-        checks = "; ".join(self.failures) if self.failures else "every check with data passed"
+        if self.failures:
+            checks = "; ".join(self.failures)
+        else:
+            checks = f"nothing to check yet: {self.unchecked}" if self.unchecked else "every check with data passed"
         if self.decision == RaterStatus.Decision.INCLUDE:
             return f"included by hand ({checks})"
         if self.decision == RaterStatus.Decision.EXCLUDE:
@@ -267,12 +272,16 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
         failures.append(f"(c) {total:.0f} s in total < {rule.min_total_seconds:g} s")
     if median is not None and rule.min_median_seconds > 0 and median < rule.min_median_seconds:
         failures.append(f"(c) median {median:.1f} s per screen < {rule.min_median_seconds:g} s")
+    timed = rule.min_total_seconds > 0 or rule.min_median_seconds > 0
+    unchecked = None
+    if rate is None and p_value is None and p_reason != CONSTANT_VALUES and (total is None or not timed):
+        unchecked = "no control screen judged, " + ("no time recorded" if timed else "no time limit set")
     return RaterVerdict(
         judge=username, judge_id=judge_id, attempt=status.attempt if status else 1, screens=work.screens,
         control_screens=checked, control_passed=passed, control_rate=rate,
         controls=int(np.count_nonzero(is_control)), p_value=p_value, p_value_reason=p_reason,
         total_seconds=total, median_seconds=median, failures=tuple(failures),
-        decision=status.decision if status else RaterStatus.Decision.AUTO,
+        decision=status.decision if status else RaterStatus.Decision.AUTO, unchecked=unchecked,
     )
 
 

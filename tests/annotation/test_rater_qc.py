@@ -290,6 +290,25 @@ def test_a_fresh_attempt_keeps_the_work_but_leaves_it_out(judged):
         rater_qc.start_fresh_attempt(campaign, hasty)
 
 
+@pytest.mark.parametrize(("limit", "why"), [
+    (0, "nothing to check yet: no control screen judged, no time limit set"),
+    (1, "every check with data passed"),
+])
+def test_a_rater_no_check_had_data_for_is_said_so(limit, why):
+    """Without control screens and time limits (the defaults) no check runs; the page said "every check with data
+    passed" of every rater, as if each had been checked and passed."""
+    campaign = small_campaign("unchecked", sampling="uniform", qc_min_total_seconds=limit)
+    create_screens(campaign, 2)
+    ann = judge("ann", campaign)
+    served = queue.next_assignment(campaign, ann, now=timezone.now() - timedelta(seconds=30))
+    keys = queue.candidate_keys(served)
+    queue.submit_ranking(served.token, ann, list(range(1, len(keys) + 1)), keys)
+    (verdict,) = rater_qc.campaign_verdicts(campaign)
+    assert (verdict.why, verdict.passed, verdict.excluded) == (why, True, False)
+    _, client = organizer_client(campaign)
+    assert why in client.get(reverse("campaign-raters", args=[campaign.pk])).content.decode()
+
+
 def test_decisions_are_checked():
     campaign = small_campaign("decisions")
     outsider = judge("outsider")
