@@ -28,8 +28,8 @@ from annotation.services.outputs import (
     batched,
     campaign_outputs,
     candidate_systems,
-    merged_by_judgment,
     shared_system_tuples,
+    streamed_by_judgment,
 )
 
 from .core.parameters import IGNORED_JUDGES
@@ -157,7 +157,7 @@ def _ranking_items(
         CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     )
-    streamed = merged_by_judgment(rows.iterator(chunk_size=chunk_size), ranks.iterator(chunk_size=5 * chunk_size))
+    streamed = streamed_by_judgment(rows, ranks, chunk_size)
     for (_, username, line, flag), own in streamed:
         shown = [] if flag is not None else [(systems[candidate], rank) for _, candidate, rank in own
                                              if systems[candidate]]

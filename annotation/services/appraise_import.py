@@ -43,7 +43,7 @@ from .judged_screens import (
     user_map_problem,
     write_judged_screens,
 )
-from .outputs import batched, candidate_systems, merged_by_judgment, shared_system_tuples
+from .outputs import batched, candidate_systems, shared_system_tuples, streamed_by_judgment
 
 FLAG_REASON_IMPORTED = "skipped in Appraise"
 
@@ -278,8 +278,7 @@ def _items(
         CandidateJudgment.objects.filter(judgment__in=judgments).ranked().in_order()
         .values_list("judgment_id", "candidate_id", "rank")
     )
-    for row, shown in merged_by_judgment(rows.iterator(chunk_size=chunk_size),
-                                         ranks.iterator(chunk_size=5 * chunk_size)):
+    for row, shown in streamed_by_judgment(rows, ranks, chunk_size):
         pk, ext_id, ext_doc, group, duration, user, line, document, flag = row
         if flag is None and not shown:
             continue

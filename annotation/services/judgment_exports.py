@@ -22,7 +22,7 @@ from gecappraise.safe_csv import SafeDictWriter
 
 from ..models import Campaign, CandidateJudgment, Judgment
 from .collapsing import candidate_name
-from .outputs import batched, merged_by_judgment, shared_system_tuples
+from .outputs import batched, shared_system_tuples, streamed_by_judgment
 
 JUDGMENT_FIELDS = (
     "judgment", "item", "judge", "line", "document", "duration_seconds", "active_seconds", "submitted_at",
@@ -74,7 +74,7 @@ def streamed_records(campaign: Campaign, chunk_size: int | None = None) -> Itera
         .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed",
                      "slider_first", "slider_last")
     )
-    for row, own in merged_by_judgment(judgments.iterator(chunk_size=size), items.iterator(chunk_size=5 * size)):
+    for row, own in streamed_by_judgment(judgments, items, size):
         yield _record(row, own, names)
 
 

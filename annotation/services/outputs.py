@@ -1,6 +1,6 @@
 """Which systems produced which candidate: the one query every export and analysis loader shares; and how the
-streamed exports read their rows: two queries merged by judgment id (``merged_by_judgment``), written a batch at a
-time (``batched``)."""
+streamed exports read their rows: two queries merged by judgment id (``merged_by_judgment``, ``streamed_by_judgment``),
+written a batch at a time (``batched``)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Iterator
 from itertools import islice
 from typing import TypeVar
 
+from django.db import transaction
 from django.db.models import QuerySet
 
 from ..models import Campaign, Output
@@ -61,6 +62,16 @@ def merged_by_judgment(judgments: Iterable[tuple], items: Iterable[tuple]) -> It
             own.append(item)
             item = next(pending, None)
         yield row, own
+
+
+def streamed_by_judgment(judgments: QuerySet, items: QuerySet, chunk_size: int) -> Iterator[tuple[tuple, list[tuple]]]:
+    """``merged_by_judgment`` of two row queries (``values_list``, each in ascending judgment id), read through
+    server-side cursors, ``chunk_size`` judgments and five times as many items a fetch, in a transaction held while
+    they are read, so that PostgreSQL hands the rows over as it finds them. Outside a transaction Django declares its
+    cursors WITH HOLD, and PostgreSQL reads the whole result of such a cursor before it gives the first row."""
+    with transaction.atomic():
+        yield from merged_by_judgment(judgments.iterator(chunk_size=chunk_size),
+                                      items.iterator(chunk_size=5 * chunk_size))
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:

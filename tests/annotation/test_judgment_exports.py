@@ -129,7 +129,8 @@ def test_exports_are_streamed_a_batch_at_a_time_with_the_same_bytes(grouped, mon
             chunks = list(response.streaming_content)
         assert b"".join(chunks).decode() == text
         assert len(chunks) >= 4, f"{url}: 7 judgments in batches of 2 come in chunks, not as one text"
-        assert len(queries) <= (9 if "xml" in url else 3), f"{url}: the same queries whatever the judgments"
+        reads = [query for query in queries if not query["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+        assert len(reads) <= (9 if "xml" in url else 3), f"{url}: the same queries whatever the judgments"
         assert all(len(chunk) < 2_000 for chunk in chunks), f"{url}: a chunk holds one batch"
 
 
@@ -162,3 +163,22 @@ def test_a_campaign_without_judgments_exports_empty_files():
                                                              + judgment_exports.CANDIDATE_FIELDS)]
     assert export_appraise_xml(campaign) == '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n\n' \
                                             "</appraise-results>\n"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_streamed_downloads_read_through_cursors_postgresql_fills_as_it_goes():
+    """The judgments and their candidates (CSV and JSON, and so Appraise XML and the pairwise TSV, which read them
+    the same way) come from cursors that are not WITH HOLD, which PostgreSQL would fill with the whole result before
+    the first row (on 200,000 judgments, 6.6 s before a download's first bytes); they are closed at the end."""
+    toy = import_outputs("toy", named("source", SOURCE), systems(), source_is_system=True)
+    import_appraise_xml(toy, ITEM.format(src=0, group="alpha beta").encode())
+    judged_here(toy, 0, User.objects.get(username="judge1"))
+    records = judgment_exports.streamed_records(toy, chunk_size=1)
+    first = next(records)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT is_holdable FROM pg_cursors ORDER BY creation_time")
+        assert [holdable for holdable, in cursor.fetchall()] == [False, False]
+    assert [first, *records] == judgment_records(toy) and len(judgment_records(toy)) == 3
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_cursors")
+        assert cursor.fetchone()[0] == 0
