@@ -11,6 +11,7 @@ import gzip
 import io
 import lzma
 import re
+import stat
 import sys
 import tarfile
 import zipfile
@@ -276,6 +277,11 @@ def _read_zip(archive_name: str, buffer: io.BytesIO, budget: _Budget) -> list[Na
         for info, name in wanted:
             if info.flag_bits & 0x1:
                 raise InputFileError(f"{archive_name}: {info.filename!r} is encrypted")
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise InputFileError(
+                    f"{archive_name}: the member {info.filename!r} is a symbolic link, not a file; an archive holds "
+                    "the files themselves (a link, device or pipe is not read)"
+                )
             with archive.open(info) as member:
                 files.append(NamedFile(name, _read_bounded(member, budget)))
         return files
@@ -291,6 +297,7 @@ def _read_bounded(stream: BinaryIO, budget: _Budget) -> bytes:
 
 #: What a tar member that is neither a file nor a folder is, for the message that refuses it: it used to be left out
 #: without a word, so a system stored as a link (tar stores a file hard-linked to another one so) was not imported.
+#: (A zip stores a symbolic link as a file holding its target, refused as a link too.)
 _TAR_KINDS = {
     tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
     tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a named pipe",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import stat
 import tarfile
 import zipfile
 from pathlib import Path
@@ -234,6 +235,23 @@ def test_a_tar_member_that_is_no_file_is_refused_not_left_out(kind, link, what):
         split_archive(named("run.tar", buffer.getvalue()))
     assert str(error.value) == (
         f"run.tar: the member 'run/gamma' is {what}, not a file; an archive holds the files themselves (a link, "
+        "device or pipe is not read)"
+    )
+
+
+def test_a_zip_member_that_is_a_symbolic_link_is_refused():
+    """zip -y stores a link with its target as its content: the system 'gamma' was the one line '/etc/passwd'."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in {"source": SOURCE, "alpha": SYSTEMS["alpha"]}.items():
+            archive.writestr(name, data)
+        link = zipfile.ZipInfo("gamma")
+        link.create_system, link.external_attr = 3, (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, "/etc/passwd")
+    with pytest.raises(InputFileError) as error:
+        split_archive(named("run.zip", buffer.getvalue()))
+    assert str(error.value) == (
+        "run.zip: the member 'gamma' is a symbolic link, not a file; an archive holds the files themselves (a link, "
         "device or pipe is not read)"
     )
 
