@@ -108,7 +108,8 @@ class CampaignImportForm(forms.ModelForm):
         help_text="System outputs, one file per system, aligned with the source line by line. A file's name is its "
         "system's name: letters, digits and ASCII punctuation (no spaces, no / or \\, not starting with '.').",
     )
-    documents = forms.FileField(required=False, help_text="Optional: the document id of each source line.")
+    documents = forms.FileField(required=False, help_text="Optional: the document id of each source line (an "
+                                "archive holds its own, a file named documents).")
     archive = forms.FileField(
         required=False,
         help_text="Or: one zip or tar archive holding a 'source' file (or INPUT), the systems and optionally "
@@ -172,6 +173,9 @@ class CampaignImportForm(forms.ModelForm):
         if data.get("source_name") and not data.get("archive"):
             self.add_error("source_name", "The source file's name applies to an archive; the source file uploaded "
                            "on its own is the source.")
+        if data.get("documents") and data.get("archive"):
+            self.add_error("documents", "An archive holds its own document index (a file named documents); the "
+                           "document index uploaded beside it would not be read.")
         return data
 
     def _check_system_names(self, data: dict) -> None:

@@ -86,6 +86,12 @@ BAD_UPLOADS = {
         lambda: archive("run.zip", _zip({"source": SOURCE, "Z\u00fcrich": SYSTEMS["alpha"],
                                          "Zu\u0308rich": SYSTEMS["beta"]})),
         "system names 'Z\u00fcrich' and 'Zu\u0308rich' are the same name with its accents encoded differently"),
+    # The archive was imported without the document index sent beside it, as one document.
+    "a document index beside an archive": (
+        lambda: {**archive("run.zip", _zip({"source": SOURCE, **SYSTEMS})),
+                 "documents": upload("docs", b"a\na\nb\nb\n")},
+        "An archive holds its own document index (a file named documents); the document index uploaded beside it "
+        "would not be read."),
 }
 
 
