@@ -4,8 +4,8 @@ Each judged screen becomes a Screen of its segment showing its candidates in the
 Assignment of its judge, a Judgment (keeping the source's duration and ids) with one CandidateJudgment per
 candidate, or a Flag when the screen was flagged. Judges are accounts by name, local to the campaign unless the
 import names an account explicitly (the rules are ``judge_accounts.import_refusal``): a new name becomes an account
-without a usable password, made a judge of the campaign. Callers check their input first and call these inside a
-transaction.
+without a usable password, made a judge of the campaign, unless it is a judge of the campaign written otherwise
+('Ann' where it has 'ann': refused). Callers check their input first and call these inside a transaction.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen, ScreenCandidate, Segment
+from .field_rules import same_name_key
 from .judge_accounts import import_refusal, lock_account_names
 from .screens import next_screen_number, next_slot_position
 
@@ -115,12 +116,28 @@ def judge_accounts(
             reason = import_refusal(existing[name], campaign, name in explicit, by)
             if reason is not None:
                 raise JudgeAccountError(name, reason)
+    _check_new_names(campaign, [name for name in wanted if name not in existing])
     created = User.objects.bulk_create(
         User(username=name, password=make_password(None)) for name in wanted if name not in existing
     )
     users = {**existing, **{user.username: user for user in created}}
     campaign.judges.add(*users.values())
     return users
+
+
+def _check_new_names(campaign: Campaign, new: list[str]) -> None:
+    """JudgeAccountError for a new name that is a judge of ``campaign`` written otherwise (``same_name_key``: 'Ann'
+    where the campaign has 'ann'): it would be a second account, the judge's judgments split between the two."""
+    if not new:
+        return
+    judges = {same_name_key(username): username for username in campaign.judges.values_list("username", flat=True)}
+    for name in new:
+        judge = judges.get(same_name_key(name))
+        if judge is not None:
+            raise JudgeAccountError(
+                name, f"is the judge {judge!r} of this campaign written otherwise (in letter case, or in how its "
+                "accents are encoded)"
+            )
 
 
 def write_judged_screens(

@@ -178,6 +178,20 @@ def test_one_user_written_in_two_letter_cases_is_refused(campaign):
     assert import_appraise_xml(campaign, data.encode(), {"Judge1": "judge2"}).judges == 2
 
 
+def test_a_user_written_otherwise_than_a_judge_of_the_campaign_is_refused(campaign):
+    """A second file naming 'Judge1' where the first named 'judge1' made a second account of one judge."""
+    import_appraise_xml(campaign, GOOD.encode())
+    later = GOOD.replace('user="judge1"', 'user="Judge1"').replace(' id="0"', ' id="7"').replace(' id="1"', ' id="8"')
+    with pytest.raises(AppraiseXMLError) as error:
+        import_appraise_xml(campaign, later.encode())
+    assert str(error.value).startswith(
+        "ranking-item id='7' (line 6, user Judge1, src-id 0): user 'Judge1' is the judge 'judge1' of this campaign "
+        "written otherwise (in letter case, or in how its accents are encoded). Imported judges are accounts of this "
+        "campaign only: map the name to an account explicitly"
+    )
+    assert Judgment.objects.count() == 2
+
+
 def test_a_language_given_by_a_later_result_only_is_the_campaigns(campaign):
     """The first result leaves its languages out, the second is 'de'-'de': the campaign took the first result's
     (none: it kept 'err'-'cor'), so the second's languages were dropped and it was exported as 'err'-'cor'."""

@@ -332,3 +332,18 @@ def test_one_rater_written_in_two_letter_cases_is_refused(campaign):
     assert state() == before
     summary = import_scores(campaign, b"Bob,0,INPUT,50\nann,1,INPUT,40\nbob,1,INPUT,60\n", users={"bob": "bob.2"})
     assert summary.raters == 3
+
+
+def test_a_rater_written_otherwise_than_a_judge_of_the_campaign_is_refused(campaign):
+    """A second file naming 'Ann' where the first named 'ann' made a second account, splitting ann's scores."""
+    import_scores(campaign, b"ann,0,INPUT,50\n")
+    before = state()
+    with pytest.raises(ScoreImportError) as error:
+        import_scores(campaign, b"Ann,1,INPUT,40\n")
+    assert str(error.value).startswith(
+        "scores.csv: row 1: rater 'Ann' is the judge 'ann' of this campaign written otherwise (in letter case, or in "
+        "how its accents are encoded). Imported raters are accounts of this campaign only: map the name to an account "
+        "explicitly (--map-user Ann=ACCOUNT), or rename it in the file"
+    )
+    assert state() == before
+    assert import_scores(campaign, b"Ann,1,INPUT,40\n", users={"Ann": "ann"}).raters == 1
