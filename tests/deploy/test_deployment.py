@@ -7,8 +7,12 @@ import os
 import re
 import runpy
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -107,12 +111,60 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     monkeypatch.setenv("GUNICORN_TIMEOUT", "300")
     monkeypatch.setenv("PORT", "9000")
+    monkeypatch.setenv("GUNICORN_THREADS", "4")
     conf = runpy.run_path(str(REPO / "gecappraise" / "gunicorn_conf.py"))
-    assert (conf["workers"], conf["timeout"], conf["bind"]) == (3, 300, "0.0.0.0:9000")
+    assert (conf["workers"], conf["threads"], conf["timeout"], conf["bind"]) == (3, 4, 300, "0.0.0.0:9000")
+    assert conf["worker_class"] == "gthread" and conf["graceful_timeout"] == 300
     assert conf["logconfig_dict"]["handlers"]["access"]["formatter"] == "json"
     assert conf["access_log_format"].endswith(" %(M)sms")  # each request's duration
     monkeypatch.delenv("GUNICORN_TIMEOUT")
     assert runpy.run_path(str(REPO / "gecappraise" / "gunicorn_conf.py"))["timeout"] == 120
+
+
+SLOW_STREAM = """
+import time
+
+
+def app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    for _ in range(8):
+        time.sleep(0.5)
+        yield b"x" * 1000 + b"\\n"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        return listener.getsockname()[1]
+
+
+def test_a_response_streamed_for_longer_than_the_timeout_is_sent_whole(tmp_path):
+    """gunicorn with the product's settings (GUNICORN_TIMEOUT=1) sends a response that streams for 4 s whole: its
+    threaded workers tell gunicorn they are alive while a thread serves. A sync worker was killed mid-stream once a
+    request outlasted the timeout, and a large campaign's judgments download ended early after its 200 status."""
+    (tmp_path / "slow_stream.py").write_text(SLOW_STREAM)
+    port = free_port()
+    env = {**os.environ, "GUNICORN_TIMEOUT": "1", "WEB_CONCURRENCY": "1", "PORT": str(port), "LOG_FORMAT": "text"}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("gunicorn")), "-c", "python:gecappraise.gunicorn_conf",
+         "--pythonpath", str(tmp_path), "--bind", f"127.0.0.1:{port}", "slow_stream:app"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+                    body = response.read()
+                break
+            except (ConnectionError, urllib.error.URLError):
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        assert len(body) == 8 * 1001
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def dockerfile_steps() -> list[str]:
