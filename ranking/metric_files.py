@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from annotation.services.field_rules import composed
 from annotation.services.textfiles import InputFileError, NamedFile, NumberError, decode_lines, plain_number, shown
 from gecappraise.plurals import counted
 
@@ -35,7 +36,8 @@ class MetricFileError(ValueError):
 
 
 def parse_metric_scores(name: str, data: bytes) -> MetricScores:
-    """``{system: values}`` from the ``SYSTEM value...`` lines of the file ``name`` (its bytes ``data``).
+    """``{system: values}`` from the ``SYSTEM value...`` lines of the file ``name`` (its bytes ``data``), each system
+    named with its accents composed (``field_rules.composed``: a tool on macOS writes them decomposed).
 
     Raises MetricFileError naming the file and line when the file is not UTF-8 text of lines, a value is not a
     plain finite number, a line has no value, lines have different numbers of values or a system occurs twice.
@@ -68,6 +70,7 @@ def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
             f"{where}: precision and recall (the second and third values of a line of F, precision and recall) are "
             f"fractions from 0 to 1, not {values[1]} and {values[2]}"
         )
+    system = composed(system)
     if system in scores:
         raise MetricFileError(f"{where}: system {shown(system)} occurs twice")
     scores[system] = parsed
@@ -106,9 +109,16 @@ def read_metric_folder(folder: str, systems: Sequence[str]) -> dict[str, MetricS
         except OSError as exc:
             raise MetricFileError(f"{file}: cannot read ({exc.strerror})") from None
         scores = parse_metric_scores(str(file), data)
-        missing = [system for system in systems if system not in scores]
+        missing = [system for system in systems if composed(system) not in scores]
         if missing:
             plural = "s" if len(missing) > 1 else ""
             raise MetricFileError(f"{file}: no line for system{plural} {', '.join(missing)}")
-        metrics[name] = scores
+        metrics[name] = _by_campaign_names(scores, systems)
     return metrics
+
+
+def _by_campaign_names(scores: MetricScores, systems: Sequence[str]) -> MetricScores:
+    """``scores`` with each of the campaign's ``systems`` under its name as the campaign writes it; the file's other
+    lines as the file names them."""
+    ours = {composed(system): system for system in systems}
+    return {ours.get(name, name): values for name, values in scores.items()}

@@ -4,6 +4,7 @@ recorded, and every refusal naming the file and the line or system."""
 from __future__ import annotations
 
 import io
+import unicodedata
 
 import numpy as np
 import pytest
@@ -66,6 +67,19 @@ def test_a_folder_gives_each_metric_with_a_line_for_every_system(tmp_path):
     metrics = read_metric_folder(str(tmp_path), SYSTEMS)
     assert sorted(metrics) == ["bleu", "m2"]
     assert metrics["bleu"]["sys3"] == (0.35,) and metrics["m2"]["sys5"] == (0.5, 0.5, 0.5)
+
+
+@pytest.mark.parametrize("campaign_form", ["NFC", "NFD"])
+def test_a_system_is_found_whichever_way_the_file_or_the_campaign_encodes_its_accents(tmp_path, campaign_form):
+    """A tool on macOS writes 'Zürich' decomposed (u + U+0308): the line gives the campaign's system its scores, as
+    the score CSVs and Appraise XML do; two lines of the name written both ways are the same system twice."""
+    systems = [unicodedata.normalize(campaign_form, "Zürich"), "plain"]
+    (tmp_path / "scores.bleu").write_text(f"{unicodedata.normalize('NFD', 'Zürich')} 0.5\nplain 0.25\nother 0.1\n")
+    metrics = read_metric_folder(str(tmp_path), systems)
+    assert metrics["bleu"] == {systems[0]: (0.5,), "plain": (0.25,), "other": (0.1,)}
+    twice = f"{unicodedata.normalize('NFD', 'Zürich')} 0.5\nZürich 0.25\n".encode()
+    with pytest.raises(MetricFileError, match="line 2: system 'Zürich' occurs twice"):
+        parse_metric_scores("scores.bleu", twice)
 
 
 @pytest.mark.parametrize(
