@@ -43,7 +43,7 @@ MARKDOWN_MAX = 50_000
 
 def markdown_too_long(what: str) -> str:
     """The refusal of ``what`` (e.g. "guidelines") over MARKDOWN_MAX characters."""
-    return f"Keep the {what} under {MARKDOWN_MAX:,} characters."
+    return f"Keep the {what} to {MARKDOWN_MAX:,} characters at most."
 
 
 def new_crowd_key() -> str:

@@ -133,7 +133,7 @@ def test_a_bad_campaign_name_is_a_form_error(organizer_client, endpoint, name, m
 def test_guidelines_over_the_limit_are_a_form_error(organizer_client, endpoint):
     response = post(organizer_client, endpoint, fields(guidelines="x" * (MARKDOWN_MAX + 1), **files()))
     assert response.status_code == 400
-    assert "Keep the guidelines under 50,000 characters." in shown_message(response)
+    assert "Keep the guidelines to 50,000 characters at most." in shown_message(response)
     assert nothing_written()
     response = post(organizer_client, endpoint, fields(name=endpoint, guidelines="x" * MARKDOWN_MAX, **files()))
     assert response.status_code in (201, 302), response.content[:300]
@@ -144,7 +144,7 @@ def test_the_model_refuses_guidelines_over_the_limit():
     campaign = Campaign(name="long", guidelines="x" * (MARKDOWN_MAX + 1))
     with pytest.raises(ValidationError) as error:
         campaign.full_clean(exclude=["owner"])
-    assert error.value.message_dict == {"guidelines": ["Keep the guidelines under 50,000 characters."]}
+    assert error.value.message_dict == {"guidelines": ["Keep the guidelines to 50,000 characters at most."]}
 
 
 @override_settings(MAX_UPLOAD_BYTES=100)

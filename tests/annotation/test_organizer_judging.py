@@ -307,7 +307,7 @@ def test_too_long_guidelines_are_refused_and_kept_unchanged(campaign, organizer)
         reverse("campaign-guidelines", args=[campaign.pk]), {"guidelines": "x" * 50_001, "action": "save"}
     )
     assert response.status_code == 400
-    assert "Keep the guidelines under 50,000 characters." in response.content.decode()
+    assert "Keep the guidelines to 50,000 characters at most." in response.content.decode()
     assert "Nothing was saved." in response.content.decode()
     campaign.refresh_from_db()
     assert campaign.guidelines == ""
