@@ -184,6 +184,9 @@ function renderStopping(hint) {
   } else if (hint.met) {
     setText(box, `Clusters unchanged over the last ${counted(hint.k, "judgment")} (the same since ` +
       `${count(hint.stable_since)}): more judgments are unlikely to change them.`);
+  } else if (hint.stable_for === 0) {
+    setText(box, `The clusters are new at the newest checkpoint (${counted(hint.stable_since, "judgment")}); ` +
+      `the hint waits until they stay the same over ${counted(hint.k, "judgment")}.`);
   } else {
     setText(box, `Clusters unchanged over the last ${counted(hint.stable_for, "judgment")} (since ` +
       `${count(hint.stable_since)}); the hint waits for ${count(hint.k)}.`);

@@ -120,9 +120,8 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     expect(organizer.locator("#plan-screens")).to_contain_text("1 excluded from analysis")
 
 
-def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_page):
-    """Two systems make one system pair, and a stopping hint over the last judgment is over one judgment: the
-    dashboard said "1 of 1 system pairs separated" and "Clusters unchanged over the last 1 judgments"."""
+def two_systems_judged(judgments: int):
+    """A campaign of two systems, 'better' ranked above 'worse' ``judgments`` times, and its organizer."""
     organizer_user = get_user_model().objects.create_user("orga", password="organizer-pw-1")
     text = lambda lines: ("\n".join(lines) + "\n").encode()
     campaign = import_outputs("two systems", NamedFile("source", text(["He go .", "She go ."])), [
@@ -133,7 +132,14 @@ def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_p
              JudgedCandidate(candidate_of(campaign, 0, "worse").pk, 2)]
     with transaction.atomic():
         write_judged_screens(campaign, [JudgedScreen(line=0, judge=("ann", "bob")[i % 2], candidates=shown)
-                                        for i in range(200)])
+                                        for i in range(judgments)])
+    return campaign
+
+
+def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_page):
+    """Two systems make one system pair, and a stopping hint over the last judgment is over one judgment: the
+    dashboard said "1 of 1 system pairs separated" and "Clusters unchanged over the last 1 judgments"."""
+    campaign = two_systems_judged(200)
     organizer = new_page()
     log_in(organizer, live_server, "orga", "organizer-pw-1",
            reverse("campaign-detail", args=[campaign.pk]) + "?k=1")
@@ -141,3 +147,15 @@ def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_p
         "1 of 1 system pair separated; 0 still unresolved (overlapping rank ranges).")
     expect(organizer.locator("#stopping-hint")).to_have_text(re.compile(
         r"^Clusters unchanged over the last 1 judgment \(the same since \d+\): more judgments are unlikely"))
+
+
+def test_clusters_new_at_the_newest_checkpoint_are_not_said_unchanged_over_0_judgments(live_server, new_page):
+    """120 judgments make one checkpoint (at 100): its clusters have nothing to be compared with yet. The hint said
+    "Clusters unchanged over the last 0 judgments (since 100); the hint waits for 1."."""
+    campaign = two_systems_judged(120)
+    organizer = new_page()
+    log_in(organizer, live_server, "orga", "organizer-pw-1",
+           reverse("campaign-detail", args=[campaign.pk]) + "?k=1")
+    expect(organizer.locator("#stopping-hint")).to_have_text(
+        "The clusters are new at the newest checkpoint (100 judgments); the hint waits until they stay the same over "
+        "1 judgment.")
