@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
 from annotation.permissions import managed_campaign_or_404
@@ -34,10 +35,13 @@ def leaderboard_json(request: HttpRequest, pk: int) -> JsonResponse:
     return _json(leaderboard(campaign))
 
 
+@gzip_page
 @login_required
 @require_GET
 def history_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """The leaderboard's history and stopping hint; ``?k=N`` sets the hint's K (default 200 rankings)."""
+    """The leaderboard's history and stopping hint; ``?k=N`` sets the hint's K (default 200 rankings). Compressed
+    for a browser that takes gzip (a history of 2,000 checkpoints of 50 systems is 0.9 MB of JSON, 0.25 MB so): it
+    holds no secret, so compressing it reveals none (BREACH)."""
     campaign = managed_campaign_or_404(request, pk)
     from .leaderboard import STOPPING_K, history
 
