@@ -514,6 +514,9 @@ def test_the_judges_panel_words_the_attention_checks_as_the_campaigns_judges_wor
     judges = text[text.index('id="judges"'):text.index('id="invites"')]
     assert all(words in judges for words in said), judges
     assert not any(words in judges for words in unsaid), judges
+    live = text[text.index('id="judge-progress"'):text.index('id="rater-checks"')]
+    assert said[0] in live and unsaid[0] not in live and "Control judged worst" not in live, \
+        "the live dashboard's judges table names the column as the judges table does"
     attention = text[text.index('id="attention"'):]
     worst = "scored it lowest" if mode == Campaign.Mode.PRWS else "ranked it last"
     assert f"how often each judge judged the control worst ({worst})." in attention, attention
