@@ -2,8 +2,9 @@
 //
 // The page works as a plain form; this module adds:
 // - Submit is enabled only when every correction has a rank; "k of n ranked" is announced.
-// - Keys: digits 1..M rank the focused correction and move to the next one; ArrowLeft/ArrowRight change the
-//   rank, as radio buttons do; and the keys of screen.js.
+// - Keys: digits 1..M rank the focused correction and move to the next one (with M = 10, 0 is rank 10, as the
+//   help line says: a judge typing "10" would otherwise give rank 1); ArrowLeft/ArrowRight change the rank, as
+//   radio buttons do; and the keys of screen.js.
 // - The unsent ranks are kept per screen as [{rank}] (null when unranked) and restored by screen.js.
 
 import { candidates, config, form, screenGone, startScreen, status, submitButton } from "./screen.js";
@@ -38,8 +39,9 @@ function setRank(candidate, rank) {
 }
 
 function onKey(event, focused) {
-  const digit = Number(event.key);
-  if (!/^[0-9]$/.test(event.key) || digit < 1 || digit > config.maxRank) return false;
+  if (!/^[0-9]$/.test(event.key)) return false;
+  const digit = event.key === "0" && config.maxRank === 10 ? 10 : Number(event.key);
+  if (digit < 1 || digit > config.maxRank) return false;
   const candidate = focused || candidates.find((c) => rankOf(c) === null) || candidates[0];
   if (setRank(candidate, digit)) {
     event.preventDefault();

@@ -533,3 +533,20 @@ def test_a_screen_submitted_in_another_tab_says_so_when_the_judge_comes_back_to_
     second_tab.get_by_role("link", name="Go to your current screen").click()
     expect(second_tab.locator("#screen-counter")).to_have_text("Screen 2 of 2")
     assert Judgment.objects.count() == 1
+
+
+def test_with_ranks_up_to_10_the_key_0_ranks_10_as_the_keys_help_says(live_server, new_page):
+    """A campaign with ranks 1 to 10 (M = 10): the key 0 gives rank 10 (worst), as the help line says ("0 = 10").
+    The help said "1-10", and a judge typing 1 then 0 for "worst" gave the correction rank 1 (best), 0 doing
+    nothing."""
+    campaign = small_campaign("ten", max_candidates=10, guidelines="")
+    add_screen(campaign, 1)
+    campaign.organizers.add(get_user_model().objects.create_user("orga10", password="pw-10-orga"))
+    page = new_page()
+    join_by_invite(page, live_server, campaign, "tess")
+    on_screen(page, 1, 1)
+    expect(page.locator("#keys-help")).to_contain_text("1–9 and 0 (= 10) rank the focused correction")
+    page.locator("#candidate-0 input").first.focus()
+    for key in "0932":
+        page.keyboard.press(key)
+    assert checked_ranks(page) == ["10", "9", "3", "2"]
