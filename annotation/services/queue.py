@@ -103,7 +103,11 @@ class ChangedScreen(QueueError):
 
 
 class CampaignClosed(QueueError):
-    """The campaign is closed; it takes no more judgments."""
+    """The campaign is closed; it takes no more judgments. ``campaign`` is the campaign, where known."""
+
+    def __init__(self, message: str, campaign: Campaign | None = None):
+        super().__init__(message)
+        self.campaign = campaign
 
 
 class InvalidRanking(QueueError):
@@ -352,7 +356,7 @@ def assignment_for(token: uuid.UUID, judge: AbstractBaseUser) -> Assignment:
     if not assignment.judge_is_member:
         raise NotAJudge(REMOVED_MESSAGE)
     if assignment.status == Assignment.Status.SERVED and assignment.screen.campaign.closed_at is not None:
-        raise CampaignClosed(CLOSED_MESSAGE)
+        raise CampaignClosed(CLOSED_MESSAGE, assignment.screen.campaign)
     return assignment
 
 
@@ -472,7 +476,7 @@ def _finish(
             return SubmitResult(assignment, assignment.judgment, created=False)
         campaign = assignment.screen.campaign
         if campaign.closed_at is not None:
-            raise CampaignClosed(CLOSED_MESSAGE)
+            raise CampaignClosed(CLOSED_MESSAGE, campaign)
         judgment = write(assignment, campaign, lambda: _store(assignment, campaign, now, active_time))
         following = _next_locked(campaign, judge, now) if serve_next else None
     return SubmitResult(assignment, judgment, created=True, following=following)
@@ -666,7 +670,7 @@ def undo_last(
         if last is None or last.token != token:
             raise QueueError("Only the last screen you submitted can be undone, before you submit the next one.")
         if campaign.closed_at is not None:
-            raise CampaignClosed("This campaign is closed; its judgments can no longer change.")
+            raise CampaignClosed("This campaign is closed; its judgments can no longer change.", campaign)
         for served in _mine(campaign, judge).filter(status=Assignment.Status.SERVED).select_for_update():
             served.status = Assignment.Status.PENDING
             served.served_at = None

@@ -157,16 +157,23 @@ def session_notices(campaign: Campaign, assignment: Assignment, judge, session: 
     return {"sessionEnded": ended, "pageExpired": expired}
 
 
-def _refused(request: HttpRequest, message: str, status: int, campaign: Campaign | None = None) -> HttpResponse:
-    return render(request, "judge/refused.html", {"message": message, "campaign": campaign}, status=status)
+def _refused(
+    request: HttpRequest, message: str, status: int, campaign: Campaign | None = None, finished: Campaign | None = None
+) -> HttpResponse:
+    """The refusal page: ``message``, with the way to the judge's current screen of ``campaign``, or, for a
+    ``finished`` (closed) campaign, to its end page (a crowd worker's completion code)."""
+    context = {"message": message, "campaign": campaign, "finished": finished}
+    return render(request, "judge/refused.html", context, status=status)
 
 
 def _refused_by_queue(request: HttpRequest, error: queue.QueueError, campaign: Campaign | None = None):
-    """The refusal page of ``error``, with the way to the judge's current screen of ``campaign`` unless the campaign
-    has none to give them (it is closed, or they are not its judge)."""
+    """The refusal page of ``error``, with the way to the judge's current screen of ``campaign``; none when they are
+    not its judge, and for a closed campaign the way to its end page, where a crowd worker gets the completion
+    code of their session."""
     status = 403 if isinstance(error, (queue.ForeignScreen, queue.NotAJudge)) else 409
-    no_screen = isinstance(error, (queue.CampaignClosed, queue.NotAJudge))
-    return _refused(request, str(error), status, None if no_screen else campaign)
+    if isinstance(error, queue.CampaignClosed):
+        return _refused(request, str(error), status, finished=error.campaign or campaign)
+    return _refused(request, str(error), status, None if isinstance(error, queue.NotAJudge) else campaign)
 
 
 def _shown(assignment: Assignment, token: uuid.UUID) -> ScreenDisplay:

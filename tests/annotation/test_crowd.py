@@ -135,6 +135,24 @@ def test_link_makes_a_passwordless_judge_of_this_campaign_only(crowd):
     assert list(worker.judge.judged_campaigns.all()) == [crowd]
 
 
+def test_a_crowd_worker_whose_campaign_closed_mid_session_is_led_to_the_completion_code(crowd):
+    """The campaign closes while a worker has judged a screen of their session and has the next one open: the
+    refused submit leads on to the session's end page, with the completion code for the screen they judged. The
+    refusal offered only "Your campaigns", whose page has no way to the code, so the worker could not be paid."""
+    client = Client()
+    first = open_screen(client, prolific(crowd, "PID1"))
+    second = submit(client, first)
+    crowd.closed_at = timezone.now()
+    crowd.save()
+    refused = client.post(second, {"rank_0": "1"})
+    assert refused.status_code == 409
+    way_on = re.search(r'<a class="button" id="way-on" href="([^"]+)">Finish</a>', refused.content.decode())
+    assert way_on is not None and way_on.group(1) == reverse("judge-done", args=[crowd.pk])
+    end = client.get(way_on.group(1)).content.decode()
+    session = CrowdSession.objects.get()
+    assert session.code and f'<code id="completion-code">{session.code}</code>' in end
+
+
 def test_a_crowd_workers_account_cannot_be_invited_and_an_old_invite_does_not_log_it_in(crowd):
     """An organizer of the crowd campaign invited the worker's account (its name shows on the workers CSV) to another
     campaign they manage, and the link logged them in as the worker: they could judge as a paid worker."""
