@@ -101,6 +101,11 @@ def needs_acknowledgement(campaign: Campaign, judge: AbstractBaseUser) -> bool:
     ).exists()
 
 
+def acknowledged_before(campaign: Campaign, judge: AbstractBaseUser) -> bool:
+    """Whether ``judge`` acknowledged some wording of the guidelines of ``campaign`` (the current one or an older)."""
+    return GuidelinesAcknowledgement.objects.filter(campaign=campaign, judge=judge).exists()
+
+
 def acknowledge(campaign: Campaign, judge: AbstractBaseUser) -> GuidelinesAcknowledgement:
     """Record that ``judge`` read the current guidelines of ``campaign``."""
     acknowledgement, _ = GuidelinesAcknowledgement.objects.update_or_create(

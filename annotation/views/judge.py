@@ -346,18 +346,22 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_first
 def guidelines_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The campaign's guidelines; POST acknowledges them."""
+    """The campaign's guidelines; POST acknowledges them. Guidelines that changed since the judge acknowledged them
+    say so (``changed``); after a submit (``_following``) the page offers to undo it."""
     found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         guidelines.acknowledge(found, request.user)
         return _go_on(request, found)
+    must_acknowledge = guidelines.needs_acknowledgement(found, request.user)
     return render(
         request,
         "judge/guidelines.html",
         {
             "campaign": found,
             "guidelines_html": guidelines.render_guidelines(found.guidelines),
-            "must_acknowledge": guidelines.needs_acknowledgement(found, request.user),
+            "must_acknowledge": must_acknowledge,
+            "changed": must_acknowledge and guidelines.acknowledged_before(found, request.user),
+            **_offered_undo(request),
         },
     )
 
@@ -483,14 +487,19 @@ def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, f
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    return _following(found, result)
+    return _following(request, found, result)
 
 
-def _following(campaign: Campaign, result: queue.SubmitResult, flagged: bool = False) -> HttpResponse:
+def _following(
+    request: HttpRequest, campaign: Campaign, result: queue.SubmitResult, flagged: bool = False
+) -> HttpResponse:
     """Redirect to the screen the submit (a flag: ``flagged``) served next, or to the done page when none was left,
-    offering to undo the submit."""
+    offering to undo the submit; to the guidelines first when they changed since the judge read them (the screen
+    served next waits, and comes once the judge acknowledges them)."""
     if result.following is None:
         page = reverse("judge-done", args=[campaign.pk])
+    elif guidelines.needs_acknowledgement(campaign, request.user):
+        page = reverse("judge-guidelines", args=[campaign.pk])
     else:
         page = reverse("judge-screen", args=[result.following.token])
     offer = {UNDO_PARAMETER: result.assignment.token, **({FLAGGED_PARAMETER: 1} if flagged else {})}
@@ -577,7 +586,7 @@ def flag(request: HttpRequest, assignment: Assignment, token: uuid.UUID) -> Http
         return _refused_by_queue(request, error, found)
     if not result.created:
         return _submitted_already(request, assignment)
-    return _following(found, result, flagged=True)
+    return _following(request, found, result, flagged=True)
 
 
 @form_target(back=lambda campaign_id: reverse("judge-campaign", args=[campaign_id]))

@@ -259,6 +259,30 @@ def test_guidelines_are_acknowledged_once_and_again_after_a_change(campaign, ann
     assert client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"].endswith("/guidelines/")
 
 
+def test_guidelines_changed_while_the_judge_works_are_shown_after_their_next_submit(campaign, ann):
+    """The organizer rewords the guidelines while a judge goes from screen to screen: the judge's next submit is
+    stored and leads to the new guidelines, saying they changed and offering to undo that submit; acknowledging them
+    goes on to the next screen. A judge who kept judging never saw them (only the campaign's own page asked), and
+    judged by the old rules until their next visit of the campaign."""
+    for line in (0, 1, 2):
+        add_screen(campaign, line)
+    client = acknowledged(login(ann), campaign)
+    url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    campaign.guidelines += "\n\nNew rule: rank a correction that changes the meaning last."
+    campaign.save()
+    submitted = client.post(url, ranks_data(4, url=url))
+    guidelines_page = reverse("judge-guidelines", args=[campaign.pk])
+    assert submitted["Location"] == f"{guidelines_page}?undo={token_in_url(url)}"
+    page = client.get(submitted["Location"]).content.decode()
+    assert "The guidelines changed since you read them" in page and "New rule" in page
+    assert 'id="undo"' in page and 'id="acknowledge"' in page
+    assert Judgment.objects.count() == 1
+    following = client.post(guidelines_page)["Location"]
+    assert following.startswith("/judge/screens/") and token_in_url(following) != token_in_url(url)
+    second = client.post(following, ranks_data(4, url=following))["Location"]
+    assert second.startswith("/judge/screens/"), "read once, the guidelines are not asked again"
+
+
 def test_the_screen_shows_context_of_the_same_document_and_escaped_diff_spans(campaign, ann):
     order = [candidate_of(campaign, 1, name) for name in ("MARMOTFIX", "INPUT", "ZEPHYRSYS", "QUOKKAGEC")]
     add_screen(campaign, 1, order)
