@@ -5,8 +5,9 @@ one away longer than that logs in again.
 Django moves a session's expiry only when it writes the session, and ``SESSION_SAVE_EVERY_REQUEST`` would write it
 at every request (a commit more per judge page). This middleware writes it at most once a day: on a logged-in
 user's first request of the day (by the server's date) it notes the day in the session, which Django then saves
-with a new expiry and sends with a new cookie. Requests without a session cookie are not looked at, so anonymous
-pages are not made to vary by cookie.
+with a new expiry and sends with a new cookie. A log-in notes the day in the session it writes anyway
+(``note_the_day``, connected to ``user_logged_in`` by the annotation app), so the next request writes nothing.
+Requests without a session cookie are not looked at, so anonymous pages are not made to vary by cookie.
 """
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from django.utils import timezone
 
 #: Session key of the day (ISO date) the session was last renewed.
 RENEWED_ON = "gecappraise-renewed-on"
+
+
+def note_the_day(sender, request: HttpRequest, user, **kwargs) -> None:
+    """``user_logged_in`` receiver: the session the log-in writes counts as renewed today."""
+    request.session[RENEWED_ON] = timezone.localdate().isoformat()
 
 
 class SessionRenewalMiddleware:

@@ -42,6 +42,15 @@ def test_a_session_used_today_lasts_its_age_from_today_and_is_written_once_a_day
     assert settings.SESSION_COOKIE_NAME not in again.cookies
 
 
+def test_the_first_request_after_a_log_in_writes_no_session():
+    """The log-in wrote the session today: the next request does not write it again (the organizer's and judge's
+    pages ask as many queries on the first request after a log-in as on later ones)."""
+    client = Client()
+    client.force_login(judge("ann"))
+    assert client.session[RENEWED_ON] == timezone.localdate().isoformat()
+    assert settings.SESSION_COOKIE_NAME not in client.get("/judge/").cookies
+
+
 def test_anonymous_requests_and_a_log_out_renew_nothing():
     assert settings.SESSION_COOKIE_NAME not in Client().get("/accounts/login/").cookies
     client = Client()
