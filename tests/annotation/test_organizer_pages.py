@@ -327,7 +327,6 @@ def test_the_pages_make_as_many_queries_whatever_the_judgments_judges_and_system
     five times a request) or every output (each system's unchanged outputs)."""
     organizer = User.objects.create_user("orga")
     client = login(organizer)
-    client.get(reverse("campaign-list"))  # the login's first request of the day renews its session (a write)
     small = judged(campaign_of("small", 3, organizer), judges=2, screens=3)
     large = judged(campaign_of("large", 9, organizer), judges=5, screens=12)
     counts = {}
