@@ -11,8 +11,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.text import slugify
 
+from annotation.downloads import download_name, save_as
 from annotation.permissions import managed_campaign_or_404
 from annotation.request_numbers import whole_number
 
@@ -84,8 +84,7 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
     response = HttpResponse(rendered_report(run, report.name), content_type=report.content_type)
     name = report_filename(campaign.name, run.pk, run.seed, report.extension)
     disposition = "inline" if report.name == "html" and "download" not in request.GET else "attachment"
-    response["Content-Disposition"] = f'{disposition}; filename="{name}"'
-    return response
+    return save_as(response, name, inline=disposition == "inline")
 
 
 @login_required
@@ -99,5 +98,4 @@ def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     chunks = unexpanded_tsv_chunks if kind == "unexpanded" else expanded_tsv_chunks
     response = StreamingHttpResponse(chunks(pairwise_batches(campaign)),
                                      content_type="text/tab-separated-values; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{slugify(campaign.name) or "campaign"}-{kind}-pairs.tsv"'
-    return response
+    return save_as(response, download_name(campaign.name, f"{kind}-pairs.tsv"))

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods
 
 from gecappraise.client_address import client_address
 
+from ..downloads import download_name, save_as
 from ..models import Campaign, CrowdSession
 from ..permissions import is_crowd_worker, managed_campaign_or_404
 from ..services import crowd_completion, crowd_entry, crowd_exports
@@ -102,5 +103,4 @@ def crowd_workers_csv(request: HttpRequest, pk: int) -> HttpResponse:
     (``crowd_exports.COLUMNS``), for its organizers to approve and pay each submission."""
     campaign = managed_campaign_or_404(request, pk)
     response = HttpResponse(crowd_exports.crowd_workers_csv(campaign), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-crowd-workers.csv"'
-    return response
+    return save_as(response, download_name(campaign.name, "crowd-workers.csv"))

@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.utils.text import slugify
 from django.views.decorators.cache import never_cache
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
+from ..downloads import download_name, save_as
 from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
@@ -168,9 +168,7 @@ def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "400.html", {"status": 409, "reason": f"{refused}: the CSV and JSON links beside "
                                             "it on the campaign page."}, status=409)
     response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
-    filename = f"{slugify(campaign.name) or 'campaign'}-judgments.xml"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return save_as(response, download_name(campaign.name, "judgments.xml"))
 
 
 @login_required
@@ -179,6 +177,4 @@ def campaign_judgments_export(request: HttpRequest, pk: int, extension: str) -> 
     campaign = managed_campaign_or_404(request, pk)
     chunks, content_type = JUDGMENT_EXPORTS[extension]
     response = StreamingHttpResponse(chunks(campaign), content_type=content_type)
-    filename = f"{slugify(campaign.name) or 'campaign'}-judgments.{extension}"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return save_as(response, download_name(campaign.name, f"judgments.{extension}"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from django.utils.text import slugify
+from annotation.downloads import download_name
 
 from .csv import render_csv
 from .html import render_html
@@ -44,4 +44,4 @@ def render_report(analysis: Mapping, format_name: str, standalone: bool = False)
 
 def report_filename(campaign: str, run_id: int, seed: int, extension: str) -> str:
     """``<campaign slug>-analysis-<run id>-seed<seed>.<extension>``, the name of every download of a run."""
-    return f"{slugify(campaign) or 'campaign'}-analysis-{run_id}-seed{seed}.{extension}"
+    return download_name(campaign, f"analysis-{run_id}-seed{seed}.{extension}")

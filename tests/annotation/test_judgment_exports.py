@@ -182,3 +182,36 @@ def test_the_streamed_downloads_read_through_cursors_postgresql_fills_as_it_goes
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_cursors")
         assert cursor.fetchone()[0] == 0
+
+
+def test_downloads_of_a_campaign_named_in_another_script_keep_its_letters(campaign):
+    """A campaign named 'שלום עולם' (Hebrew): every download is saved under the name's own letters, sent as
+    RFC 6266's filename* (UTF-8); the ASCII slug left no letter, and every download was 'campaign-...'."""
+    from urllib.parse import quote
+
+    from ranking.core.analysis import AnalysisParameters
+    from ranking.runs import create_run, execute_in_process
+
+    campaign.name = "שלום עולם"
+    campaign.crowd = True
+    campaign.save()
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    run = execute_in_process(create_run(campaign, AnalysisParameters(bootstrap=10, seed=3)))
+    downloads = {
+        "judgments.csv": reverse("campaign-judgments-export", args=[campaign.pk, "csv"]),
+        "judgments.xml": reverse("campaign-appraise-export", args=[campaign.pk]),
+        "unexpanded-pairs.tsv": reverse("campaign-pairs", args=[campaign.pk, "unexpanded"]),
+        "crowd-workers.csv": reverse("campaign-crowd-workers", args=[campaign.pk]),
+        f"analysis-{run.pk}-seed3.json": reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "json"]),
+    }
+    for what, url in downloads.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote(f'שלום-עולם-{what}')}"
+    campaign.name = "Ünïcode"
+    campaign.save()
+    response = client.get(downloads["judgments.csv"])
+    assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote('ünïcode-judgments.csv')}"
