@@ -71,8 +71,8 @@ FLAG_REASON_MAX = 500
 #: reads "N+".
 PROGRESS_CAP = 1000
 STALE_MESSAGE = (
-    "This screen is out of date: it was undone, or given to another judge after it was left unanswered. "
-    "Nothing was saved from it."
+    "This screen is out of date: it was undone, given to another judge after it was left unanswered, or deleted "
+    "with its campaign. Nothing was saved from it."
 )
 CLOSED_MESSAGE = "This campaign is closed; it takes no more judgments."
 REMOVED_MESSAGE = "You are no longer a judge of this campaign, so this screen can no longer be saved."

@@ -372,6 +372,18 @@ def test_a_stale_screen_is_refused_with_a_clear_message(campaign, ann):
     assert not Judgment.objects.exists()
 
 
+def test_a_screen_whose_campaign_was_deleted_while_it_was_open_says_so(campaign, ann):
+    """An admin deleted the campaign while a judge had a screen open: the submit said the screen had been undone or
+    given to another judge."""
+    add_screen(campaign, 1)
+    client = acknowledged(login(ann), campaign)
+    screen_url = client.get(reverse("judge-campaign", args=[campaign.pk]))["Location"]
+    campaign.delete()
+    response = client.post(screen_url, ranks_data(4))
+    assert response.status_code == 409 and b"deleted with its campaign" in response.content
+    assert not Judgment.objects.exists()
+
+
 def test_someone_elses_campaign_is_not_found(campaign):
     outsider = judge("outsider")
     assert login(outsider).get(reverse("judge-campaign", args=[campaign.pk])).status_code == 404
