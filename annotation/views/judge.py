@@ -25,7 +25,7 @@ from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -155,6 +155,10 @@ def session_notices(campaign: Campaign, assignment: Assignment, judge, session: 
         "link": "Reload this screen",
     }
     return {"sessionEnded": ended, "pageExpired": expired}
+
+
+#: A training answer posted for a training screen that is not the campaign's (the organizer removed it meanwhile).
+TRAINING_REMOVED = "This training screen was removed by the organizer while you had it open; nothing was saved."
 
 
 def _refused(
@@ -373,8 +377,12 @@ def training_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     found = judged_campaign_or_404(request, campaign_id)
     if request.method == "POST":
         posted = request.POST.get("training_screen", "")
-        number = whole_number(posted) or 0
-        screen = get_object_or_404(TrainingScreen, campaign=found, pk=number)
+        number = whole_number(posted)
+        if number is None:
+            raise Http404("No such training screen.")
+        screen = TrainingScreen.objects.filter(campaign=found, pk=number).first()
+        if screen is None:
+            return _refused(request, TRAINING_REMOVED, 409, found)
     else:
         screen = training.next_training_screen(found, request.user)
         if screen is None:

@@ -381,6 +381,26 @@ def test_prws_training_screens_take_an_expected_order_and_are_scored_with_slider
     assert "Your order" in response.content.decode()
 
 
+def test_a_training_screen_removed_while_a_judge_has_it_open_is_said_so_on_submit(organizer):
+    """The organizer deleted a training screen a judge had open: the judge's answer got the plain 'Not found'
+    page; it says the screen was removed, that nothing was saved, and leads on to the campaign."""
+    campaign = small_campaign("removed practice")
+    segment = campaign.segments.get(line=1)
+    screen = add_training_screen(campaign, segment, [candidate_of(campaign, 1, "ZEPHYRSYS")], [1])
+    ann = judge("ann", campaign)
+    guidelines.acknowledge(campaign, ann)
+    rater = login(ann)
+    assert rater.get(reverse("judge-training", args=[campaign.pk])).status_code == 200
+    screen_pk = screen.pk
+    remove_training_screen(screen)
+    response = rater.post(reverse("judge-training", args=[campaign.pk]), {"training_screen": screen_pk, "rank_0": 1})
+    assert response.status_code == 409
+    assert "This training screen was removed by the organizer while you had it open; nothing was saved." in \
+        page_text(response)
+    assert reverse("judge-campaign", args=[campaign.pk]) in response.content.decode()
+    assert not TrainingAnswer.objects.exists()
+
+
 @pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
 def test_a_training_screen_compares_the_answer_with_the_expected_order_in_either_mode(organizer, mode):
     """The practice note said the answer "is compared with the organizers' ranking" to PRWS judges too, who score;
