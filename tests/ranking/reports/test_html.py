@@ -422,3 +422,15 @@ def test_an_undefined_accuracy_shows_its_reason(full_analysis):
     section = page[page.index('<section id="accuracy">'):]
     section = section[:section.index("</section>")]
     assert f'<td class="num"><span class="undefined" title="{reason}">–</span></td>' in section
+
+
+def test_an_analysis_without_judges_rankings_says_why(full_analysis):
+    """With no judge's rankings (no judgment counted: all by ignored judges, or none yet) the Judges section was
+    left out, and with it the reason the JSON gives for the missing judge correlations (G15 Tables 6 and 7)."""
+    reason = "fewer than two judges with pairwise judgments"
+    page = render_html({**full_analysis, "per_judge": {"rankings": {}, "correlations": None, "reason": reason}})
+    section = page[page.index('<section id="judges">'):]
+    section = " ".join(section[:section.index("</section>")].split())
+    assert f"No correlations between judges (G15 Table 6): {reason}." in section
+    assert "No rankings by individual judges (G15 Table 7)" in section
+    assert '<a href="#judges">Judges</a>' in page
