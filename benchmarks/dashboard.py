@@ -110,6 +110,25 @@ def synthetic_campaign(
     return campaign
 
 
+def add_campaign_arguments(parser: argparse.ArgumentParser, *, systems: int, repeat: int) -> None:
+    """``--rankings``, ``--systems``, ``--sentences`` and ``--repeat`` of a benchmark on ``written_campaign``."""
+    parser.add_argument("--rankings", type=int, default=100_000)
+    parser.add_argument("--systems", type=int, default=systems)
+    parser.add_argument("--sentences", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=repeat)
+
+
+def written_campaign(args: argparse.Namespace) -> Campaign:
+    """The ``synthetic_campaign`` of ``args`` (``add_campaign_arguments``), its tables analysed; says how long it
+    took to write."""
+    start = time.perf_counter()
+    campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015), n_sentences=args.sentences)
+    analyze_tables()
+    print(f"(campaign written in {time.perf_counter() - start:.0f} s: {args.rankings:,} rankings of "
+          f"{args.systems} systems x {args.sentences:,} sentences)")
+    return campaign
+
+
 def analyze_tables() -> None:
     """Refresh PostgreSQL's statistics after the bulk load, as autovacuum soon does on a live server."""
     with connection.cursor() as cursor:

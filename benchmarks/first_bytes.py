@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from unittest import mock
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_first_bytes")
@@ -34,7 +32,7 @@ django.setup()
 
 from annotation.services import appraise_import, judgment_exports  # noqa: E402
 from annotation.services.outputs import merged_by_judgment  # noqa: E402
-from benchmarks.dashboard import analyze_tables, synthetic_campaign  # noqa: E402
+from benchmarks.dashboard import add_campaign_arguments, written_campaign  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from ranking import loading  # noqa: E402
 from ranking.reports.pairs_tsv import unexpanded_tsv_chunks  # noqa: E402
@@ -72,18 +70,10 @@ def old_first_chunk(chunks) -> tuple[float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rankings", type=int, default=100_000)
-    parser.add_argument("--systems", type=int, default=31)
-    parser.add_argument("--sentences", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    add_campaign_arguments(parser, systems=31, repeat=3)
     args = parser.parse_args()
     with throwaway_database():
-        start = time.perf_counter()
-        campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015),
-                                      n_sentences=args.sentences)
-        analyze_tables()
-        print(f"(campaign written in {time.perf_counter() - start:.0f} s: {args.rankings:,} rankings of "
-              f"{args.systems} systems x {args.sentences:,} sentences)")
+        campaign = written_campaign(args)
         for name, chunks in downloads(campaign).items():
             now, before = [], []
             for _ in range(args.repeat):

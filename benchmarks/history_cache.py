@@ -39,7 +39,7 @@ django.setup()
 
 from django.core.cache import cache  # noqa: E402
 
-from benchmarks.dashboard import analyze_tables, synthetic_campaign  # noqa: E402
+from benchmarks.dashboard import add_campaign_arguments, written_campaign  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from ranking import leaderboard as live  # noqa: E402
 
@@ -86,18 +86,10 @@ def round_trip(key: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rankings", type=int, default=100_000)
-    parser.add_argument("--systems", type=int, default=50)
-    parser.add_argument("--sentences", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    add_campaign_arguments(parser, systems=50, repeat=7)
     args = parser.parse_args()
     with throwaway_database():
-        start = time.perf_counter()
-        campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015),
-                                      n_sentences=args.sentences)
-        analyze_tables()
-        print(f"(campaign written in {time.perf_counter() - start:.0f} s: {args.rankings:,} rankings of "
-              f"{args.systems} systems x {args.sentences:,} sentences)")
+        campaign = written_campaign(args)
         live.history(campaign, budget=0.0)
         key = live._cache_key(campaign, "history")
         history: live.History = cache.get(key)
