@@ -10,12 +10,18 @@ from gecappraise import child_process
 
 
 @pytest.fixture
-def organizer_client(db) -> Client:
-    """A client logged in as ``olga``, a member of the organizers group (she may create campaigns)."""
+def organizer(db) -> User:
+    """``olga`` (password ``pw``), a member of the organizers group (she may create campaigns)."""
     user = User.objects.create_user("olga", password="pw")
     user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture
+def organizer_client(organizer) -> Client:
+    """A client logged in as ``organizer``."""
     client = Client()
-    client.force_login(user)
+    client.force_login(organizer)
     return client
 
 

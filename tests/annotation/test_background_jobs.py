@@ -31,12 +31,6 @@ from .test_organizer import form_data, upload
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def organizer() -> User:
-    user = User.objects.create_user("olga")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    return user
-
 
 @pytest.fixture
 def small_limit(settings):

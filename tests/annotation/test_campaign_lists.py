@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.models import Campaign, Screen, Segment
-from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.importing import import_outputs
 from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
@@ -21,12 +19,6 @@ from .factories import login, small_campaign
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def organizer() -> User:
-    user = User.objects.create_user("olga")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    return user
 
 
 def wide_campaign(name: str, systems: int, sentences: int) -> Campaign:

@@ -17,12 +17,6 @@ from .test_importing import SOURCE, SYSTEMS, _zip
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def organizer() -> User:
-    user = User.objects.create_user("olga", password="pw")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    return user
-
 
 @pytest.fixture
 def client_for():

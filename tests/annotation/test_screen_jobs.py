@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import psycopg
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from annotation import tasks
 from annotation.models import Assignment, Campaign, Screen, ScreenCandidate, ScreenJob
-from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import screen_jobs, screens
 from annotation.services.screens import MAX_SCREENS_PER_JOB, create_screens, screen_count
 
@@ -34,12 +33,6 @@ def small_caps(monkeypatch):
     monkeypatch.setattr(screen_jobs, "MAX_SCREENS_PER_REQUEST", 5)
     monkeypatch.setattr(screen_jobs, "JOB_CHUNK", 4)
 
-
-@pytest.fixture
-def organizer() -> User:
-    user = User.objects.create_user("olga")
-    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
-    return user
 
 
 def owned(organizer: User, name: str = "jobs", **options) -> Campaign:
