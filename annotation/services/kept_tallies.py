@@ -216,39 +216,34 @@ def kept_tally(
     is extended again (at most ``ATTEMPTS`` times; the last one is returned, not kept). Reads in one snapshot
     (``one_snapshot``); ``slots`` read before it are read again there when the tally does not match them."""
     with one_snapshot():
-        return _kept_tally(campaign, name, basis, start, add, slots)
+        slots = submitted_slots(campaign) if slots is None else slots
+        key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
+        for _ in range(ATTEMPTS):
+            read: KeptTally | None = cache.get(key)
+            kept = read if read is not None and read.basis == basis else None
+            stored = None if kept is None else stored_since(campaign, kept, slots)
+            if stored is None:
+                kept, stored = KeptTally(basis, start()), Stored((), 0, judgments_after(campaign, 0), 0)
+            elif not stored.late and not stored.after["n"]:
+                return kept
+            _add_stored(campaign, kept, stored, add)
+            after = stored.after
+            if unchanged(campaign, stored.floor, {"n": stored.window + after["n"],
+                                                  "sum": stored.window_sum + after["sum"], "last": kept.last_id}):
+                cache.set(key, kept, KEPT_SECONDS)
+                return kept
+        return kept
 
 
-def _kept_tally(
-    campaign: Campaign,
-    name: str,
-    basis: object,
-    start: Callable[[], T],
-    add: Callable[[T, int, int], None],
-    slots: SubmittedSlots | None,
-) -> KeptTally[T]:
-    slots = submitted_slots(campaign) if slots is None else slots
-    key = f"kept-tally:{name}:{campaign.pk}:{campaign.created_at.timestamp()}"
-    for _ in range(ATTEMPTS):
-        read: KeptTally | None = cache.get(key)
-        kept = read if read is not None and read.basis == basis else None
-        stored = None if kept is None else stored_since(campaign, kept, slots)
-        if stored is None:
-            kept, stored = KeptTally(basis, start()), Stored((), 0, judgments_after(campaign, 0), 0)
-        elif not stored.late and not stored.after["n"]:
-            return kept
-        last_id, after = kept.last_id, stored.after
-        for pk in stored.late:
-            add(kept.tally, pk - 1, pk)
-        if after["n"]:
-            add(kept.tally, last_id, after["last"])
-        kept.count += len(stored.late) + after["n"]
-        kept.slot_sum += stored.late_sum + after["sum"]
-        kept.last_id = after["last"]
-        kept.recent = tuple(sorted({*kept.recent, *stored.late, *_recent_ids(campaign, last_id, kept.last_id)}))[
-            -RECENT:]
-        if unchanged(campaign, stored.floor, {"n": stored.window + after["n"],
-                                              "sum": stored.window_sum + after["sum"], "last": kept.last_id}):
-            cache.set(key, kept, KEPT_SECONDS)
-            return kept
-    return kept
+def _add_stored(campaign: Campaign, kept: KeptTally[T], stored: Stored, add: Callable[[T, int, int], None]) -> None:
+    """Extend ``kept`` by the judgments ``stored`` since: each late one by itself, then the new ones; keep the ids
+    of its last ``RECENT`` judgments."""
+    last_id, after = kept.last_id, stored.after
+    for pk in stored.late:
+        add(kept.tally, pk - 1, pk)
+    if after["n"]:
+        add(kept.tally, last_id, after["last"])
+    kept.count += len(stored.late) + after["n"]
+    kept.slot_sum += stored.late_sum + after["sum"]
+    kept.last_id = after["last"]
+    kept.recent = tuple(sorted({*kept.recent, *stored.late, *_recent_ids(campaign, last_id, kept.last_id)}))[-RECENT:]
