@@ -1,7 +1,23 @@
 """Logging in through the login page, as a person does."""
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.urls import reverse
+
+from annotation.models import Campaign
+from tests.annotation.factories import small_campaign
+
+#: The password of the organizer of ``organized_campaign``.
+ORGANIZER_PASSWORD = "organizer-pw-1"
+
+
+def organized_campaign() -> Campaign:
+    """A small campaign (``small_campaign``) owned and organized by ``orga``, whose password is
+    ``ORGANIZER_PASSWORD``."""
+    organizer = get_user_model().objects.create_user("orga", password=ORGANIZER_PASSWORD)
+    campaign = small_campaign(owner=organizer)
+    campaign.organizers.add(organizer)
+    return campaign
 
 
 def log_in(page, live_server, username: str, password: str, next_path: str = "") -> None:

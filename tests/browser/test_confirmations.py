@@ -17,28 +17,26 @@ from annotation.services import queue
 from annotation.services.api_tokens import create_token
 from annotation.services.invites import create_invite
 from annotation.services.training import add_training_screen, answer_training
-from tests.annotation.factories import add_screen, judge, small_campaign
-from tests.browser.session import log_in
+from tests.annotation.factories import add_screen, judge
+from tests.browser.session import ORGANIZER_PASSWORD as PASSWORD
+from tests.browser.session import log_in, organized_campaign
 
 from .conftest import DESKTOP
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "organizer-pw-1"
 
 
 @pytest.fixture
 def campaign():
     """A campaign with a training screen answered by two judges, an unused invite and a rater who judged a screen."""
-    organizer = get_user_model().objects.create_user("orga", password=PASSWORD)
-    campaign = small_campaign(owner=organizer)
-    campaign.organizers.add(organizer)
+    campaign = organized_campaign()
     segment = campaign.segments.get(line=1)
     training = add_training_screen(campaign, segment, list(segment.candidates.order_by("id"))[:2], [1, 2])
     ann, bob = judge("ann", campaign), judge("bob", campaign)
     for user in (ann, bob):
         answer_training(training, user, [1, 2])
-    create_invite(campaign, "carol", organizer)
+    create_invite(campaign, "carol", campaign.owner)
     add_screen(campaign, 0, judges=[ann])
     served = queue.next_assignment(campaign, ann)
     keys = queue.candidate_keys(served)

@@ -150,14 +150,21 @@ def test_highlighted_spans_in_the_dom_match_the_diff(live_server, new_page, camp
     assert not any(name in html for name in SYSTEM_NAMES)
 
 
-def test_undo_help_key_login_and_logout(live_server, new_page, artifacts, campaign):
+def lena_logged_in(campaign, live_server, new_page, lines, next_url=""):
+    """Lena, a judge with a password, logged in (and sent on to ``next_url``) with a screen of each of ``lines`` of
+    the campaign, whose guidelines are emptied so that nothing stands before them."""
     campaign.guidelines = ""
     campaign.save()
     judge("lena", campaign, password="lena-password-1")
-    for line in (1, 4):
+    for line in lines:
         add_screen(campaign, line)
     page = new_page()
-    log_in(page, live_server, "lena", "lena-password-1")
+    log_in(page, live_server, "lena", "lena-password-1", next_url)
+    return page
+
+
+def test_undo_help_key_login_and_logout(live_server, new_page, artifacts, campaign):
+    page = lena_logged_in(campaign, live_server, new_page, (1, 4))
     page.get_by_role("link", name=re.compile("Start judging")).click()
     on_screen(page, 1, 2)
     first_url = page.url
@@ -401,13 +408,7 @@ def test_a_session_ended_in_another_tab_is_told_before_the_judge_submits_and_the
     nothing; logging in again from the notice brings the screen back with the ranks given. The page used to find
     nothing wrong (the lease request was sent on to the login page, which it ignored), so Submit led to a plain
     login page that said nothing of the ranks sent."""
-    campaign.guidelines = ""
-    campaign.save()
-    judge("lena", campaign, password="lena-password-1")
-    for line in (1, 4):
-        add_screen(campaign, line)
-    page = new_page()
-    log_in(page, live_server, "lena", "lena-password-1", reverse("judge-campaign", args=[campaign.pk]))
+    page = lena_logged_in(campaign, live_server, new_page, (1, 4), reverse("judge-campaign", args=[campaign.pk]))
     on_screen(page, 1, 2)
     screen_url = page.url
     rank_by_clicks(page, [2, 1, 3])
@@ -452,12 +453,7 @@ def test_a_login_again_in_another_tab_is_told_before_the_judge_submits_a_page_of
     """The judge logs out and in again in another tab: the login gave the browser a new CSRF token, so this page's
     form would be refused. Coming back, the page says so for good and how to go on (reload it), and the reload
     brings the ranks back. It used to let the judge submit into the 'form has expired' page."""
-    campaign.guidelines = ""
-    campaign.save()
-    judge("lena", campaign, password="lena-password-1")
-    add_screen(campaign, 1)
-    page = new_page()
-    log_in(page, live_server, "lena", "lena-password-1", reverse("judge-campaign", args=[campaign.pk]))
+    page = lena_logged_in(campaign, live_server, new_page, (1,), reverse("judge-campaign", args=[campaign.pk]))
     on_screen(page, 1, 1)
     screen_url = page.url
     rank_by_clicks(page, [1, 2, 3, 4])

@@ -7,25 +7,22 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import CandidateJudgment, Invite, ScreenCandidate, System, TrainingCandidate
 from annotation.services.invites import digest
-from tests.annotation.factories import add_screen, small_campaign
-from tests.browser.session import log_in
+from tests.annotation.factories import add_screen
+from tests.browser.session import ORGANIZER_PASSWORD as PASSWORD
+from tests.browser.session import log_in, organized_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "organizer-pw-1"
 
 
 @pytest.fixture
 def campaign():
-    organizer = get_user_model().objects.create_user("orga", password=PASSWORD)
-    campaign = small_campaign(owner=organizer)
-    campaign.organizers.add(organizer)
+    campaign = organized_campaign()
     add_screen(campaign, 1)
     return campaign
 

@@ -65,19 +65,26 @@ def change_password(client: Client, old: str):
 
 
 @override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
-def test_guessing_the_old_password_on_the_password_page_is_throttled_as_logins_are():
-    """The password page checked the old password with check_password, which nothing counts: a signed-in session
-    could guess the account's password without limit. Its failures now count as failed logins of the account."""
-    User.objects.create_user("judge", password="right-password")
+@pytest.mark.parametrize("page", ["judge", "admin"])
+def test_guessing_the_old_password_on_a_password_page_is_throttled_as_logins_are(page):
+    """The judge's and the admin's password pages checked the old password with check_password, which nothing
+    counts: a signed-in session (a stolen one) could guess the account's password without limit. Their failures now
+    count as failed logins of the account."""
+    make, change, refused_status = {
+        "judge": (User.objects.create_user, change_password, 400),
+        "admin": (User.objects.create_superuser, change_admin_password, 200),
+    }[page]
+    make("someone", password="right-password")
     client = Client()
-    assert log_in(client, "judge", "right-password").status_code == 302
+    assert log_in(client, "someone", "right-password").status_code == 302
     for _ in range(2):
-        refused = change_password(client, "wrong")
-        assert refused.status_code == 400 and "Your old password was entered incorrectly." in refused.content.decode()
-    assert change_password(client, "wrong").status_code == 429
-    assert change_password(client, "right-password").status_code == 429
-    assert User.objects.get(username="judge").check_password("right-password")
-    assert log_in(Client(), "judge", "right-password").status_code == 429, "the login is locked out too"
+        refused = change(client, "wrong")
+        assert refused.status_code == refused_status
+        assert "Your old password was entered incorrectly." in refused.content.decode()
+    assert change(client, "wrong").status_code == 429
+    assert change(client, "right-password").status_code == 429
+    assert User.objects.get(username="someone").check_password("right-password")
+    assert log_in(Client(), "someone", "right-password").status_code == 429, "the login is locked out too"
 
 
 def test_the_right_old_password_changes_it():
@@ -148,22 +155,6 @@ def test_with_email_the_reset_link_is_sent_and_sets_a_new_password():
 def change_admin_password(client: Client, old: str):
     return client.post("/admin/password_change/", {"old_password": old, "new_password1": "Zx9-long-pass",
                                                    "new_password2": "Zx9-long-pass"})
-
-
-@override_settings(AXES_ENABLED=True, AXES_FAILURE_LIMIT=3)
-def test_guessing_the_old_password_on_the_admin_password_page_is_throttled_as_logins_are():
-    """The admin's password page checked the old password with check_password, as the judges' page did before: a
-    signed-in staff session (a stolen one) could guess the account's password without limit."""
-    User.objects.create_superuser("root", password="right-password")
-    client = Client()
-    assert log_in(client, "root", "right-password").status_code == 302
-    for _ in range(2):
-        refused = change_admin_password(client, "wrong")
-        assert refused.status_code == 200 and "Your old password was entered incorrectly." in refused.content.decode()
-    assert change_admin_password(client, "wrong").status_code == 429
-    assert change_admin_password(client, "right-password").status_code == 429
-    assert User.objects.get(username="root").check_password("right-password")
-    assert log_in(Client(), "root", "right-password").status_code == 429, "the login is locked out too"
 
 
 def test_the_admin_password_page_changes_the_password_with_the_right_old_one():
