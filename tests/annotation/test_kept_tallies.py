@@ -101,17 +101,23 @@ def submit_one(campaign: Campaign, rater) -> None:
     queue.submit_ranking(assignment.token, rater, [1] * len(keys), keys)
 
 
+def ann_and_ben(name: str, **options) -> tuple[Campaign, object, object]:
+    """A campaign of 12 screens of two slots, its judges ann and ben, ben's first screen submitted; no tally kept."""
+    campaign = small_campaign(name, redundancy=2, sampling="uniform", **options)
+    create_screens(campaign, 12)
+    cache.clear()
+    ann, ben = judge("ann", campaign), judge("ben", campaign)
+    submit_one(campaign, ben)
+    return campaign, ann, ben
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("tally", [judged_work, attention_check_rates, campaign_verdicts])
 def test_a_judgment_committed_while_a_tally_reads_and_undone_before_the_next_read_is_not_kept(tally, monkeypatch):
     """A submit commits late (its judgment's id is below the newest's) after the tally counted the new judgments
     and before it read them: what is kept must not hold it uncounted, or its undo before the next read would leave
     it there for good (the kept totals and the submitted slots agree again)."""
-    campaign = small_campaign("late", redundancy=2, sampling="uniform", control_share=1.0)
-    create_screens(campaign, 12)
-    cache.clear()
-    ann, ben = judge("ann", campaign), judge("ben", campaign)
-    submit_one(campaign, ben)
+    campaign, ann, ben = ann_and_ben("late", control_share=1.0)
     tally(campaign)
     counted = kept_tallies.judgments_after
     with held_submit(campaign, ann) as commit:
@@ -151,11 +157,7 @@ def test_a_judgment_committed_after_a_newer_one_was_kept_is_added_by_itself(monk
     """Concurrent submits commit out of id order: a judgment committed after a tally kept a newer one is found
     among the kept recent ids and read alone; one older than the ``RECENT`` kept ids sends the tally back to all
     judgments."""
-    campaign = small_campaign("late kept", redundancy=2, sampling="uniform")
-    create_screens(campaign, 12)
-    cache.clear()
-    ann, ben = judge("ann", campaign), judge("ben", campaign)
-    submit_one(campaign, ben)
+    campaign, ann, ben = ann_and_ben("late kept")
     reads: list[tuple[int, int]] = []
     with held_submit(campaign, ann) as commit:
         submit_one(campaign, ben)
@@ -190,11 +192,7 @@ def test_submits_committing_between_a_tallys_reads_do_not_send_it_back_to_all_ju
     that commits after each read of the slots, as under a steady stream of submits, is not seen by the reads after
     it, which agree with the slots; read in separate snapshots, every attempt saw one judgment more than its slots
     and the tally was taken again from all judgments."""
-    campaign = small_campaign("stream", redundancy=2, sampling="uniform")
-    create_screens(campaign, 12)
-    cache.clear()
-    ann, ben = judge("ann", campaign), judge("ben", campaign)
-    submit_one(campaign, ben)
+    campaign, ann, ben = ann_and_ben("stream")
     reads: list[tuple[int, int]] = []
     judged_ids(campaign, 1, reads)
     read_slots = kept_tallies.submitted_slots
