@@ -2,11 +2,12 @@
 
 Builds a campaign in a throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default
 ``gecappraise_load``): the CoNLL-14 outputs from ../shared/data (or the demo test set), with enough sampled
-screens, and ``--judges`` judges with logged-in sessions. Starts gunicorn (``--workers`` sync workers) on a free
-local port and runs one client thread per judge: after a random start delay, each GETs its screen (a *serve*: the
-page rendered from the database), waits a random think time, and POSTs random ranks (a *submit*: the judgment
-stored and the next screen claimed); a share of submits is posted twice at once, as a double click does. Latencies
-are measured by the client, from sending the request to reading the whole response.
+screens, and ``--judges`` judges with logged-in sessions. Starts gunicorn (``--workers`` worker processes, with the
+deployment's settings: threaded workers) on a free local port and runs one client thread per judge: after a random
+start delay, each GETs its screen (a *serve*: the page rendered from the database), waits a random think time, and
+POSTs random ranks (a *submit*: the judgment stored and the next screen claimed); a share of submits is posted twice
+at once, as a double click does. Latencies are measured by the client, from sending the request to reading the
+whole response.
 
 Baseline, measured in the same run with the same clients and think times: the login page (a template with a
 CSRF token and no database query), so the ratios show what the judge pages cost on top of Django itself.
@@ -155,12 +156,15 @@ def free_port() -> int:
 
 
 def start_gunicorn(port: int, workers: int, database: str) -> subprocess.Popen:
-    """gunicorn serving the project on ``port`` against ``database``; returns once it answers."""
-    env = {**os.environ, "DATABASE_URL": database, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    """gunicorn serving the project on ``port`` against ``database`` with the deployment's settings
+    (``gecappraise/gunicorn_conf.py``: threaded workers, GUNICORN_THREADS each) and ``workers`` processes; returns
+    once it answers."""
+    env = {**os.environ, "DATABASE_URL": database, "DJANGO_SETTINGS_MODULE": "tests.settings",
+           "WEB_CONCURRENCY": str(workers), "LOG_FORMAT": "text"}
     server = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "gecappraise.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(workers), "--log-level", "warning"],
-        cwd=REPO, env=env,
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "-c", "python:gecappraise.gunicorn_conf", "gecappraise.wsgi",
+         "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL,  # the access log; errors go to standard error
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
