@@ -169,6 +169,19 @@ def test_ignored_judges_and_the_rounding_are_recorded_parameters(tmp_path):
         pearsonr([row["score"] for row in rows], bleu).statistic, abs=1e-12)
 
 
+
+def checked_analysis(tmp_path, campaign: str, *options: str) -> dict:
+    """``manage.py analyze`` of ``campaign`` (20 bootstrap samples, ``options``): its strict JSON, checked against
+    the contract, with every report format rendered from it."""
+    out = tmp_path / "analysis.json"
+    call_command("analyze", "--campaign", campaign, "--bootstrap", "20", *options, "--out", str(out),
+                 stderr=io.StringIO())
+    analysis = strict_loads(out.read_text(encoding="utf-8"))
+    assert_contract(analysis)
+    assert_reports_render(analysis)
+    return analysis
+
+
 def test_a_system_judged_only_by_ignored_judges_or_other_judges_says_so(tmp_path):
     """C was judged by admin alone, whom the analysis ignores by default (METHODS 3), D by bob alone, E by nobody;
     C's reason said "no judgment of this system" while the snapshot counted admin's judgments, and so did D's in the
@@ -193,12 +206,7 @@ def test_a_system_judged_only_by_ignored_judges_or_other_judges_says_so(tmp_path
     call_command("import_appraise_xml", "--campaign", "ignored", str(xml), stdout=io.StringIO())
 
     def reasons(*options: str) -> dict:
-        out = tmp_path / "analysis.json"
-        call_command("analyze", "--campaign", "ignored", "--bootstrap", "20", *options, "--out", str(out),
-                     stderr=io.StringIO())
-        analysis = strict_loads(out.read_text(encoding="utf-8"))
-        assert_contract(analysis)
-        assert_reports_render(analysis)
+        analysis = checked_analysis(tmp_path, "ignored", *options)
         return {method: {row["system"]: row.get("reason") for row in analysis[method]["systems"]}
                 for method in ("expected_wins", "trueskill")}
 
@@ -229,12 +237,7 @@ def test_a_prws_system_rated_only_by_ignored_judges_says_so(tmp_path):
     call_command("import_scores", "--campaign", "prws-ignored", str(tmp_path / "scores.csv"), stdout=io.StringIO())
 
     def reasons(*options: str) -> tuple[dict, dict]:
-        out = tmp_path / "analysis.json"
-        call_command("analyze", "--campaign", "prws-ignored", "--bootstrap", "20", *options, "--out", str(out),
-                     stderr=io.StringIO())
-        analysis = strict_loads(out.read_text(encoding="utf-8"))
-        assert_contract(analysis)
-        assert_reports_render(analysis)
+        analysis = checked_analysis(tmp_path, "prws-ignored", *options)
         return ({row["system"]: row.get("reason") for row in analysis["prws"]["systems"]},
                 {row["system"]: row.get("reason") for row in analysis["expected_wins"]["systems"]})
 
