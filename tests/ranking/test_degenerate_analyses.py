@@ -169,7 +169,6 @@ def test_ignored_judges_and_the_rounding_are_recorded_parameters(tmp_path):
         pearsonr([row["score"] for row in rows], bleu).statistic, abs=1e-12)
 
 
-
 def checked_analysis(tmp_path, campaign: str, *options: str) -> dict:
     """``manage.py analyze`` of ``campaign`` (20 bootstrap samples, ``options``): its strict JSON, checked against
     the contract, with every report format rendered from it."""
