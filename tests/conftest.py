@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,6 +26,24 @@ GMEG = SHARED_DATA / "gmeg"
 def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
     """Running under CI: the CI variable is "true" (as GitHub Actions and GitLab CI set it), in any case."""
     return environ.get("CI", "").strip().lower() == "true"
+
+
+def busy_connections(timeout: float) -> list[tuple[str, str]]:
+    """Wait up to ``timeout`` seconds until no other client of this PostgreSQL database runs a statement or holds a
+    transaction open; return the (state, query) of those still busy then (none: the database is quiet)."""
+    from django.db import connection
+
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(
+                "SELECT state, query FROM pg_stat_activity WHERE datname = current_database() "
+                "AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            busy = cursor.fetchall()
+            if not busy or time.monotonic() >= deadline:
+                return busy
+            time.sleep(0.05)
 
 
 def missing_data(name: str, folder: Path, required: Path, environ: Mapping[str, str] = os.environ
@@ -57,6 +76,21 @@ def conll14_data() -> Path:
 
 def gmeg_data() -> Path:
     return require_data("GMEG", GMEG, GMEG / "dev" / "fce-segment-scores.csv")
+
+
+@pytest.fixture(autouse=True)
+def _live_server_settles(request: pytest.FixtureRequest, django_db_blocker):
+    """After a test with the live server, its database is emptied (pytest-django's flush: one TRUNCATE of every
+    table) only once the server has finished the requests a browser left in flight, e.g. a dashboard poll closed
+    with its page: the poll's snapshot (kept_tallies.one_snapshot) holds a lock on one table and waits for the next,
+    which the TRUNCATE may hold, and PostgreSQL ends such a deadlock by failing one of the two.
+
+    A request still running 10 s after its test fails the test, naming the query."""
+    yield
+    if "live_server" in request.fixturenames:
+        with django_db_blocker.unblock():
+            busy = busy_connections(timeout=10)
+        assert not busy, f"the live server still runs, 10 s after the test: {busy}"
 
 
 @pytest.fixture(scope="session")
