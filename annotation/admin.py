@@ -154,8 +154,9 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class JudgmentRecordAdmin(ReadOnlyAdmin):
-    """What judges submitted: read-only, and not deletable (a judgment leaves only with its campaign or judge)."""
+class UndeletableAdmin(ReadOnlyAdmin):
+    """Read-only, and never deleted here: what judges submitted (it leaves only with its campaign or judge) and what
+    a screen shows (a served screen does not change under its judge)."""
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
@@ -179,40 +180,34 @@ class CampaignAdmin(SupportAdmin):
         return changelist_link(Screen, "screens", campaign__id__exact=campaign.pk)
 
 
-@admin.register(System)
-class SystemAdmin(ReadOnlyAdmin):
-    list_display = ("name", "kind", "campaign")
-    list_filter = ("kind", "campaign")
-    search_fields = ("name", "campaign__name")
 
 
-@admin.register(Document)
-class DocumentAdmin(ReadOnlyAdmin):
-    list_display = ("name", "position", "campaign")
-    list_filter = ("campaign",)
-    search_fields = ("name", "campaign__name")
 
 
-@admin.register(Segment)
-class SegmentAdmin(ReadOnlyAdmin):
-    list_display = ("id", "campaign", "document", "line", "position", "source")
-    list_filter = ("campaign",)
-    search_fields = ("source", "=line", "document__name")
 
-
-@admin.register(Candidate)
-class CandidateAdmin(ReadOnlyAdmin):
-    list_display = ("id", "segment", "text")
-    list_filter = ("segment__campaign",)
-    search_fields = ("text", "systems__name")
-
-
-@admin.register(Output)
-class OutputAdmin(ReadOnlyAdmin):
-    list_display = ("id", "system", "segment", "candidate")
-    list_filter = ("system__campaign", "system__kind")
-    search_fields = ("system__name", "=segment__line")
-
+#: The models the admin lists read-only with nothing but their columns, filters and searched fields: model ->
+#: (list_display, list_filter, search_fields). Django makes each one's ModelAdmin from ReadOnlyAdmin and these.
+READ_ONLY_LISTS = {
+    System: (("name", "kind", "campaign"), ("kind", "campaign"), ("name", "campaign__name")),
+    Document: (("name", "position", "campaign"), ("campaign",), ("name", "campaign__name")),
+    Segment: (("id", "campaign", "document", "line", "position", "source"), ("campaign",),
+              ("source", "=line", "document__name")),
+    Candidate: (("id", "segment", "text"), ("segment__campaign",), ("text", "systems__name")),
+    Output: (("id", "system", "segment", "candidate"), ("system__campaign", "system__kind"),
+             ("system__name", "=segment__line")),
+    GuidelinesAcknowledgement: (("judge", "campaign", "acknowledged_at"), ("campaign",), ("judge__username",)),
+    TrainingCandidate: (("training_screen", "position", "candidate", "expected_rank"),
+                        ("training_screen__campaign",), ()),
+    TrainingAnswer: (("judge", "training_screen", "agreement", "ranks", "created_at"),
+                     ("training_screen__campaign",), ("judge__username",)),
+    ReferenceSet: (("name", "kind", "campaign", "annotators", "imported_at"), ("kind", "campaign"),
+                   ("name", "campaign__name")),
+    GoldEdit: (("reference_set", "segment", "annotator", "start", "end", "error_type", "corrections"),
+               ("reference_set", "error_type"), ("=segment__line", "error_type")),
+    ReferenceText: (("reference_set", "segment", "text"), ("reference_set",), ("text", "=segment__line")),
+}
+for model, (columns, filters, searched) in READ_ONLY_LISTS.items():
+    admin.site.register(model, ReadOnlyAdmin, list_display=columns, list_filter=filters, search_fields=searched)
 
 class AssignmentInline(ReadOnlyInline):
     """A screen's slots: who took each, its status and times (read-only)."""
@@ -251,15 +246,12 @@ class ScreenAdmin(SupportAdmin):
 
 
 @admin.register(ScreenCandidate)
-class ScreenCandidateAdmin(ReadOnlyAdmin):
-    """What a screen shows: never deleted here (a served screen does not change under its judge)."""
+class ScreenCandidateAdmin(UndeletableAdmin):
+    """What a screen shows."""
 
     list_display = ("screen", "position", "candidate")
     list_filter = ("screen__campaign",)
     search_fields = ("=screen__number",)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 @admin.register(Assignment)
@@ -333,7 +325,7 @@ class FlaggedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(JudgmentRecordAdmin):
+class JudgmentAdmin(UndeletableAdmin):
     """Judgments (read-only): filter by campaign or flag, search by judge, screen number, token or Appraise id;
     a screen's judgments are its "judgments" link in the screen list."""
 
@@ -385,7 +377,7 @@ class RankFilter(admin.SimpleListFilter):
 
 
 @admin.register(CandidateJudgment)
-class CandidateJudgmentAdmin(JudgmentRecordAdmin):
+class CandidateJudgmentAdmin(UndeletableAdmin):
     list_display = ("judgment", "position", "candidate", "rank", "score", "meaning_changed")
     list_filter = ("judgment__assignment__campaign", RankFilter, "meaning_changed")
     search_fields = ("judgment__assignment__judge__username", "=judgment__assignment__screen__number")
@@ -393,7 +385,7 @@ class CandidateJudgmentAdmin(JudgmentRecordAdmin):
 
 
 @admin.register(Flag)
-class FlagAdmin(JudgmentRecordAdmin):
+class FlagAdmin(UndeletableAdmin):
     list_display = ("judgment", "reason", "campaign")
     list_filter = ("judgment__assignment__campaign",)
     search_fields = ("reason", "judgment__assignment__judge__username")
@@ -454,12 +446,6 @@ class RaterStatusAdmin(ReadOnlyAdmin):
     search_fields = ("judge__username",)
 
 
-@admin.register(GuidelinesAcknowledgement)
-class GuidelinesAcknowledgementAdmin(ReadOnlyAdmin):
-    list_display = ("judge", "campaign", "acknowledged_at")
-    list_filter = ("campaign",)
-    search_fields = ("judge__username",)
-
 
 class TrainingCandidateInline(ReadOnlyInline):
     model = TrainingCandidate
@@ -481,38 +467,9 @@ class TrainingScreenAdmin(SupportAdmin):
         return False
 
 
-@admin.register(TrainingCandidate)
-class TrainingCandidateAdmin(ReadOnlyAdmin):
-    list_display = ("training_screen", "position", "candidate", "expected_rank")
-    list_filter = ("training_screen__campaign",)
 
 
-@admin.register(TrainingAnswer)
-class TrainingAnswerAdmin(ReadOnlyAdmin):
-    list_display = ("judge", "training_screen", "agreement", "ranks", "created_at")
-    list_filter = ("training_screen__campaign",)
-    search_fields = ("judge__username",)
 
-
-@admin.register(ReferenceSet)
-class ReferenceSetAdmin(ReadOnlyAdmin):
-    list_display = ("name", "kind", "campaign", "annotators", "imported_at")
-    list_filter = ("kind", "campaign")
-    search_fields = ("name", "campaign__name")
-
-
-@admin.register(GoldEdit)
-class GoldEditAdmin(ReadOnlyAdmin):
-    list_display = ("reference_set", "segment", "annotator", "start", "end", "error_type", "corrections")
-    list_filter = ("reference_set", "error_type")
-    search_fields = ("=segment__line", "error_type")
-
-
-@admin.register(ReferenceText)
-class ReferenceTextAdmin(ReadOnlyAdmin):
-    list_display = ("reference_set", "segment", "text")
-    list_filter = ("reference_set",)
-    search_fields = ("text", "=segment__line")
 
 
 @admin.register(ApiToken)
