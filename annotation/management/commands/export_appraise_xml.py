@@ -1,4 +1,5 @@
-"""manage.py export_appraise_xml: write a campaign's ranking judgments as Appraise XML."""
+"""Export a campaign's ranking judgments as Appraise XML, in the schema of CoNLL-14's judgments.xml (relative ranking
+campaigns only: PRWS scores are exported as CSV or JSON from the campaign page)."""
 
 from collections.abc import Iterator
 
@@ -11,8 +12,7 @@ from gecappraise.plurals import counted
 
 
 class Command(CampaignCommand):
-    help = ("Export a campaign's ranking judgments as Appraise XML, in the schema of CoNLL-14's judgments.xml "
-            "(relative ranking campaigns only: PRWS scores are exported as CSV or JSON from the campaign page).")
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--out", required=True, metavar="FILE.xml", help="output file ('-' for stdout)")

@@ -1,4 +1,8 @@
-"""manage.py import_appraise_xml: add the rankings of an Appraise XML file to a campaign."""
+"""Import relative-ranking judgments in Appraise XML (the schema of CoNLL-14's judgments.xml) into a campaign: every
+src-id must be a line of the campaign and every system group one of its outputs, or nothing is imported. Items the
+campaign holds already (same user and id) are left out and counted. Each user of the file is an account of this campaign
+only (created when new; an existing account only if it judges this campaign and no other, with no other role) unless
+--map-user gives it an account. The file may have at most MAX_UPLOAD_MB."""
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, user_map
@@ -7,14 +11,7 @@ from annotation.services.appraise_xml import AppraiseXMLError
 
 
 class Command(CampaignCommand):
-    help = (
-        "Import relative-ranking judgments in Appraise XML (the schema of CoNLL-14's judgments.xml) into a "
-        "campaign: every src-id must be a line of the campaign and every system group one of its outputs, "
-        "or nothing is imported. Items the campaign holds already (same user and id) are left out and counted. "
-        "Each user of the file is an account of this campaign only (created when new; an existing account only "
-        "if it judges this campaign and no other, with no other role) unless --map-user gives it an account. "
-        "The file may have at most MAX_UPLOAD_MB."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument(

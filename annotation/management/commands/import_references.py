@@ -1,4 +1,6 @@
-"""manage.py import_references: add M2 gold edits and/or corrected reference texts to a campaign."""
+"""Add references for automatic metrics to a campaign: gold edits in the M2 format (--m2; 'S' lines equal to the
+campaign's source lines, one block per line, every annotator's 'A' lines) and/or corrected reference texts aligned line
+by line with the source. Reference sets are named after their files. Nothing is written if any file is wrong."""
 from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand
@@ -8,12 +10,7 @@ from annotation.services.textfiles import InputFileError
 
 
 class Command(CampaignCommand):
-    help = (
-        "Add references for automatic metrics to a campaign: gold edits in the M2 format (--m2; 'S' lines equal to "
-        "the campaign's source lines, one block per line, every annotator's 'A' lines) and/or corrected reference "
-        "texts aligned line by line with the source. Reference sets are named after their files. Nothing is "
-        "written if any file is wrong."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--m2", metavar="GOLD.m2", help="gold edits in the M2 format (one file per campaign)")

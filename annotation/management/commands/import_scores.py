@@ -1,4 +1,9 @@
-"""manage.py import_scores: add PRWS ratings from a CSV file (long or GMEG's wide layout) to a PRWS campaign."""
+"""Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score[,meaning_changed] with
+segment the 0-based line number. --wide: a header of system names, then one row per segment in line order, one column
+per system, empty cells not rated (GMEG-Data's segment scores). Each rater's ratings of one segment become one judged
+screen; nothing is imported if any row is wrong. Each rater is an account of this campaign only (created when new; an
+existing account only if it judges this campaign and no other, with no other role) unless --map-user gives it an
+account; the --wide rater is named explicitly. The file may have at most MAX_UPLOAD_MB."""
 from pathlib import Path
 
 from django.conf import settings
@@ -11,15 +16,7 @@ from annotation.services.textfiles import InputFileError, check_size, shown
 
 
 class Command(CampaignCommand):
-    help = (
-        "Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score"
-        "[,meaning_changed] with segment the 0-based line number. --wide: a header of system names, then one row "
-        "per segment in line order, one column per system, empty cells not rated (GMEG-Data's segment scores). "
-        "Each rater's ratings of one segment become one judged screen; nothing is imported if any row is wrong. "
-        "Each rater is an account of this campaign only (created when new; an existing account only if it judges "
-        "this campaign and no other, with no other role) unless --map-user gives it an account; the --wide rater "
-        "is named explicitly. The file may have at most MAX_UPLOAD_MB."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--wide", action="store_true", help="one row per segment, one column per system")

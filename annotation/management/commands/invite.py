@@ -1,4 +1,9 @@
-"""manage.py invite: create one-time invite links for judges of a campaign and print them, one line per judge."""
+"""Create a one-time invite link for each USERNAME (creating judge accounts that do not exist) and print
+'USERNAME<TAB>LINK' per judge. A link works once and adds its judge to the campaign; it logs in only a judge account
+without a password, and asks any other existing account (one with a password, or in the organizers group) to log in with
+its own credentials first (noted on stderr). Staff accounts, organizers of a campaign and crowd workers' accounts cannot
+be invited. The invites are made by --by, or else by the campaign's owner (a campaign created by import_outputs has
+none: give --by). If any username cannot be invited, no invite is created."""
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
@@ -25,15 +30,7 @@ def base_url(value: str) -> str:
 
 
 class Command(CampaignCommand):
-    help = (
-        "Create a one-time invite link for each USERNAME (creating judge accounts that do not exist) and print "
-        "'USERNAME<TAB>LINK' per judge. A link works once and adds its judge to the campaign; it logs in only a "
-        "judge account without a password, and asks any other existing account (one with a password, or in the "
-        "organizers group) to log in with its own credentials first (noted on stderr). Staff accounts, organizers "
-        "of a campaign and crowd workers' accounts cannot be invited. The invites are made by --by, or else by the "
-        "campaign's owner (a campaign created by import_outputs has none: give --by). If any username cannot be "
-        "invited, no invite is created."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("usernames", nargs="+", metavar="USERNAME")

@@ -1,5 +1,9 @@
-"""manage.py active_screens: add screens chosen by active selection to a campaign (issue 13): TrueSkill for relative
-ranking, EASL for PRWS."""
+"""Add up to COUNT screens to a campaign, chosen where the judgments so far leave the system ranking most uncertain.
+Relative ranking: each of a different sentence, from a running TrueSkill belief per system, the contested pairs (those
+the Expected Wins bootstrap reverses in some samples but in fewer than 30%), and the pairs each sentence's candidates
+separate. PRWS: EASL, every candidate once, then the candidates of the most uncertain score (a Beta belief each) with
+partners of similar mean. The screens get the campaign's redundancy and are served like sampled ones. Run it again as
+judgments come in."""
 from __future__ import annotations
 
 from django.core.management.base import CommandError
@@ -13,14 +17,7 @@ MAX_COUNT = 10_000
 
 
 class Command(CampaignCommand):
-    help = (
-        "Add up to COUNT screens to a campaign, chosen where the judgments so far leave the system ranking most "
-        "uncertain. Relative ranking: each of a different sentence, from a running TrueSkill belief per system, the "
-        "contested pairs (those the Expected Wins bootstrap reverses in some samples but in fewer than 30%), and the "
-        "pairs each sentence's candidates separate. PRWS: EASL, every candidate once, then the candidates of the most "
-        "uncertain score (a Beta belief each) with partners of similar mean. The screens get the campaign's "
-        "redundancy and are served like sampled ones. Run it again as judgments come in."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--count", type=int, default=20, help=f"screens to add, 1 to {MAX_COUNT} (default 20)")

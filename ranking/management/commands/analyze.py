@@ -1,4 +1,7 @@
-"""manage.py analyze: the whole ranking analysis of a campaign, in this process, written as JSON."""
+"""Analyse a campaign's judgments (G15; for PRWS campaigns N19, with the scores also turned into relative judgments):
+pair statistics, annotator agreement, Expected Wins and TrueSkill rankings with bootstrap rank ranges and clusters,
+head-to-head sign tests, per-judge rankings, PRWS means and rater checks, and with --metrics the correlation of
+automatic metrics with the human ranking. Writes the analysis JSON."""
 from __future__ import annotations
 
 import sys
@@ -63,12 +66,7 @@ class ProgressBar:
 
 
 class Command(CampaignCommand):
-    help = (
-        "Analyse a campaign's judgments (G15; for PRWS campaigns N19, with the scores also turned into relative "
-        "judgments): pair statistics, annotator agreement, Expected Wins and TrueSkill rankings with bootstrap rank "
-        "ranges and clusters, head-to-head sign tests, per-judge rankings, PRWS means and rater checks, and with "
-        "--metrics the correlation of automatic metrics with the human ranking. Writes the analysis JSON."
-    )
+    help = __doc__
     # the checks load every URL, view and the admin: ~0.7 s of a cold start, not needed here
     requires_system_checks = []
 

@@ -1,4 +1,6 @@
-"""manage.py export_report: a report of a campaign's analysis as HTML, LaTeX, JSON or CSV."""
+"""Write a report of a campaign's analysis: the latest finished one, the one given by --analysis, or with --run a fresh
+one computed here first. Formats: html (one self-contained page with plots), latex (G15's tables; --standalone for a
+complete document), json (the analysis JSON) and csv (one table with a 'section' column)."""
 from __future__ import annotations
 
 import sys
@@ -18,12 +20,7 @@ RUN_OPTIONS = ("bootstrap", "confidence", "seed", "metrics")
 
 
 class Command(CampaignCommand):
-    help = (
-        "Write a report of a campaign's analysis: the latest finished one, the one given by --analysis, or with "
-        "--run a fresh one computed here first. Formats: html (one self-contained page with plots), latex (G15's "
-        "tables; --standalone for a complete document), json (the analysis JSON) and csv (one table with a "
-        "'section' column)."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument("--format", required=True, choices=sorted(FORMATS), help="report format")

@@ -1,5 +1,7 @@
-"""manage.py requeue_analyses: put back the analyses whose worker stopped reporting, and hand on the analyses that
-are queued and not yet sent (e.g. after a Redis outage or a killed process)."""
+"""Put back in the queue the analyses whose worker or process stopped reporting for ANALYSIS_CLAIM_SECONDS (killed,
+crashed), then send the queued analyses that no one has sent to the Celery workers yet (Celery beat does both every
+ANALYSIS_DISPATCH_SECONDS; run this without beat or after a broker outage). Without Celery (ANALYSIS_EXECUTION process
+or inline) the queued analyses are computed here, one after another."""
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
@@ -8,12 +10,7 @@ from ranking.runs import put_back_stalled
 
 
 class Command(BaseCommand):
-    help = (
-        "Put back in the queue the analyses whose worker or process stopped reporting for ANALYSIS_CLAIM_SECONDS "
-        "(killed, crashed), then send the queued analyses that no one has sent to the Celery workers yet (Celery "
-        "beat does both every ANALYSIS_DISPATCH_SECONDS; run this without beat or after a broker outage). Without "
-        "Celery (ANALYSIS_EXECUTION process or inline) the queued analyses are computed here, one after another."
-    )
+    help = __doc__
 
     def handle(self, *args, **options):
         stalled = put_back_stalled()

@@ -1,4 +1,10 @@
-"""manage.py score_metrics: automatic metrics of a campaign's systems, in the WMT metrics formats."""
+"""Score every system of a campaign with automatic metrics computed from the campaign's own references
+(import_references): m2 (M2 F0.5 against the M2 gold edits, as the official m2scorer), gleu (GLEU of cnap/gec-ranking
+against all reference texts), chrf (sacrebleu's chrF++) and errant (ERRANT F0.5 against the M2 gold edits; needs pip
+install -e '.[errant]' and spaCy's en_core_web_sm). Writes the system scores as
+METRIC<TAB>LP<TAB>TESTSET<TAB>SYSTEM<TAB>SCORE lines (to --out, or standard output) and, with --segments, the sentence
+scores with the segment number (from 1) before the score. A metric whose references are missing is reported and
+skipped."""
 from __future__ import annotations
 
 from django.core.management.base import CommandError
@@ -10,15 +16,7 @@ from ranking.reports.wmt_metrics import segment_level, system_level
 
 
 class Command(CampaignCommand):
-    help = (
-        "Score every system of a campaign with automatic metrics computed from the campaign's own references "
-        "(import_references): m2 (M2 F0.5 against the M2 gold edits, as the official m2scorer), gleu (GLEU of "
-        "cnap/gec-ranking against all reference texts), chrf (sacrebleu's chrF++) and errant (ERRANT F0.5 against "
-        "the M2 gold edits; needs pip install -e '.[errant]' and spaCy's en_core_web_sm). Writes the system scores "
-        "as METRIC<TAB>LP<TAB>TESTSET<TAB>SYSTEM<TAB>SCORE lines (to --out, or standard output) and, with "
-        "--segments, the sentence scores with the segment number (from 1) before the score. A metric whose "
-        "references are missing is reported and skipped."
-    )
+    help = __doc__
 
     def add_campaign_arguments(self, parser):
         parser.add_argument(
