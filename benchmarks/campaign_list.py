@@ -20,21 +20,16 @@ Run: .venv/bin/python benchmarks/campaign_list.py [--systems 50] [--sentences 20
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 from unittest import mock
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_campaign_list")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up("gecappraise_campaign_list")
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection  # noqa: E402

@@ -12,19 +12,14 @@ Run: .venv/bin/python benchmarks/claim.py [--screens 3000] [--claims 300] [--rou
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_claim")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up("gecappraise_claim")
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402

@@ -38,14 +38,11 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_crowd_load")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 # Every simulated worker comes from 127.0.0.1: the limit of new workers per address would refuse all but 30.
 os.environ.setdefault("CROWD_NEW_WORKERS_PER_HOUR", "0")
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up("gecappraise_crowd_load")
 
 from django.db import connection  # noqa: E402
 from django.db.models import Count  # noqa: E402

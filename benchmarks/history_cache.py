@@ -18,7 +18,6 @@ Run: .venv/bin/python benchmarks/history_cache.py [--rankings 100000] [--systems
 from __future__ import annotations
 
 import argparse
-import os
 import pickle
 import statistics
 import sys
@@ -28,14 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_history_cache")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up("gecappraise_history_cache")
 
 from django.core.cache import cache  # noqa: E402
 

@@ -39,12 +39,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gecappraise_loading")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up("gecappraise_loading")
 
 from django.db import connection  # noqa: E402
 

@@ -32,11 +32,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+from benchmarks.django_setup import set_up  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+set_up()
 
 from annotation.services.references import parse_m2  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
