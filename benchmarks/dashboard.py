@@ -26,6 +26,8 @@ import os
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -107,23 +109,26 @@ def synthetic_campaign(
     return campaign
 
 
-def add_campaign_arguments(parser: argparse.ArgumentParser, *, systems: int, repeat: int) -> None:
-    """``--rankings``, ``--systems``, ``--sentences`` and ``--repeat`` of a benchmark on ``written_campaign``."""
+@contextmanager
+def campaign_benchmark(description: str, *, systems: int, repeat: int
+                       ) -> Iterator[tuple[argparse.Namespace, Campaign]]:
+    """A benchmark on one synthetic campaign: its command line (``--rankings``, ``--systems`` default ``systems``,
+    ``--sentences``, ``--repeat`` default ``repeat``) parsed, and for the block the ``synthetic_campaign`` it asks
+    for, written in a throw-away database with its tables analysed (saying how long that took)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rankings", type=int, default=100_000)
     parser.add_argument("--systems", type=int, default=systems)
     parser.add_argument("--sentences", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=repeat)
-
-
-def written_campaign(args: argparse.Namespace) -> Campaign:
-    """The ``synthetic_campaign`` of ``args`` (``add_campaign_arguments``), its tables analysed; says how long it
-    took to write."""
-    start = time.perf_counter()
-    campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015), n_sentences=args.sentences)
-    analyze_tables()
-    print(f"(campaign written in {time.perf_counter() - start:.0f} s: {args.rankings:,} rankings of "
-          f"{args.systems} systems x {args.sentences:,} sentences)")
-    return campaign
+    args = parser.parse_args()
+    with throwaway_database():
+        start = time.perf_counter()
+        campaign = synthetic_campaign(args.rankings, args.systems, np.random.default_rng(2015),
+                                      n_sentences=args.sentences)
+        analyze_tables()
+        print(f"(campaign written in {time.perf_counter() - start:.0f} s: {args.rankings:,} rankings of "
+              f"{args.systems} systems x {args.sentences:,} sentences)")
+        yield args, campaign
 
 
 def analyze_tables() -> None:

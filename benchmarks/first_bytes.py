@@ -13,7 +13,6 @@ Run: .venv/bin/python benchmarks/first_bytes.py [--rankings 100000] [--systems 3
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -28,8 +27,7 @@ set_up("gecappraise_first_bytes")
 
 from annotation.services import appraise_import, judgment_exports  # noqa: E402
 from annotation.services.outputs import merged_by_judgment  # noqa: E402
-from benchmarks.dashboard import add_campaign_arguments, written_campaign  # noqa: E402
-from benchmarks.throwaway_database import throwaway_database  # noqa: E402
+from benchmarks.dashboard import campaign_benchmark  # noqa: E402
 from ranking import loading  # noqa: E402
 from ranking.reports.pairs_tsv import unexpanded_tsv_chunks  # noqa: E402
 
@@ -65,11 +63,7 @@ def old_first_chunk(chunks) -> tuple[float, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_campaign_arguments(parser, systems=31, repeat=3)
-    args = parser.parse_args()
-    with throwaway_database():
-        campaign = written_campaign(args)
+    with campaign_benchmark(__doc__.splitlines()[0], systems=31, repeat=3) as (args, campaign):
         for name, chunks in downloads(campaign).items():
             now, before = [], []
             for _ in range(args.repeat):

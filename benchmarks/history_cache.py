@@ -17,7 +17,6 @@ Run: .venv/bin/python benchmarks/history_cache.py [--rankings 100000] [--systems
 """
 from __future__ import annotations
 
-import argparse
 import pickle
 import statistics
 import sys
@@ -34,8 +33,7 @@ set_up("gecappraise_history_cache")
 
 from django.core.cache import cache  # noqa: E402
 
-from benchmarks.dashboard import add_campaign_arguments, written_campaign  # noqa: E402
-from benchmarks.throwaway_database import throwaway_database  # noqa: E402
+from benchmarks.dashboard import campaign_benchmark  # noqa: E402
 from ranking import leaderboard as live  # noqa: E402
 
 
@@ -80,11 +78,7 @@ def round_trip(key: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_campaign_arguments(parser, systems=50, repeat=7)
-    args = parser.parse_args()
-    with throwaway_database():
-        campaign = written_campaign(args)
+    with campaign_benchmark(__doc__.splitlines()[0], systems=50, repeat=7) as (args, campaign):
         live.history(campaign, budget=0.0)
         key = live._cache_key(campaign, "history")
         history: live.History = cache.get(key)
