@@ -45,8 +45,9 @@ def settings_under(environment: dict[str, str]) -> dict:
 
 def test_production_refuses_to_start_without_secret_key():
     result = run(PRODUCTION, "manage.py", "check")
-    assert result.returncode != 0
-    assert "ImproperlyConfigured: SECRET_KEY must be set when DEBUG is off." in result.stderr
+    assert (result.returncode, result.stderr) == (1, "manage.py: SECRET_KEY must be set when DEBUG is off.\n")
+    assert run({**PRODUCTION, "SECRET_KEY": "s", "LOG_FORMAT": "xml"}, "manage.py", "help").stderr == (
+        "manage.py: LOG_FORMAT must be json or text, not 'xml'.\n")
     with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
         settings_under({**PRODUCTION, "DEBUG": "0"})
 
