@@ -42,10 +42,13 @@ from django.urls import reverse
 from annotation.models import Assignment, Campaign, Judgment, RaterStatus, Screen
 from annotation.services.kept_tallies import (
     ATTEMPTS,
+    Held,
+    Stored,
     SubmittedSlots,
-    added_since,
     judgments_after,
     one_snapshot,
+    recent_ids,
+    stored_since,
     unchanged,
 )
 from annotation.services.rater_qc import QcExclusions, analysis_exclusions
@@ -122,6 +125,21 @@ class Checkpoint:
     ranking: CheckpointRanking | None = None
 
 
+@dataclass(frozen=True)
+class Tail:
+    """``LiveCounts`` as they stood before the reads that completed their newest checkpoint: ``after`` their last
+    judgment id then, and what they held. A judgment that commits late with an id above ``after`` is counted by
+    reading the judgments after ``after`` again in id order, as a rebuild from all judgments reads them (the
+    checkpoints since are then those of a rebuild), rather than by reading all judgments."""
+
+    after: int
+    judgments: int
+    slot_sum: int
+    rankings: int
+    counts: np.ndarray | None
+    since_checkpoint: np.ndarray | None
+
+
 @dataclass
 class LiveCounts:
     """A campaign's outcome counts of its judgments up to id ``last_id``: ``judgments`` of them, of slots whose ids
@@ -141,6 +159,9 @@ class LiveCounts:
     since_checkpoint: np.ndarray | None = None
     """The part of ``counts`` added since the last checkpoint (the next checkpoint's step so far)."""
     raters: list[dict] | None = None
+    recent: tuple[int, ...] = ()
+    """The ids of the last ``kept_tallies.RECENT`` judgments counted, where late commits are looked for."""
+    tail: Tail | None = None
     counted: bool = True
     """False for counts read while judgments changed under the reads (``kept_tallies.unchanged``): shown once,
     never cached."""
@@ -149,6 +170,17 @@ class LiveCounts:
         """Whether these are the counts of ``version``."""
         return (self.judgments, self.slot_sum, self.last_submit, self.excluded) == (
             version.submitted, version.slot_sum, version.last_submit, version.excluded)
+
+    @property
+    def held(self) -> Held:
+        """The judgments counted, as the kept tallies name them."""
+        return Held(last_id=self.last_id or 0, count=self.judgments, slot_sum=self.slot_sum, recent=self.recent)
+
+    def hold(self, campaign: Campaign, stored: Stored, n: int, total: int) -> None:
+        """Count ``n`` more judgments, whose slots' ids sum to ``total``: those ``stored`` since."""
+        self.recent = recent_ids(campaign, self.held, stored)
+        self.last_id = stored.after["last"] or None
+        self.judgments, self.slot_sum = self.judgments + n, self.slot_sum + total
 
 
 @dataclass
@@ -288,11 +320,10 @@ def _live_counts(campaign: Campaign, version: DataVersion, rebuild: bool) -> Liv
         not rebuild and state is not None and state.excluded == version.excluded and state.names == names
         and state.qc == qc_digest and campaign.mode != Campaign.Mode.PRWS
     )
-    added = None
+    stored = None
     if extensible:
-        submitted = SubmittedSlots(version.submitted, version.slot_sum)
-        added = added_since(campaign, state.last_id or 0, state.judgments, state.slot_sum, submitted)
-    if added is None or not _add(campaign, state, added, qc):
+        stored = stored_since(campaign, state.held, SubmittedSlots(version.submitted, version.slot_sum))
+    if stored is None or not _add(campaign, state, stored, qc):
         state = _rebuilt(campaign, names, version.excluded, qc, qc_digest)
     if (state.judgments, state.slot_sum) == (version.submitted, version.slot_sum):
         state.last_submit = version.last_submit
@@ -301,22 +332,55 @@ def _live_counts(campaign: Campaign, version: DataVersion, rebuild: bool) -> Liv
     return state
 
 
-def _add(campaign: Campaign, state: LiveCounts, added: dict, qc: QcExclusions) -> bool:
-    """Add the judgments of ``added`` (``kept_tallies.judgments_after`` ``state.last_id``) to ``state`` and its
-    history; False, with nothing added, when those judgments changed while they were read (``unchanged``)."""
+def _add(campaign: Campaign, state: LiveCounts, stored: Stored, qc: QcExclusions) -> bool:
+    """Add the judgments ``stored`` since ``state`` (``kept_tallies.stored_since``) to it and its history: the new
+    ones after its last id, or with judgments that committed late, the ``Tail`` read again. False, with nothing
+    added, when those judgments changed while they were read (``unchanged``), or a late one precedes the tail."""
+    if stored.late:
+        return _recount_tail(campaign, state, stored, qc)
+    added = stored.after
     if not added["n"]:
         return True
     rankings, raters = _rankings(campaign, state.last_id, added["last"], qc)
     if not unchanged(campaign, state.last_id or 0, added):
         return False
-    state.raters = raters
+    before = Tail(state.last_id or 0, state.judgments, state.slot_sum, state.rankings, state.counts,
+                  state.since_checkpoint)
     checkpoints = _extend(state, rankings, {})
-    state.last_id, state.judgments, state.slot_sum = added["last"], state.judgments + added["n"], \
-        state.slot_sum + added["sum"]
+    state.raters, state.tail = raters, before if checkpoints else state.tail
+    state.hold(campaign, stored, added["n"], added["sum"])
     history_key = _cache_key(campaign, "history")
     history: History | None = cache.get(history_key) if checkpoints else None
     if history is not None and history.token == state.token:
         history.checkpoints.extend(checkpoints)
+        cache.set(history_key, history, STATE_SECONDS)
+    return True
+
+
+def _recount_tail(campaign: Campaign, state: LiveCounts, stored: Stored, qc: QcExclusions) -> bool:
+    """Count the judgments ``stored`` since ``state``, some of which committed late, by reading again those after
+    its ``Tail`` (``_add``): the counts and the checkpoints since the tail become those a rebuild gives, and a
+    checkpoint whose counts did not change keeps its bootstrap."""
+    tail = state.tail
+    if tail is None or stored.late[0] <= tail.after:
+        return False
+    last = stored.after["last"]
+    new, new_sum = len(stored.late) + stored.after["n"], stored.late_sum + stored.after["sum"]
+    since_tail = {"n": state.judgments - tail.judgments + new, "sum": state.slot_sum - tail.slot_sum + new_sum,
+                  "last": last}
+    rankings, raters = _rankings(campaign, tail.after, last, qc)
+    if not unchanged(campaign, tail.after, since_tail):
+        return False
+    history_key = _cache_key(campaign, "history")
+    history: History | None = cache.get(history_key)
+    matching = history is not None and history.token == state.token
+    previous = {(c.rankings, c.digest): c.ranking for c in history.checkpoints if c.ranking} if matching else {}
+    state.rankings, state.counts, state.since_checkpoint = tail.rankings, tail.counts, tail.since_checkpoint
+    checkpoints = _extend(state, rankings, previous)
+    state.raters = raters
+    state.hold(campaign, stored, new, new_sum)
+    if matching:
+        history.checkpoints[tail.rankings // HISTORY_STEP:] = checkpoints
         cache.set(history_key, history, STATE_SECONDS)
     return True
 
@@ -337,9 +401,9 @@ def _rebuilt(campaign: Campaign, names: tuple[str, ...], excluded: str, qc: QcEx
         counted = unchanged(campaign, 0, totals)
         if counted:
             break
-    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest,
-                       last_id=totals["last"] or None, judgments=totals["n"], slot_sum=totals["sum"], raters=raters,
+    state = LiveCounts(names=names, excluded=excluded, token=uuid.uuid4().hex, qc=qc_digest, raters=raters,
                        counted=counted)
+    state.hold(campaign, Stored((), 0, totals, 0), totals["n"], totals["sum"])
     cache.set(history_key, History(state.token, _extend(state, rankings, previous)), STATE_SECONDS)
     return state
 

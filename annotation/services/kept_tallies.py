@@ -78,23 +78,28 @@ def submitted_slots(campaign: Campaign) -> SubmittedSlots:
     return SubmittedSlots(slots["n"], slots["sum"] or 0)
 
 
-@dataclass
-class KeptTally(Generic[T]):
-    """A tally of the campaign's ``count`` judgments with ids up to ``last_id`` (0: none), whose slots' ids sum to
-    ``slot_sum``."""
+@dataclass(kw_only=True)
+class Held:
+    """The judgments a kept count holds: those with ids up to ``last_id`` (0: none) it counted, ``count`` of them,
+    whose slots' ids sum to ``slot_sum``, and the ids of the last ``RECENT`` of them (``recent``, in order)."""
 
-    basis: object
-    tally: T
     last_id: int = 0
     count: int = 0
     slot_sum: int = 0
     recent: tuple[int, ...] = ()
-    """The ids of the last ``RECENT`` judgments it holds, in order."""
 
     @property
     def floor(self) -> int:
         """The id below its recent ones: judgments above it that it does not hold are new or committed late."""
         return self.recent[0] - 1 if self.recent else self.last_id
+
+
+@dataclass
+class KeptTally(Held, Generic[T]):
+    """A tally of the campaign's judgments it holds (``Held``); ``basis`` is what else it depends on."""
+
+    basis: object
+    tally: T
 
 
 def counted_judgments(campaign: Campaign) -> QuerySet[Judgment]:
@@ -111,22 +116,6 @@ def judgments_after(campaign: Campaign, after: int) -> dict:
         n=Count("id"), sum=Sum("assignment_id"), last=Max("id")
     )
     return {"n": totals["n"], "sum": totals["sum"] or 0, "last": totals["last"] or after}
-
-
-def added_since(campaign: Campaign, last_id: int, count: int, slot_sum: int, slots: SubmittedSlots) -> dict | None:
-    """The totals (``judgments_after``) of the judgments stored after ``last_id`` if they are all that changed since
-    a tally of ``count`` judgments whose slots' ids sum to ``slot_sum``: with the kept ones they make up the
-    submitted ``slots``. None when judgments the tally holds changed (an undo, a late commit). A judgment stored
-    between reading the slots and the judgments is caught by reading the slots again."""
-    for _ in range(ATTEMPTS):
-        added = judgments_after(campaign, last_id)
-        if (count + added["n"], slot_sum + added["sum"]) == (slots.count, slots.id_sum):
-            return added
-        fresh = submitted_slots(campaign)
-        if fresh == slots:
-            return None
-        slots = fresh
-    return None
 
 
 def unchanged(campaign: Campaign, after: int, added: dict) -> bool:
@@ -153,14 +142,14 @@ class Stored:
     window_sum: int = 0
 
 
-def _adds_up(kept: KeptTally, slots: SubmittedSlots, *stored: tuple[int, int]) -> bool:
+def _adds_up(kept: Held, slots: SubmittedSlots, *stored: tuple[int, int]) -> bool:
     """Whether the judgments ``kept`` holds and those ``stored`` (how many, the sum of their slots' ids) are the
     submitted ``slots``."""
     return (kept.count + sum(n for n, _ in stored), kept.slot_sum + sum(total for _, total in stored)) == (
         slots.count, slots.id_sum)
 
 
-def stored_since(campaign: Campaign, kept: KeptTally, slots: SubmittedSlots) -> Stored | None:
+def stored_since(campaign: Campaign, kept: Held, slots: SubmittedSlots) -> Stored | None:
     """The judgments stored since ``kept`` if, with those it holds, they make up the submitted ``slots``; None when
     judgments it holds changed (an undo, a commit later than its recent ids). The recent ids are read only when the
     counts do not add up without them. A judgment stored between reading the slots and the judgments is caught by
@@ -192,10 +181,11 @@ def _judgments_between(campaign: Campaign, after: int, up_to: int) -> QuerySet[J
     return Judgment.objects.filter(assignment__campaign=campaign, id__gt=after, id__lte=up_to)
 
 
-def _recent_ids(campaign: Campaign, after: int, up_to: int) -> list[int]:
-    """The ids of the campaign's last ``RECENT`` judgments with ids in ``(after, up_to]``, in order."""
-    ids = _judgments_between(campaign, after, up_to).order_by("-id")
-    return sorted(ids.values_list("id", flat=True)[:RECENT])
+def recent_ids(campaign: Campaign, held: Held, stored: Stored) -> tuple[int, ...]:
+    """The ids of the last ``RECENT`` judgments ``held`` holds once it holds those ``stored`` since: its recent
+    ones, the late ones and the last ``RECENT`` of those after its last id."""
+    after = _judgments_between(campaign, held.last_id, stored.after["last"]).order_by("-id")
+    return tuple(sorted({*held.recent, *stored.late, *after.values_list("id", flat=True)[:RECENT]}))[-RECENT:]
 
 
 def kept_tally(
@@ -238,12 +228,12 @@ def kept_tally(
 def _add_stored(campaign: Campaign, kept: KeptTally[T], stored: Stored, add: Callable[[T, int, int], None]) -> None:
     """Extend ``kept`` by the judgments ``stored`` since: each late one by itself, then the new ones; keep the ids
     of its last ``RECENT`` judgments."""
-    last_id, after = kept.last_id, stored.after
+    after = stored.after
     for pk in stored.late:
         add(kept.tally, pk - 1, pk)
     if after["n"]:
-        add(kept.tally, last_id, after["last"])
+        add(kept.tally, kept.last_id, after["last"])
+    kept.recent = recent_ids(campaign, kept, stored)
     kept.count += len(stored.late) + after["n"]
     kept.slot_sum += stored.late_sum + after["sum"]
     kept.last_id = after["last"]
-    kept.recent = tuple(sorted({*kept.recent, *stored.late, *_recent_ids(campaign, last_id, kept.last_id)}))[-RECENT:]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -377,12 +378,12 @@ def test_an_undone_screen_submitted_again_between_two_polls_is_seen():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("counting", ["added_since", "judgments_after"])
+@pytest.mark.parametrize("counting", ["stored_since", "judgments_after"])
 def test_a_judgment_committed_while_the_leaderboard_reads_and_undone_before_the_next_poll_is_not_kept(
     counting, monkeypatch
 ):
     """A submit commits late (its judgment's id below the newest's) after the leaderboard counted the judgments
-    it reads (the new ones: ``added_since``; all, on a cold cache: ``judgments_after``) and before it read them:
+    it reads (the new ones: ``stored_since``; all, on a cold cache: ``judgments_after``) and before it read them:
     neither the counts nor the leaderboard may be kept with it uncounted, or its undo before the next poll brings
     back the same data version and the judgment stays on the leaderboard."""
     campaign = small_campaign("late")
@@ -410,6 +411,39 @@ def test_a_judgment_committed_while_the_leaderboard_reads_and_undone_before_the_
     kept = get_leaderboard(client, campaign)
     cache.clear()
     assert kept == get_leaderboard(client, campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_commit_is_counted_by_reading_again_since_the_newest_checkpoint_not_every_judgment(monkeypatch):
+    """Under load a submit often commits after one of a higher judgment id was counted. The leaderboard counts it
+    by reading again the judgments since the reads that completed its newest checkpoint (``Tail``), not all of
+    them (the same counts: the history keeps its token), and its leaderboard and history are those of counts
+    rebuilt from all judgments."""
+    campaign = synthetic_campaign("tail", np.random.default_rng(31), n_rankings=250)
+    create_screens(campaign, 12)
+    cache.clear()
+    client = organizer_client(campaign)
+    dee, eve = judge("dee", campaign), judge("eve", campaign)
+    get_leaderboard(client, campaign)
+    with transaction.atomic():
+        write_judged_screens(campaign, random_judgments(campaign, np.random.default_rng(32), 100))
+    get_leaderboard(client, campaign)
+    state = cache.get(live._cache_key(campaign, "counts"))
+    assert state.tail is not None and state.tail.rankings < state.rankings // live.HISTORY_STEP * live.HISTORY_STEP
+    with held_submit(campaign, dee) as commit:
+        submit_one(campaign, eve)
+        assert get_leaderboard(client, campaign)["snapshot"]["judgments"] == state.judgments + 1
+        commit()
+    monkeypatch.setattr(live, "_rebuilt", lambda *args: pytest.fail("rebuilt from all judgments"))
+    late = get_leaderboard(client, campaign)
+    counted = cache.get(live._cache_key(campaign, "counts"))
+    assert (counted.token, counted.judgments) == (state.token, state.judgments + 2)
+    assert late["snapshot"]["judgments"] == Judgment.objects.filter(assignment__campaign=campaign).count()
+    history = live.history(campaign, budget=60.0)
+    monkeypatch.undo()
+    cache.clear()
+    assert get_leaderboard(client, campaign) == late
+    assert live.history(campaign, budget=60.0) == history
 
 
 def test_the_cached_history_holds_a_byte_a_cell_of_each_checkpoint_and_its_counts_are_the_rankings_so_far():
