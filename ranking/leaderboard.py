@@ -16,9 +16,12 @@ raters, earlier attempts) are left out as in the analysis; a change of those exc
 
 Cost: a campaign's outcome counts (``LiveCounts``, small) and its checkpoints (``History``) stay in Django's cache
 as two entries. A request loads only the judgments stored since (``loading.load_rankings(after=...)``) and adds
-their counts, touching the checkpoints only when it crosses a multiple of ``HISTORY_STEP``; when judgments were
-deleted (a judge's undo), a screen was excluded or put back, or the cache is cold, everything is rebuilt from all
-judgments (a checkpoint whose counts did not change keeps its bootstrap). The leaderboard itself is cached by the
+their counts, touching the checkpoints only when it crosses a multiple of ``HISTORY_STEP``. A judgment that
+committed late (after one of a higher id was counted, as concurrent submits do) is counted by reading again the
+judgments since the reads that completed the newest checkpoint (``Tail``), in id order, as a rebuild reads them.
+When judgments were deleted (a judge's undo), a late one precedes that point, a screen was excluded or put back,
+or the cache is cold, everything is rebuilt from all judgments (a checkpoint whose counts did not change keeps its
+bootstrap). The leaderboard itself is cached by the
 data's version (``DataVersion``: last judgment id, number of judgments and sum of their ids, excluded screens), so
 polling an unchanged campaign costs two aggregate queries. A checkpoint's bootstrap is computed once; the history
 request computes the missing ones for at most ``HISTORY_BUDGET_SECONDS`` (most useful first: the newest, which
