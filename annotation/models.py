@@ -51,18 +51,23 @@ def new_crowd_key() -> str:
     return secrets.token_urlsafe(18)
 
 
+def counted(rows: models.QuerySet, key: str) -> models.Expression:
+    """How many of ``rows`` have ``key`` equal to the outer row's primary key (0 for none): a subquery that reads
+    each outer row's own rows, through the index of ``key``."""
+    grouped = rows.filter(**{key: models.OuterRef("pk")}).order_by().values(key)
+    return Coalesce(models.Subquery(grouped.annotate(n=models.Count("pk")).values("n")), 0)
+
+
 class CampaignQuerySet(models.QuerySet):
     def with_sizes(self) -> CampaignQuerySet:
         """The campaigns with their sizes: ``n_systems``, ``n_documents`` and ``n_segments`` (the test set's) and
         ``n_screens`` (the next screen number, as ``screens.screen_count``). Each is a subquery of its own table
         read through the campaign's index, so a list of campaigns reads each campaign's rows of each table once,
         in the one query that lists them."""
-        def counted(model: type[models.Model]) -> models.Expression:
-            rows = model.objects.filter(campaign=models.OuterRef("pk")).order_by().values("campaign")
-            return Coalesce(models.Subquery(rows.annotate(n=models.Count("pk")).values("n")), 0)
-
         last = Screen.objects.filter(campaign=models.OuterRef("pk")).order_by("-number").values("number")[:1]
-        return self.annotate(n_systems=counted(System), n_documents=counted(Document), n_segments=counted(Segment),
+        return self.annotate(n_systems=counted(System.objects.all(), "campaign"),
+                             n_documents=counted(Document.objects.all(), "campaign"),
+                             n_segments=counted(Segment.objects.all(), "campaign"),
                              n_screens=Coalesce(models.Subquery(last) + 1, 0))
 
 
@@ -322,6 +327,28 @@ class ScreenQuerySet(models.QuerySet):
         none of them). Only these may still change (attention checks)."""
         taken = Assignment.objects.taken().filter(screen=models.OuterRef("pk"))
         return self.exclude(models.Exists(taken))
+
+    def submitted(self) -> ScreenQuerySet:
+        """Screens with a submitted judgment (ranks, scores or a flag) in one of their slots, a repeat's included."""
+        done = Assignment.objects.taken().filter(screen=models.OuterRef("pk"), status=Assignment.Status.SUBMITTED)
+        return self.filter(models.Exists(done))
+
+    def flagged(self) -> ScreenQuerySet:
+        """Screens a judge flagged instead of judging (a judgment of theirs is a ``Flag``)."""
+        return self.filter(models.Exists(Flag.objects.filter(judgment__assignment__screen=models.OuterRef("pk"))))
+
+    def with_counts(self) -> ScreenQuerySet:
+        """The screens with ``n_candidates`` (the corrections shown), ``n_slots`` (original slots: ``redundancy``
+        judges' each, repeats not counted), ``n_submitted`` (those of them submitted) and ``n_flags`` (flags in any
+        slot). Each is a subquery through the screen's index of its table, so a page of screens reads its own rows
+        only, whatever the campaign's size."""
+        original = Assignment.objects.filter(repeat_of__isnull=True)
+        return self.annotate(
+            n_candidates=counted(ScreenCandidate.objects.all(), "screen"),
+            n_slots=counted(original, "screen"),
+            n_submitted=counted(original.filter(status=Assignment.Status.SUBMITTED), "screen"),
+            n_flags=counted(Flag.objects.all(), "judgment__assignment__screen"),
+        )
 
 
 class Screen(models.Model):

@@ -21,6 +21,9 @@ from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
 from ..services.presentation import display
+from ..services.screen_list import screen_way
+from ..services.screens import screen_count
+from .screen_list import ListParameterRefused, list_parameters, list_query, refused
 
 
 @login_required
@@ -46,8 +49,15 @@ def _screen_or_404(request: HttpRequest, pk: int, number: int) -> Screen:
 @require_GET
 def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """One screen as its judges saw it, with the systems behind each correction, every judgment of it (ranks,
-    scores or the flag's reason), and the form to exclude it from analysis or put it back."""
+    scores or the flag's reason), and the form to exclude it from analysis or put it back; links to the previous
+    and next screen of the list of screens it was opened from (its ``show`` and ``from``, kept in each link) and
+    back to that list's page (``services.screen_list.screen_way``)."""
     screen = _screen_or_404(request, pk, number)
+    try:
+        show, start = list_parameters(request, screen_count(screen.campaign))
+    except ListParameterRefused as refusal:
+        return refused(request, refusal)
+    way = screen_way(screen.campaign, show, number, start)
     shown = display(screen.segment, screen.slots)
     slots = list(screen.slots.order_by("position").values_list("candidate_id", flat=True))
     systems = candidate_systems(screen.campaign, slots)  # this screen's candidates, not the whole test set's
@@ -73,6 +83,12 @@ def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "candidates": [(c, sorted(systems.get(pk, []))) for c, pk in zip(shown.candidates, slots)],
         "judgments": judgments,
         "form": ScreenExclusionForm(initial={"action": "include" if screen.excluded else "exclude"}),
+        "show": show,
+        "list_url": reverse("campaign-screens", args=[pk]) + list_query(show, way.start),
+        "previous_url": None if way.previous is None
+        else reverse("campaign-screen", args=[pk, way.previous]) + list_query(show, way.previous_start),
+        "next_url": None if way.next is None
+        else reverse("campaign-screen", args=[pk, way.next]) + list_query(show, way.next_start),
     }
     return render(request, "organizer/screen_detail.html", context)
 

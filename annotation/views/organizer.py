@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..downloads import download_name, save_as
@@ -29,6 +30,7 @@ from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, re
 from ..services.screens import MAX_SCREENS_PER_REQUEST
 from .organizer_judging import judging_context
 from .posted import campaign_post, form_with_refused_input, keep_refused_input, messages_section, to_section, valid_post
+from .screen_list import screen_list
 
 JUDGMENT_EXPORTS = {
     "csv": (judgments_csv_chunks, "text/csv; charset=utf-8"),
@@ -107,8 +109,18 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "organizer/campaign_detail.html", context)
 
 
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_screens(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the list of the campaign's screens (``screen_list``); POST: add screens (the campaign page's form)."""
+    if request.method == "POST":
+        return add_screens(request, pk=pk)
+    return screen_list(request, managed_campaign_or_404(request, pk))
+
+
 @campaign_post
-def campaign_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+def add_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Sample the number of screens the form asks for (none: full coverage), at once or by a background job."""
     form = valid_post(request, ScreensForm, f"{SCREENS_COUNT_ERROR} No screen was added.")
     if form is None:
         return to_section(campaign.pk, "screens")

@@ -98,7 +98,7 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/new/": get(ORGANIZERS),
     "campaigns/<int:pk>/": get(ITS_ORGANIZERS),
     "jobs/<int:job_id>/": get(ITS_ORGANIZERS),
-    "campaigns/<int:pk>/screens/": post(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/screens/": get(ITS_ORGANIZERS) + post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screen-jobs/<int:screen_job_id>/resume/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/screens/<int:number>/exclusion/": post(ITS_ORGANIZERS),
