@@ -55,6 +55,10 @@ JUDGE_MOST = 1_000
 #: the slots' table: its progress counts the campaign's slots in one aggregate (``campaign_progress``), the only
 #: part of the page that grows with the campaign; everything else is kept counts and indexed reads.
 ORGANIZER_MARGIN = 300
+#: Blocks a page of the list of screens, or a screen's page with its way through the list, may read on the large
+#: campaign beyond the same page's reads on the small one: a page is read through the index of screen numbers, its
+#: screens' own rows only, whatever the filter; nothing counts the campaign's screens or slots.
+LIST_MARGIN = 300
 
 
 def big_campaign(owner: User) -> Campaign:
@@ -167,10 +171,9 @@ def work(clients: dict[str, tuple[Client, Campaign]], screens: int) -> dict[str,
     return counted
 
 
-def organizer_page(client: Client, campaign: Campaign) -> tuple[str, int]:
-    """The campaign page as its organizer sees it, and the blocks read for it (the second request: the first
-    fills the caches that every later request finds)."""
-    url = reverse("campaign-detail", args=[campaign.pk])
+def organizer_page(client: Client, url: str) -> tuple[str, int]:
+    """An organizer's page (the campaign page, the list of screens, a screen's page) as its organizer sees it, and
+    the blocks read for it (the second request: the first fills the caches that every later request finds)."""
     handled(client, "GET", url)
     page, blocks = reads(client, "GET", url)
     assert page.status_code == 200
@@ -195,8 +198,8 @@ def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_s
     assert progress.more and progress.total == SERVES + 1 + queue.PROGRESS_CAP
     page_client = Client()
     page_client.force_login(organizer)
-    _, small_page = organizer_page(page_client, small)
-    big_page, big_page_blocks = organizer_page(page_client, big)
+    _, small_page = organizer_page(page_client, reverse("campaign-detail", args=[small.pk]))
+    big_page, big_page_blocks = organizer_page(page_client, reverse("campaign-detail", args=[big.pk]))
     assert f"{SCREENS} screens, {SERVES} of {SCREENS} assignments submitted" in big_page
     with capsys.disabled():
         print(f"\nblocks read at {SCREENS:,} screens against a small campaign's: organizer page {big_page_blocks} "
@@ -213,3 +216,32 @@ def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_s
     assert big_page_blocks <= small_page + slot_blocks + ORGANIZER_MARGIN, (
         f"the organizer's page at {SCREENS:,} screens read {big_page_blocks} blocks, a small campaign's {small_page}, "
         f"one pass over the slots {slot_blocks}")
+    list_reads = list_pages_read(page_client, small, big)
+    with capsys.disabled():
+        for what, (small_blocks, big_blocks) in list_reads.items():
+            print(f"{what}: {big_blocks} against {small_blocks}")
+    for what, (small_blocks, big_blocks) in list_reads.items():
+        assert big_blocks <= small_blocks + LIST_MARGIN, (
+            f"{what} at {SCREENS:,} screens read {big_blocks} blocks, a small campaign's {small_blocks}")
+
+
+def list_pages_read(client: Client, small: Campaign, big: Campaign) -> dict[str, tuple[int, int]]:
+    """The blocks each page of the list of screens (its first page, a full page further on: from screen 5 of the
+    small campaign, from the middle of the big one; each filter) and a screen's page opened from a filtered list
+    read, on the small campaign and on the big one."""
+    reads = {}
+    further = {small: 5, big: SCREENS // 2}
+    for what, query in (("the list of screens", ""), ("a page further on", "?from={further}"),
+                        ("the flagged screens", "?show=flagged"), ("the submitted screens", "?show=submitted"),
+                        ("the unserved screens", "?show=unserved")):
+        reads[what] = tuple(
+            organizer_page(client, reverse("campaign-screens", args=[campaign.pk])
+                           + query.format(further=further[campaign]))[1]
+            for campaign in (small, big)
+        )
+    for show in ("flagged", "submitted", "unserved"):
+        reads[f"a screen's page in the {show} screens"] = tuple(
+            organizer_page(client, reverse("campaign-screen", args=[campaign.pk, 40]) + f"?show={show}&from=0")[1]
+            for campaign in (small, big)
+        )
+    return reads
