@@ -432,7 +432,8 @@ def test_a_prws_judge_scores_with_the_keyboard_only(live_server, new_page, prws)
 
 def test_the_other_pages_pass_axe(live_server, new_page, ranking, organizer):
     """Login, the judge's home and guidelines, the done page; the organizer's campaign list, campaign page (with
-    the live dashboard), analyses and rater pages; the crowd worker's preview, screen and completion pages."""
+    the live dashboard), analyses, rater and screen list pages; the crowd worker's preview, screen and completion
+    pages."""
     add_screen(ranking, 1)
     page = new_page()
     page.goto(live_server.url + reverse("login"))
@@ -455,7 +456,7 @@ def test_the_other_pages_pass_axe(live_server, new_page, ranking, organizer):
     desk.goto(live_server.url + reverse("campaign-detail", args=[ranking.pk]))
     expect(desk.locator("#dashboard-status")).not_to_have_text("Loading…")
     assert axe_violations(desk) == [], "campaign page with the dashboard"
-    for name in ("campaign-analyses", "campaign-raters"):
+    for name in ("campaign-analyses", "campaign-raters", "campaign-screens"):
         desk.goto(live_server.url + reverse(name, args=[ranking.pk]))
         assert axe_violations(desk) == [], name
 

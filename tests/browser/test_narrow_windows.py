@@ -192,7 +192,8 @@ def test_long_unbroken_names_wrap_on_the_organizer_pages(live_server, new_page, 
     """A campaign name of 100 characters without a space (a slug) and a system name of 100 characters (a file name,
     which never has a space) break inside the window: the campaign page's heading and the convergence charts'
     legend, and the link back to the campaign on its analyses and rater QC pages, had run past the window's right
-    edge (by some 200 pixels at 1280), so that the whole page scrolled sideways."""
+    edge (by some 200 pixels at 1280), so that the whole page scrolled sideways. Its list of screens is checked
+    alike."""
     name = "conll14-" + "x" * 92
     text = lambda lines: ("\n".join(lines) + "\n").encode()
     source = ["He go to school .", "She like apples ."]
@@ -208,7 +209,7 @@ def test_long_unbroken_names_wrap_on_the_organizer_pages(live_server, new_page, 
     size = f"{viewport['width']}x{viewport['height']}"
     assert_no_sideways_scrolling(page, viewport["width"], f"the campaign page at {size}")
     page.screenshot(path=artifacts / f"narrow-long-names-campaign-{size}.png", full_page=True)
-    for page_name in ("campaign-analyses", "campaign-raters"):
+    for page_name in ("campaign-analyses", "campaign-raters", "campaign-screens"):
         page.goto(live_server.url + reverse(page_name, args=[campaign.pk]))
         expect(page.get_by_role("link", name=name)).to_be_visible()
         assert_no_sideways_scrolling(page, viewport["width"], f"{page_name} at {size}")
