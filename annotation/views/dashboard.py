@@ -84,6 +84,7 @@ def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "judgments": judgments,
         "form": ScreenExclusionForm(initial={"action": "include" if screen.excluded else "exclude"}),
         "show": show,
+        "list_query": list_query(show, way.start),
         "list_url": reverse("campaign-screens", args=[pk]) + list_query(show, way.start),
         "previous_url": None if way.previous is None
         else reverse("campaign-screen", args=[pk, way.previous]) + list_query(show, way.previous_start),
@@ -96,7 +97,8 @@ def screen_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_POST
 def screen_exclusion(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Exclude the screen from analysis, or put it back; back to the screen's page with a message."""
+    """Exclude the screen from analysis, or put it back; back to the screen's page with a message, in the list of
+    screens it was opened from (the ``show`` and ``from`` of the form's address, unless the list refuses them)."""
     screen = _screen_or_404(request, pk, number)
     form = ScreenExclusionForm(request.POST)
     if not form.is_valid():
@@ -107,4 +109,9 @@ def screen_exclusion(request: HttpRequest, pk: int, number: int) -> HttpResponse
         messages.success(request, f"Screen {number} is excluded from analysis: its judgments no longer count.")
     else:
         messages.success(request, f"Screen {number} is back in the analysis.")
-    return redirect("campaign-screen", pk=pk, number=number)
+    kept = request.GET.urlencode()
+    try:
+        list_parameters(request, screen_count(screen.campaign))
+    except ListParameterRefused:
+        kept = ""
+    return redirect(reverse("campaign-screen", args=[pk, number]) + (f"?{kept}" if kept else ""))

@@ -252,3 +252,17 @@ def test_a_screen_keeps_the_lists_filter_across_its_pages(campaign, organizer):
     flagged_only = way(client, campaign, 5, "?show=flagged")
     assert flagged_only == {"prev": None, "next": None, "back": list_url(campaign, show="flagged", **{"from": 5})
                             + "#screen-5"}
+
+
+def test_excluding_a_screen_keeps_the_list_it_was_opened_from(campaign, organizer):
+    judged(campaign, 3)
+    client = login(organizer)
+    page = client.get(screen_url(campaign, 1, "?show=flagged&from=0")).content.decode()
+    exclusion = reverse("campaign-screen-exclusion", args=[campaign.pk, 1])
+    assert f'action="{exclusion}?show=flagged&amp;from=0"' in page
+    response = client.post(f"{exclusion}?show=flagged&from=0", {"action": "exclude"})
+    assert response["Location"] == screen_url(campaign, 1, "?show=flagged&from=0")
+    assert Screen.objects.get(campaign=campaign, number=1).excluded
+    refused = client.post(f"{exclusion}?show=bogus", {"action": "include"})
+    assert refused["Location"] == screen_url(campaign, 1, ""), "a list the page would refuse is not kept"
+    assert not Screen.objects.get(campaign=campaign, number=1).excluded
