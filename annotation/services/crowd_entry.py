@@ -165,6 +165,21 @@ def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdSession:
     return _open_session(found, visit)
 
 
+def closed_study_session(campaign: Campaign, visit: Visit) -> CrowdSession | None:
+    """The session whose end a visit of ``campaign``'s study link shows once the study is closed: the worker's session
+    that the visit's session id names, or their current one when it names none. None for a preview, a worker the
+    study does not know, or a session id none of the worker's sessions has: a closed study takes no new worker and
+    starts no session. Stores nothing, and leaves the worker's current session as it was."""
+    if visit.preview:
+        return None
+    worker = _find(campaign, visit)
+    if worker is None:
+        return None
+    if not visit.session_id:
+        return worker.sessions.filter(current=True).first()
+    return worker.sessions.filter(session_id=visit.session_id).first()
+
+
 def _find(campaign: Campaign, visit: Visit) -> CrowdWorker | None:
     return (
         CrowdWorker.objects.select_related("judge")

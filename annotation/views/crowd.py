@@ -3,9 +3,10 @@ of workers' sessions.
 
 The study link parses the platform's parameters (``crowd_entry.parse_visit``), makes the link's session the
 worker's current one, logs the worker in as their campaign-local judge and sends them on to their current screen;
-an MTurk preview shows a sample screen and stores nothing. A refused link changes nothing and says why. Someone
-signed in with an account of their own (an organizer trying the link, an invited judge) is asked first: continuing
-signs them out and in as the crowd worker; until they confirm, nothing is stored.
+an MTurk preview shows a sample screen and stores nothing. A closed study takes no new worker or session, but a
+worker it knows still gets the end of their session (its completion code). A refused link changes nothing and says
+why. Someone signed in with an account of their own (an organizer trying the link, an invited judge) is asked
+first: continuing signs them out and in as the crowd worker; until they confirm, nothing is stored.
 """
 from __future__ import annotations
 
@@ -39,30 +40,36 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     """The campaign's public study link: create or resume the worker's judge and the link's session, log them in,
     go on judging in it; the link of an earlier session whose code was given shows that code again.
 
+    Once the study is closed, a worker it knows still comes back, to the end of the session the link names (or of
+    their current one): its completion code when they submitted a screen in it, as the done page gives it at the
+    close; anyone else (a new worker, a new session id, an MTurk preview) gets a 410 and nothing is stored.
+
     GET asks first when the browser is signed in to an account that is not a crowd worker's (the worker's POST of
     that page, with the same query string, goes on)."""
     campaign = crowd_entry.crowd_campaign(key)
     if campaign is None:
         raise Http404("No crowd study has this link.")
-    if campaign.closed_at is not None:
-        return _refused(request, "This study is closed; it takes no more work.", 410)
     try:
         visit = crowd_entry.parse_visit(request.GET)
     except crowd_entry.CrowdLinkError as error:
         return _refused(request, str(error), 400)
+    closed = campaign.closed_at is not None
+    ended = crowd_entry.closed_study_session(campaign, visit) if closed else None
+    if closed and ended is None:
+        return _refused(request, "This study is closed; it takes no more work.", 410)
     if visit.preview:
         return _preview(request, campaign)
     if request.method != "POST" and _signed_in_elsewhere(request):
         context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
         return render(request, "judge/crowd_switch.html", context)
     try:
-        session = crowd_entry.enter(campaign, visit, client_address(request))
+        session = ended or crowd_entry.enter(campaign, visit, client_address(request))
     except crowd_entry.TooManyNewWorkers as error:
         return _refused(request, str(error), 429)
     judge = session.worker.judge
     if request.user != judge:
         login(request, judge, backend=MODEL_BACKEND)
-    if not session.current:
+    if closed or not session.current:
         return completion(request, campaign, session)
     return redirect("judge-campaign", campaign.pk)
 

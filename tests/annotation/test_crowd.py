@@ -153,6 +153,89 @@ def test_a_crowd_worker_whose_campaign_closed_mid_session_is_led_to_the_completi
     assert session.code and f'<code id="completion-code">{session.code}</code>' in end
 
 
+def close(campaign: Campaign) -> None:
+    campaign.closed_at = timezone.now()
+    campaign.save()
+
+
+def stored() -> tuple[int, ...]:
+    """What a refused visit of the study link must leave as it was: accounts, workers, their sessions (and which is
+    current, with its code) and assignments served."""
+    return (User.objects.count(), CrowdWorker.objects.count(), CrowdSession.objects.count(),
+            CrowdSession.objects.filter(current=True).count(), CrowdSession.objects.exclude(code="").count(),
+            Assignment.objects.exclude(status=Assignment.Status.PENDING).count())
+
+
+def test_a_worker_who_left_before_the_code_gets_it_through_the_study_link_after_the_close(crowd):
+    """A worker judged their session's two screens and closed the tab before the completion page; the organizer
+    then closed the study. The link answered 410 "This study is closed" to them too, so the code they earned was
+    out of reach and they could not be paid. Now their link shows it (and sends them on to the platform), again on
+    a reload, in another browser; a new worker, a new session of the worker and a preview are still refused."""
+    client = Client()
+    submit(client, submit(client, open_screen(client, prolific(crowd, "PID1"))))
+    assert CrowdSession.objects.get().code == "", "the worker left before the completion page"
+    close(crowd)
+    response = Client().get(prolific(crowd, "PID1"))
+    assert response.status_code == 200
+    code = crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
+    assert code_on(response) == code and CrowdSession.objects.get().code == code
+    page = response.content.decode()
+    assert f"https://app.prolific.com/submissions/complete?cc={code}" in page and 'id="study-closed"' in page
+    assert code_on(Client().get(prolific(crowd, "PID1"))) == code
+    before = stored()
+    for refused in (prolific(crowd, "NEW"), prolific(crowd, "PID1", session="S2"),
+                    link(crowd, assignmentId=MTURK_PREVIEW, hitId="H1")):
+        response = Client().get(refused)
+        assert response.status_code == 410 and b"This study is closed; it takes no more work." in response.content
+    assert stored() == before
+
+
+def test_a_session_in_progress_at_the_close_ends_with_a_code_for_its_screens(crowd):
+    """A worker judged one of their session's two screens before the close and comes back by the link: the session
+    ends there with a code for that screen, as the done page gives it at the close, and the page says the study is
+    closed. Reopened, the study shows that code again and serves nothing more in the session; a new session goes
+    on."""
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1")))
+    close(crowd)
+    response = Client().get(prolific(crowd, "PID1"))
+    assert response.status_code == 200 and 'id="study-closed"' in response.content.decode()
+    code = code_on(response)
+    _, rows = workers_csv(crowd)
+    assert [(row["session_screens"], row["code"]) for row in rows] == [("1", code)]
+    crowd.closed_at = None
+    crowd.save()
+    again = Client()
+    assert code_on(again.get(prolific(crowd, "PID1"), follow=True)) == code
+    assert Assignment.objects.filter(judge=CrowdWorker.objects.get().judge).count() == 2, "the left screen only"
+    assert "/judge/screens/" in open_screen(again, prolific(crowd, "PID1", session="S2"))
+
+
+def test_a_worker_without_a_screen_in_their_session_is_told_the_study_closed(crowd):
+    """A worker was served a screen and left it unanswered before the close: no code, and the page says that the
+    study is closed (not that screens may come later)."""
+    open_screen(Client(), prolific(crowd, "PID1"))
+    close(crowd)
+    response = Client().get(prolific(crowd, "PID1"))
+    page = response.content.decode()
+    assert response.status_code == 200 and 'id="completion-code"' not in page
+    assert "This study is closed; it takes no more work. You submitted no screen in this session" in page
+    assert CrowdSession.objects.get().completed_at is None
+
+
+def test_an_earlier_session_id_after_the_close_ends_that_session_and_leaves_the_current_one(crowd):
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1", session="S1")))
+    submit(client, open_screen(client, prolific(crowd, "PID1", session="S2")))
+    close(crowd)
+    first = code_on(Client().get(prolific(crowd, "PID1", session="S1")))
+    assert first == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
+    current = CrowdSession.objects.get(current=True)
+    assert (current.session_id, current.code) == ("S2", "")
+    assert code_on(Client().get(prolific(crowd, "PID1", session="S2"))) == CrowdSession.objects.get(
+        session_id="S2").code != first
+
+
 def test_a_crowd_workers_account_cannot_be_invited_and_an_old_invite_does_not_log_it_in(crowd):
     """An organizer of the crowd campaign invited the worker's account (its name shows on the workers CSV) to another
     campaign they manage, and the link logged them in as the worker: they could judge as a paid worker."""
