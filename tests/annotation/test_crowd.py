@@ -211,6 +211,18 @@ def test_a_session_in_progress_at_the_close_ends_with_a_code_for_its_screens(cro
     assert "/judge/screens/" in open_screen(again, prolific(crowd, "PID1", session="S2"))
 
 
+def test_a_workers_home_page_leads_to_the_code_after_the_close(crowd):
+    """The header's Judging link of a worker whose study closed said "This campaign is closed. Thank you!" and
+    nothing more: a worker who had not seen their code found no way to it there."""
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1")))
+    close(crowd)
+    page = client.get(reverse("judge-home")).content.decode()
+    finish = re.search(r'<a class="button" href="([^"]+)">Finish your session', page)
+    assert finish is not None and finish.group(1) == reverse("judge-done", args=[crowd.pk])
+    assert code_on(client.get(finish.group(1))) == CrowdSession.objects.get().code
+
+
 def test_a_worker_without_a_screen_in_their_session_is_told_the_study_closed(crowd):
     """A worker was served a screen and left it unanswered before the close: no code, and the page says that the
     study is closed (not that screens may come later)."""
