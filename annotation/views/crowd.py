@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -28,6 +28,13 @@ from ..services import crowd_completion, crowd_entry, crowd_exports
 from ..services.presentation import display
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+#: The study link's answer (404) when no crowd study has its key: a mistyped link, or its campaign was deleted.
+NO_STUDY = (
+    "No study has this link: its address may be mistyped, or the researcher removed the study. If you did work in "
+    "it, contact the researcher through the platform."
+)
 
 
 def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
@@ -48,7 +55,7 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     that page, with the same query string, goes on)."""
     campaign = crowd_entry.crowd_campaign(key)
     if campaign is None:
-        raise Http404("No crowd study has this link.")
+        return _refused(request, NO_STUDY, 404)
     try:
         visit = crowd_entry.parse_visit(request.GET)
     except crowd_entry.CrowdLinkError as error:

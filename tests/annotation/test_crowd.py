@@ -24,6 +24,7 @@ from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import crowd_completion, crowd_exports, queue, rater_qc
 from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
 from annotation.services.invites import InviteError, LoginRequired, create_invite, digest, link_logs_in, redeem_invite
+from annotation.views.crowd import NO_STUDY
 
 from . import test_role_endpoint_matrix as matrix
 from .factories import add_screen, small_campaign
@@ -248,6 +249,19 @@ def test_an_earlier_session_id_after_the_close_ends_that_session_and_leaves_the_
         session_id="S2").code != first
 
 
+def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):
+    """The organizer deleted the campaign after a worker judged in it: the link said only "There is nothing here"
+    and "ask them for a new one", as for any mistyped address; it now says the study may have been removed and whom
+    to contact."""
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1")))
+    study = prolific(crowd, "PID1")
+    crowd.delete()
+    response = Client().get(study)
+    assert response.status_code == 404
+    assert NO_STUDY in response.content.decode() and "the researcher removed the study" in NO_STUDY
+
+
 def test_a_crowd_workers_account_cannot_be_invited_and_an_old_invite_does_not_log_it_in(crowd):
     """An organizer of the crowd campaign invited the worker's account (its name shows on the workers CSV) to another
     campaign they manage, and the link logged them in as the worker: they could judge as a paid worker."""
@@ -310,7 +324,8 @@ def test_mturk_preview_shows_a_sample_screen_and_stores_nothing(crowd):
 def test_bad_link_says_why_and_stores_nothing(crowd):
     response = Client().get(link(crowd, worker="a%20b"))
     assert response.status_code == 400 and b"only letters, digits" in response.content
-    assert Client().get(reverse("crowd-study-link", args=["wrong"]) + "?worker=w").status_code == 404
+    wrong = Client().get(reverse("crowd-study-link", args=["wrong"]) + "?worker=w")
+    assert wrong.status_code == 404 and NO_STUDY in wrong.content.decode()
     crowd.crowd = False
     crowd.save()
     assert Client().get(link(crowd, worker="w")).status_code == 404
