@@ -127,6 +127,13 @@ def _username(campaign: Campaign, visit: Visit) -> str:
     return username
 
 
+def delete_judge(sender: type[CrowdWorker], instance: CrowdWorker, **kwargs) -> None:
+    """Receiver of CrowdWorker's ``post_delete`` (its campaign was deleted): the worker's judge account goes too. It
+    judged that campaign only and has no password; left, it was an account of no campaign whose Judging page took
+    it for an invited judge's and offered it a password."""
+    get_user_model().objects.filter(pk=instance.judge_id).delete()
+
+
 def address_key(address: str) -> str:
     """What is kept of a worker's address: a hash keyed by the server's secret (the address cannot be read back)."""
     return salted_hmac("gecappraise.crowd-address", address, algorithm="sha256").hexdigest()

@@ -262,6 +262,25 @@ def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):
     assert NO_STUDY in response.content.decode() and "the researcher removed the study" in NO_STUDY
 
 
+def test_deleting_a_crowd_campaign_deletes_its_workers_accounts(crowd):
+    """The worker's judge account outlived its campaign: still signed in, the worker's Judging page took it for an
+    invited judge's ("You joined with an invite link. Set a password") and the password page let it set one, making
+    a passwordless crowd account one that logs in. Now it goes with the campaign, and the browser is signed out."""
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1")))
+    other = small_campaign("other", crowd=True)
+    add_screen(other, 0)
+    open_screen(Client(), prolific(other, "PID1"))
+    judge = CrowdWorker.objects.get(campaign=crowd).judge
+    kept = {User.objects.get(username="orga"), CrowdWorker.objects.get(campaign=other).judge}
+    crowd.delete()
+    assert not User.objects.filter(pk=judge.pk).exists()
+    assert set(User.objects.filter(pk__in=[user.pk for user in kept])) == kept
+    response = client.get(reverse("judge-home"))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    assert client.get(reverse("judge-password")).status_code == 302
+
+
 def test_a_crowd_workers_account_cannot_be_invited_and_an_old_invite_does_not_log_it_in(crowd):
     """An organizer of the crowd campaign invited the worker's account (its name shows on the workers CSV) to another
     campaign they manage, and the link logged them in as the worker: they could judge as a paid worker."""
