@@ -650,10 +650,11 @@ def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     """Keep the lease of the screen served as ``token`` while its judge is active on the page (screen.js calls it).
 
     204 when the screen is still the judge's; 409 with a message when it was submitted already (in another tab),
-    undone or given to another judge, or its campaign closed; 403 for another judge's screen, or once the judge was
-    removed from the campaign; 401 when the login session has ended (the page then shows ``session_notices``). A
-    page of an older login (its CSRF token was replaced by a log-in since) gets the CSRF check's 403 page, not
-    JSON.
+    undone or given to another judge, or its campaign closed (then with the way to its end page, as the refusal
+    page gives it: ``href`` and its words ``link``, "Finish"; a crowd worker gets their completion code there); 403
+    for another judge's screen, or once the judge was removed from the campaign; 401 when the login session has
+    ended (the page then shows ``session_notices``). A page of an older login (its CSRF token was replaced by a
+    log-in since) gets the CSRF check's 403 page, not JSON.
     """
     if not request.user.is_authenticated:
         return JsonResponse({"error": SESSION_ENDED_MESSAGE}, status=401)
@@ -661,7 +662,10 @@ def lease(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
         assignment = queue.assignment_for(token, request.user)
     except queue.QueueError as error:
         forbidden = isinstance(error, (queue.ForeignScreen, queue.NotAJudge))
-        return JsonResponse({"error": str(error)}, status=403 if forbidden else 409)
+        refusal = {"error": str(error)}
+        if isinstance(error, queue.CampaignClosed):
+            refusal |= {"href": reverse("judge-done", args=[error.campaign.pk]), "link": "Finish"}
+        return JsonResponse(refusal, status=403 if forbidden else 409)
     if assignment.status == Assignment.Status.SUBMITTED:
         return JsonResponse({"error": SUBMITTED_ELSEWHERE_MESSAGE}, status=409)
     queue.renew_lease(assignment, request.user)

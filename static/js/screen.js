@@ -132,7 +132,9 @@ async function leaseRefusal(response) {
   if (response.status === 403 && !json) return { notice: config.pageExpired, loggedOut: true };
   if ((response.status === 409 || response.status === 403) && json) {
     const refused = await response.json();
-    if (refused && refused.error) return { notice: { text: refused.error }, loggedOut: false };
+    if (refused && refused.error) {
+      return { notice: { text: refused.error, href: refused.href, link: refused.link }, loggedOut: false };
+    }
   }
   return null;
 }

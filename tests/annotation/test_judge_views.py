@@ -157,7 +157,7 @@ def test_a_campaign_closed_while_a_screen_is_open_sends_the_judge_to_its_done_pa
         assert "Go to your current screen" not in page
         assert f'<a class="button" id="way-on" href="{done_page}">Finish</a>' in page
     lease = client.post(reverse("judge-lease", args=[token]))
-    assert lease.status_code == 409 and lease.json() == {"error": closed}
+    assert lease.status_code == 409 and lease.json() == {"error": closed, "href": done_page, "link": "Finish"}
     assert not Judgment.objects.exists()
 
 

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, CrowdSession, CrowdWorker
@@ -150,3 +151,25 @@ def test_a_crowd_workers_ended_session_is_told_with_the_study_link_to_open_again
     checked = page.eval_on_selector_all(".candidate input:checked", "inputs => inputs.map(i => i.value)")
     assert checked == ["2", "1"], "the ranks given before come back"
     expect(page.locator("#screen-gone")).to_be_hidden()
+
+
+def test_a_crowd_workers_open_screen_leads_to_the_code_when_the_study_closes(live_server, new_page, crowd):
+    """The study closes while a worker, one screen of their session judged, has the next open: when they come back
+    to it, the page says the campaign is closed and its link, "Finish", leads to the completion code of the screen
+    they judged. The link read "Go to your current screen", which a closed campaign has none of."""
+    page = new_page()
+    page.goto(study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01",
+                         SESSION_ID="se01"))
+    first = Assignment.objects.get(token=page.url.rstrip("/").split("/")[-1])
+    rank_and_submit(page, len(queue.candidate_keys(first)))
+    expect(page.locator("#screen-counter")).to_have_text("Screen 2 of 2")
+    crowd.closed_at = timezone.now()
+    crowd.save()
+
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(page.locator("#screen-gone")).to_contain_text("This campaign is closed; it takes no more judgments.")
+    expect(page.locator("#submit")).to_be_disabled()
+    page.get_by_role("link", name="Finish").click()
+    code = crowd_completion.completion_code(crowd, "prolific", "60a1b2c3d4e5f6a7b8c9d0e1", "se01", "completed")
+    expect(page.locator("#completion-code")).to_have_text(code)
+    expect(page.locator("#study-closed")).to_be_visible()
