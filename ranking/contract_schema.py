@@ -161,7 +161,8 @@ ACCURACY = record({
     "reason": REASON,
 }, optional=("unpredictable_pairs", "reason"))
 """G15 Table 4 of one method; ``unpredictable_pairs``: the held-out pairs not scored because a system of the pair has
-no pair in its fold's training data (absent when the cross-validation was skipped)."""
+no pair in its fold's training data, or pairs in too few of its training runs for a rank range (absent when the
+cross-validation was skipped)."""
 
 RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(nullable_value=False)}, optional=())
 EXCLUDED_RATER = record({"rater": NAME, "screens": COUNT, "rate": fraction(), "reason": REASON})

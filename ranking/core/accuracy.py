@@ -18,6 +18,16 @@ counted (``unpredictable_pairs``). G15's scripts leave such a system out of the 
 system beats it, and stops with an error on a pair of two such systems; every system of CoNLL-14 has pairs in every
 fold's training data, so Table 4 is the same either way.
 
+A system absent from some of a fold's B samples (a bootstrap resample of Expected Wins that drew none of its few
+pairs; a ``g15_makefile`` run whose folds hold none of them) has no score in those samples, rather than the score of
+no data (Expected Wins 0, TrueSkill's initial mu = 0) entering its mean and its ranks as if it were evidence. This
+follows G15's scripts, where the paper's text does not say: ``EW.py`` and ``TS.py`` write the scores of the systems
+their run's pairs name, and ``eval/cluster.py`` ranks each run's systems among themselves, averages each system's
+scores over the runs that have it and trims its rank range from those runs alone
+(:func:`ranking.core.bootstrap.rank_ranges` of NaN-marked samples). A system in too few of the fold's samples for a
+rank range at the confidence (fewer than 3 at 0.95; ``cluster.py`` fails there) is left out of the fold's ranking
+as one without training pairs is, its held-out pairs counted in ``unpredictable_pairs``.
+
 Training pairs. ``training="other_folds"`` (METHODS 9) trains every sample of fold k on the other K - 1 folds.
 ``training="g15_makefile"`` trains as G15's ``Makefile`` actually did: sample r (r = 0 .. B-1) of *every* fold is
 trained on the folds whose file name (zero-padded fold number, e.g. ``split.EW.07``) does not contain the digits of
@@ -40,15 +50,16 @@ import numpy as np
 from gecappraise.plurals import counted
 from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
 from ranking.core.expected_wins import counts_expected_wins
-from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
-from ranking.core.parameters import trimmed_count
+from ranking.core.pairs import TIE, ExpandedPairs, compared_in, outcome_counts
+from ranking.core.parameters import has_rank_range, trimmed_count
 from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
 """``scorer(pairs, n_systems, n_boot, rng)``: n_boot bootstrap score samples, shape (n_boot, S), higher better."""
 
 CellScorer = Callable[[np.ndarray, np.random.Generator], np.ndarray]
-"""``scorer(cells, rng)``: one score sample per row of training outcome counts (C, S, S, 3) -> (C, S), higher better."""
+"""``scorer(cells, rng)``: one score sample per row of training outcome counts (C, S, S, 3) -> (C, S), higher better;
+NaN for a system that the pairs the sample is scored from do not compare (no data in that run)."""
 
 Training = Literal["other_folds", "g15_makefile"]
 DEFAULT_TRAINING: Training = "other_folds"
@@ -57,13 +68,25 @@ DEFAULT_TRAINING: Training = "other_folds"
 def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Expected Wins (METHODS 5) of one bootstrap resample of each row's pairs (METHODS 7); (C, S, S, 3) -> (C, S).
 
+    NaN for a system that the resample does not compare (G15's ``EW.py`` scores the systems its resample names).
+
     win(a, b) of a resample is its count of (a, b) pairs with a better: ``cells[a, b, 0]`` for a < b and
     ``cells[b, a, 2]`` for a > b (:func:`ranking.core.pairs.counts_win_matrix`). Same distribution as
     :func:`ranking.core.bootstrap.bootstrap_expected_wins`, not the same draws: the rows may differ (G15 training),
     and ``rng.multinomial`` over every cell (:func:`ranking.core.trueskill.resampled_cells`) draws the last observed
     cell where the bootstrap's draw over the observed cells alone gives it the remainder.
     """
-    return counts_expected_wins(resampled_cells(cells, rng))
+    resampled = resampled_cells(cells, rng)
+    return np.where(compared_in(resampled), counts_expected_wins(resampled), np.nan)
+
+
+def trueskill_run_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """TrueSkill (METHODS 6) of one run on each row's pairs (:func:`run_trueskill_chains`); (C, S, S, 3) -> (C, S).
+
+    NaN for a system that the row's pairs do not compare, which would keep its initial mu = 0 (G15's ``TS.py``
+    rates the systems its input pairs name).
+    """
+    return np.where(compared_in(cells), run_trueskill_chains(cells, rng), np.nan)
 
 
 def trueskill_samples(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -86,7 +109,7 @@ class RankingMethod:
 
 SCORERS: dict[str, RankingMethod] = {
     "expected_wins": RankingMethod("expected_wins", bootstrap_expected_wins, expected_wins_samples),
-    "trueskill": RankingMethod("trueskill", trueskill_samples, run_trueskill_chains),
+    "trueskill": RankingMethod("trueskill", trueskill_samples, trueskill_run_samples),
 }
 """The two ranking methods of G15 Table 4, by name. TrueSkill samples are runs on all pairs, as G15 ran them."""
 
@@ -97,8 +120,8 @@ class PredictionAccuracy:
 
     A fold without a pair to score has a NaN accuracy and is left out of the mean; the mean is NaN when every fold
     is (no held-out decisive pair at all, for the total order). ``fold_unpredictable`` (K,) counts each fold's
-    held-out pairs left unscored because a system of the pair has no pair in the fold's training data (module
-    docstring); ``unpredictable_pairs`` is their sum."""
+    held-out pairs left unscored because a system of the pair has no pair in the fold's training data, or is in too
+    few of its training runs for a rank range (module docstring); ``unpredictable_pairs`` is their sum."""
 
     total_order: float
     clusters: float
@@ -199,8 +222,10 @@ def cross_validated_accuracy(
     keep it at its initial mu = 0, a fixed rank among the trained systems that splits their clusters (on two
     systems of near scores, a third never judged turned one cluster into two and the cluster accuracy from 0.20
     into 0.11), and Expected Wins would keep it at 0. For the same reason each fold ranks only the systems that
-    its training pairs compare (in any of its ``n_boot`` training sets, for ``g15_makefile``); the held-out pairs
-    of the others are counted in ``fold_unpredictable`` and scored by neither accuracy.
+    its training pairs compare (in any of its ``n_boot`` training sets, for ``g15_makefile``), each from the
+    samples whose pairs compare it (NaN in the others, :data:`CellScorer`), and only those with enough such
+    samples for a rank range (:func:`ranking.core.parameters.has_rank_range`); the held-out pairs of the others are
+    counted in ``fold_unpredictable`` and scored by neither accuracy.
     """
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
@@ -235,15 +260,17 @@ def cross_validated_accuracy(
         else:
             runs = np.broadcast_to(per_fold.sum(axis=0) - per_fold[k], (n_boot, *per_fold.shape[1:]))
         seen = trained[k]
-        if not seen.all():
-            number = np.cumsum(seen) - 1
-            runs = runs[:, seen][:, :, seen]
-            predictable = seen[test.first] & seen[test.second]
-            fold_unpredictable[k] = np.count_nonzero(~predictable)
-            test = test.take(predictable)
-            test = ExpandedPairs(number[test.first], number[test.second], test.relation, test.judge)
-        samples = method.from_cells(runs, rng)
-        order = np.argsort(-samples.mean(axis=0), kind="stable")
+        samples = method.from_cells(runs[:, seen][:, :, seen], rng)
+        runs_of = np.count_nonzero(~np.isnan(samples), axis=0)
+        ranked = seen.copy()
+        ranked[seen] = [has_rank_range(int(n), confidence) for n in runs_of]
+        samples = samples[:, ranked[seen]]
+        predictable = ranked[test.first] & ranked[test.second]
+        fold_unpredictable[k] = np.count_nonzero(~predictable)
+        number = np.cumsum(ranked) - 1
+        test = test.take(predictable)
+        test = ExpandedPairs(number[test.first], number[test.second], test.relation, test.judge)
+        order = np.argsort(-np.nanmean(samples, axis=0), kind="stable")
         lo, hi = rank_ranges(samples, confidence)
         fold_total[k] = total_order_accuracy(order, test.first, test.second, test.relation)
         fold_clusters[k] = cluster_accuracy(clusters(order, lo, hi), test.first, test.second, test.relation)

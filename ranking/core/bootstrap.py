@@ -61,13 +61,22 @@ def rank_ranges(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.
 
     Each system's B ranks are sorted; the :func:`trimmed_count` lowest and highest are dropped; lo and hi are the
     smallest and largest remaining ranks. Higher scores are better.
+
+    A NaN score marks a system absent from that sample (its run had no pair of it): as G15's ``cluster.py`` reads
+    each run's scores, the sample ranks its other systems without it, and the system's range is taken over the n
+    samples that have it, dropping :func:`trimmed_count` of n at each end. Raises ``ValueError`` when a system has
+    too few samples for a range (:func:`ranking.core.parameters.has_rank_range`).
     """
     samples = np.asarray(samples, dtype=np.float64)
     if samples.ndim != 2 or samples.shape[0] == 0:
         raise ValueError(f"score samples must have shape (B, S) with B >= 1, got {samples.shape}")
-    drop = trimmed_count(samples.shape[0], confidence)
-    ranks = np.sort(sample_ranks(samples), axis=0)
-    return ranks[drop], ranks[samples.shape[0] - 1 - drop]
+    present = ~np.isnan(samples)
+    n_present = present.sum(axis=0)
+    drop = np.array([trimmed_count(int(n), confidence) for n in n_present], dtype=np.int64)
+    ranks = np.where(present, sample_ranks(np.where(present, samples, -np.inf)), np.iinfo(np.int64).max)
+    ranks = np.sort(ranks, axis=0)
+    systems = np.arange(samples.shape[1])
+    return ranks[drop, systems], ranks[n_present - 1 - drop, systems]
 
 
 def clusters(order: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -117,11 +117,17 @@ def win_matrix(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:
     return counts_win_matrix(outcome_counts(pairs, n_systems))
 
 
-def compared_systems(counts: np.ndarray) -> np.ndarray:
-    """The number of systems (...) that the pairs with outcome counts (..., S, S, 3) compare: those in at least one
-    pair, ties included (|S| of Expected Wins, METHODS 5)."""
+def compared_in(counts: np.ndarray) -> np.ndarray:
+    """Boolean (..., S): the systems that the pairs with outcome counts (..., S, S, 3) compare, i.e. that occur in
+    at least one pair, ties included."""
     counted = np.asarray(counts).sum(axis=-1) > 0
-    return np.count_nonzero(counted.any(axis=-1) | counted.any(axis=-2), axis=-1)
+    return counted.any(axis=-1) | counted.any(axis=-2)
+
+
+def compared_systems(counts: np.ndarray) -> np.ndarray:
+    """The number of systems (...) that the pairs with outcome counts (..., S, S, 3) compare (:func:`compared_in`):
+    |S| of Expected Wins, METHODS 5."""
+    return np.count_nonzero(compared_in(counts), axis=-1)
 
 
 def judged_systems(pairs: ExpandedPairs, n_systems: int) -> np.ndarray:

@@ -24,15 +24,24 @@ MAX_SEED = 2**63 - 1
 """The largest random seed: runs store their seed in a 64-bit column (the analysis form and commands take 0 to it)."""
 
 
-def trimmed_count(n_samples: int, confidence: float) -> int:
-    """Number of ranks dropped at each end: ceil((B - confidence * B) / 2) (G15 §5.2: 25 of 1,000 at 0.95)."""
+def _dropped(n_samples: int, confidence: float) -> int:
+    """ceil((B - confidence * B) / 2) for B = ``n_samples``, after checking that ``confidence`` is in (0, 1]."""
     if not 0.0 < confidence <= 1.0:
         raise ValueError(f"confidence must be in (0, 1], got {confidence}")
     # Rounding first keeps float noise (e.g. 1000 - 0.9 * 1000 = 99.99999999999999) from changing the ceiling.
-    drop = math.ceil(round((n_samples - confidence * n_samples) / 2.0, 9))
-    if 2 * drop >= n_samples:
+    return math.ceil(round((n_samples - confidence * n_samples) / 2.0, 9))
+
+
+def has_rank_range(n_samples: int, confidence: float) -> bool:
+    """Whether ``n_samples`` ranks leave one after :func:`trimmed_count` are dropped at each end (3 or more at 0.95)."""
+    return 2 * _dropped(n_samples, confidence) < n_samples
+
+
+def trimmed_count(n_samples: int, confidence: float) -> int:
+    """Number of ranks dropped at each end: ceil((B - confidence * B) / 2) (G15 §5.2: 25 of 1,000 at 0.95)."""
+    if not has_rank_range(n_samples, confidence):
         raise ValueError(f"{n_samples} samples are too few for a {confidence} rank range")
-    return drop
+    return _dropped(n_samples, confidence)
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,14 @@ TABLE_4_ROWS = (("total_order", "Total ordering (non-ties)"), ("clusters", "Boot
 
 def unpredictable_pairs(accuracy: Mapping) -> str | None:
     """What G15 Table 4 (``accuracy``: the analysis's, by method) did not score, in words, or None when it scored
-    every held-out pair: the held-out pairs of a system with no pair in its fold's training data
-    (``ranking.core.accuracy``), per method."""
+    every held-out pair: the held-out pairs of a system with no pair in its fold's training data, or with pairs in
+    too few of the fold's training runs for a rank range (``ranking.core.accuracy``), per method."""
     counts = {METHOD_NAMES[m]: accuracy[m].get("unpredictable_pairs") or 0 for m in METHOD_NAMES if m in accuracy}
     if not any(counts.values()):
         return None
     said = ", ".join(f"{name} {count}" for name, count in counts.items())
-    return (f"Held-out pairs not predicted, because a system of the pair has no pair in its fold's training data "
-            f"(left out of both accuracies): {said}.")
+    return (f"Held-out pairs not predicted, because a system of the pair has no pair in its fold's training data, "
+            f"or pairs in too few of its training runs for a rank range (left out of both accuracies): {said}.")
 
 
 def judges(analysis: Mapping) -> list[str]:

@@ -1,7 +1,8 @@
 """Property tests: `manage.py analyze` completes on small, degenerate judgment sets that hypothesis makes up, on
 PostgreSQL: one or a few systems, systems never judged, pairs only ever tied, one rater, only flagged screens, the
-judge ``admin`` (ignored by default), PRWS campaigns with a control system and equal scores. Every analysis parses
-as strict JSON, satisfies the contract's schema with a reason beside every null, and renders in every report format.
+judge ``admin`` (ignored by default), PRWS campaigns with a control system and equal scores. Every analysis (with
+Table 4's cross-validation over two folds) parses as strict JSON, satisfies the contract's schema with a reason beside
+every null, and renders in every report format.
 """
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ def analyze_case(case: dict, mode: str, folder: Path) -> dict:
             for k, name in enumerate(names)
         ))
         out = folder / "analysis.json"
-        call_command("analyze", "--campaign", campaign.name, "--bootstrap", "20", "--seed", "3",
-                     "--metrics", str(metrics), "--out", str(out), stderr=io.StringIO())
+        call_command("analyze", "--campaign", campaign.name, "--bootstrap", "20", "--seed", "3", "--accuracy-folds",
+                     "2", "--metrics", str(metrics), "--out", str(out), stderr=io.StringIO())
         analysis = strict_loads(out.read_text(encoding="utf-8"))
         assert_contract(analysis)
         assert_reports_render(analysis)
@@ -115,6 +116,9 @@ def test_ranking_analyses_of_degenerate_judgments(tmp_path_factory, case):
     assert analysis["snapshot"]["ignored_judgments"] == ({"admin": admin_screens} if admin_screens else {})
     judged = [row for row in analysis["expected_wins"]["systems"] if row["score"] is not None]
     assert [row["cluster"] for row in judged] == sorted(row["cluster"] for row in judged)
+    for accuracy in analysis["accuracy"].values():
+        for key in ("total_order", "clusters"):
+            assert 0 <= accuracy[key] <= 1 if accuracy[key] is not None else accuracy["reason"]
 
 
 @SETTINGS

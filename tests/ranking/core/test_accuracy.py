@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from annotation.services.appraise_xml import parse_appraise_xml
 from ranking.core.accuracy import (
@@ -19,11 +21,19 @@ from ranking.core.accuracy import (
     total_order_accuracy,
 )
 from ranking.core.bootstrap import bootstrap_expected_wins
-from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import BETTER_FIRST, BETTER_SECOND, TIE, ExpandedPairs, expanded_pairs, win_matrix
+from ranking.core.expected_wins import counts_expected_wins, expected_wins
+from ranking.core.pairs import (
+    BETTER_FIRST,
+    BETTER_SECOND,
+    TIE,
+    ExpandedPairs,
+    compared_in,
+    expanded_pairs,
+    win_matrix,
+)
 from ranking.core.parameters import AnalysisParameters
 from ranking.core.rankings import Rankings
-from ranking.core.trueskill import bootstrap_trueskill, pair_cells
+from ranking.core.trueskill import bootstrap_trueskill, pair_cells, resampled_cells
 
 # G15 Table 4, in percent: (total order on non-ties, bootstrapped clusters).
 TABLE_4 = {"expected_wins": (58.18, 40.12), "trueskill": (58.15, 39.48)}
@@ -240,6 +250,92 @@ def test_held_out_pairs_of_systems_the_training_never_compares_are_not_predicted
     assert result.unpredictable_pairs == 2 and result.fold_unpredictable.tolist() == [1, 1]
     assert np.isnan(result.total_order) and np.isnan(result.clusters)
     assert np.isnan(result.fold_total_order).all() and np.isnan(result.fold_clusters).all()
+
+
+def test_scorers_leave_a_system_without_pairs_in_a_sample_unscored():
+    """A sample whose pairs do not compare a system has no score of it (NaN), where Expected Wins gave it 0 and
+    TrueSkill its initial mu = 0, which entered its mean and ranks as if it were evidence. Expected Wins: system 2's
+    one pair is drawn in some resamples only (the resamples are ``resampled_cells`` of the same draws); TrueSkill:
+    the second row holds no pair of system 2, as a G15 run whose folds miss its pairs."""
+    pairs = make_pairs([(0, 1, BETTER_FIRST)] * 6 + [(0, 1, BETTER_SECOND)] * 3 + [(1, 2, BETTER_SECOND)])
+    cells = np.broadcast_to(pair_cells(pairs.first, pairs.second, pairs.relation, 3), (50, 3, 3, 3))
+    samples = expected_wins_samples(cells, np.random.default_rng(4))
+    drawn = resampled_cells(cells, np.random.default_rng(4))[:, 1, 2].sum(axis=1) > 0
+    assert 0 < drawn.sum() < 50
+    np.testing.assert_array_equal(np.isnan(samples), np.c_[np.zeros((50, 2), dtype=bool), ~drawn])
+    np.testing.assert_array_equal(samples[drawn, 2], 0.5)  # 1 / (|S| - 1): it beat system 1, never met system 0
+    without = pair_cells(pairs.first[:-1], pairs.second[:-1], pairs.relation[:-1], 3)
+    runs = np.stack([cells[0], without])
+    scores = SCORERS["trueskill"].from_cells(runs, np.random.default_rng(5))
+    assert np.isnan(scores[1, 2]) and not np.isnan(scores[0]).any() and not np.isnan(scores[1, :2]).any()
+
+
+def exact_expected_wins(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Expected Wins of each row's pairs as they are (no resampling), NaN for a system they do not compare."""
+    return np.where(compared_in(cells), counts_expected_wins(cells), np.nan)
+
+
+def lonely_system_pairs() -> ExpandedPairs:
+    """Ten pairs, one per fold of ``round_robin_folds(10, 10, default_rng(0))``: fold 0 holds the only pair of
+    system X = 2, which beat A = 0; folds 1-7 hold A beating B = 1, folds 8 and 9 B beating A."""
+    fold = round_robin_folds(10, 10, np.random.default_rng(0))
+    by_fold = [(0, 2, BETTER_SECOND)] + [(0, 1, BETTER_FIRST)] * 7 + [(0, 1, BETTER_SECOND)] * 2
+    return make_pairs([by_fold[k] for k in fold])
+
+
+def test_a_system_absent_from_some_g15_runs_is_ranked_from_the_runs_that_have_it():
+    """G15's Makefile trains run r of every fold on the folds whose name lacks the digit r: with 10 folds and 4 runs,
+    run r drops fold r only, so every fold has the same 4 runs and the same ranking. X's one pair is in fold 0, so
+    run 0 has no pair of X. Its Expected Wins (|S| = 3 in runs 1-3, 2 in run 0): A 0.375 (6 of 8 wins over B, 2)
+    and 7/9 in run 0, B 0.125 and 2/9, X 0.5 and none. ``cluster.py`` ranks run 0's A and B alone: X's mean is
+    0.5 > A's 0.476, its ranks 1, 1, 1 (range [1, 1] at 0.6), A's 1, 2, 2, 2 ([2, 2]), B's 2, 3, 3, 3 ([3, 3]):
+    three clusters X, A, B, which predict 8 of the 10 folds' pairs (not B's two wins) in either accuracy. Scored 0
+    in run 0, X's mean was 0.375 < A's and its rank there 3: order A, X, B, clusters {A, X}, {B}, and its held-out
+    win over A went wrong in both accuracies (0.7)."""
+    method = RankingMethod("exact", SCORERS["expected_wins"].samples, exact_expected_wins)
+    result = cross_validated_accuracy(lonely_system_pairs(), 3, method, np.random.default_rng(0), n_folds=10,
+                                      n_boot=4, confidence=0.6, training="g15_makefile")
+    assert result.unpredictable_pairs == 0
+    assert result.fold_total_order.tolist() == [1.0] * 8 + [0.0] * 2
+    assert result.fold_clusters.tolist() == [1.0] * 8 + [0.0] * 2
+    assert result.total_order == pytest.approx(0.8) and result.clusters == pytest.approx(0.8)
+
+
+def test_a_system_in_too_few_runs_for_a_rank_range_is_not_predicted():
+    """With 3 runs at 0.95 (one rank dropped at each end) X is in runs 1 and 2 only: too few for a rank range
+    (G15's ``cluster.py`` fails on them), so it is not ranked, and fold 0's pair, its only one, is counted as
+    unpredictable. A and B are ranked from the three runs (A first in each: 7 or 6 wins of 9 or 8 over B), which
+    predict folds 1-7 and miss folds 8 and 9: 7/9 in both accuracies; fold 0 has none (NaN, left out)."""
+    method = RankingMethod("exact", SCORERS["expected_wins"].samples, exact_expected_wins)
+    result = cross_validated_accuracy(lonely_system_pairs(), 3, method, np.random.default_rng(0), n_folds=10,
+                                      n_boot=3, confidence=0.95, training="g15_makefile")
+    assert result.fold_unpredictable.tolist() == [1] + [0] * 9 and result.unpredictable_pairs == 1
+    np.testing.assert_array_equal(result.fold_total_order, [np.nan] + [1.0] * 7 + [0.0] * 2)
+    np.testing.assert_array_equal(result.fold_clusters, [np.nan] + [1.0] * 7 + [0.0] * 2)
+    assert result.total_order == pytest.approx(7 / 9) and result.clusters == pytest.approx(7 / 9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3), st.sampled_from([BETTER_FIRST, TIE, BETTER_SECOND])),
+                  min_size=2, max_size=24),
+    n_folds=st.integers(2, 6),
+    method=st.sampled_from(sorted(SCORERS)),
+    training=st.sampled_from(["other_folds", "g15_makefile"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_accuracies_of_small_odd_judgments_are_fractions_or_undefined(rows, n_folds, method, training, seed):
+    """Few pairs, systems in one pair or none, only ties: every fold's accuracy and their means are in [0, 1] or
+    undefined (NaN, which the analysis JSON writes as null with the reason), and no more pairs are left unscored
+    than were held out."""
+    rows = [(min(a, b), max(a, b), relation) for a, b, relation in rows if a != b]
+    assume(len(rows) >= n_folds)
+    result = cross_validated_accuracy(make_pairs(rows), 4, SCORERS[method], np.random.default_rng(seed),
+                                      n_folds=n_folds, n_boot=10, training=training)
+    for value in (result.total_order, result.clusters, *result.fold_total_order, *result.fold_clusters):
+        assert np.isnan(value) or 0.0 <= value <= 1.0
+    assert 0 <= result.unpredictable_pairs <= len(rows)
+    assert np.isnan(result.clusters) == np.isnan(result.fold_clusters).all()
 
 
 @pytest.mark.parametrize(

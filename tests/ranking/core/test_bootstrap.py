@@ -56,6 +56,29 @@ def test_rank_ranges_drop_lowest_and_highest():
     assert hi.tolist() == [2, 2, 3]
 
 
+def test_rank_ranges_rank_each_sample_without_its_absent_systems():
+    """NaN marks a system absent from a sample (G15's ``cluster.py`` reads only the systems a run's scores name): the
+    others are ranked without it there, and its range is trimmed from its own samples. Before, an absent system
+    scored 0 in such a sample (Expected Wins of no pair) and took the last rank."""
+    nan = np.nan
+    samples = np.array([[0.9, 0.5, nan], [0.2, 0.3, 0.8], [0.1, 0.9, 0.4], [0.6, nan, 0.7], [0.5, 0.4, 0.3]])
+    lo, hi = rank_ranges(samples, 0.6)
+    # At 0.6, ceil((n - 0.6 n) / 2) = 1 rank is dropped at each end of 5 or of 4. System 0 ranks 1, 3, 3, 2, 1 ->
+    # 1 1 2 3 3 -> [1, 3]; system 1: 2, 2, 1, -, 2 -> 1 2 2 2 -> [2, 2]; system 2: -, 1, 2, 1, 3 -> 1 1 2 3 -> [1, 2].
+    assert lo.tolist() == [1, 2, 1]
+    assert hi.tolist() == [3, 2, 2]
+
+
+def test_rank_ranges_need_enough_samples_of_each_system():
+    """At 0.95 a range needs 3 samples (one dropped at each end): a system in only 2 of 40 has none."""
+    samples = np.tile([0.5, 0.4], (40, 1))
+    samples[2:, 1] = np.nan
+    with pytest.raises(ValueError, match="2 samples are too few for a 0.95 rank range"):
+        rank_ranges(samples, 0.95)
+    samples[2, 1] = 0.6
+    assert [r.tolist() for r in rank_ranges(samples, 0.95)] == [[1, 2], [1, 2]]
+
+
 def test_rank_ranges_rejects_bad_shape():
     with pytest.raises(ValueError, match="shape"):
         rank_ranges(np.zeros(5), 0.95)

@@ -16,8 +16,9 @@ from ranking.core.parameters import AnalysisParameters
 from ranking.core.rankings import Rankings
 from tests.ranking.contract_checks import assert_contract, assert_reports_render
 
-SAID = ("Held-out pairs not predicted, because a system of the pair has no pair in its fold's training data (left "
-        "out of both accuracies): Expected Wins 2, TrueSkill 2.")
+SAID = ("Held-out pairs not predicted, because a system of the pair has no pair in its fold's training data, or "
+        "pairs in too few of its training runs for a rank range (left out of both accuracies): Expected Wins 2, "
+        "TrueSkill 2.")
 
 
 def test_no_held_out_pair_can_be_predicted():
