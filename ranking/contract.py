@@ -61,7 +61,8 @@ NO_DECISIVE_HELD_OUT = "no held-out pair was decisive"
 NO_HELD_OUT = "no held-out pair"
 NO_PREDICTABLE_DECISIVE = "no decisive held-out pair between two systems that its fold's training runs rank"
 NO_PREDICTABLE = "no held-out pair between two systems that its fold's training runs rank"
-FEW_UNITS = "fewer than {n} {units} with two ratings or more"
+FEW_CANDIDATES = "fewer than {n} candidates with two ratings or more"
+FEW_SYSTEMS = "fewer than {n} systems with a candidate rated twice or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
 NO_RATING = "no rating of this system"
 EXCLUDED_RATINGS_ONLY = "rated only by raters whom the quality check excluded"
@@ -432,9 +433,9 @@ def _prws(
         "reliability": {
             "splits": reliability.splits,
             "sentence": _reliability(reliability.sentence_pearson, reliability.sentence_spearman, "candidates",
-                                     reliability.candidates, MIN_UNITS),
+                                     reliability.candidates, MIN_UNITS, FEW_CANDIDATES),
             "system": _reliability(reliability.system_pearson, reliability.system_spearman, "systems",
-                                   reliability.systems, MIN_UNITS),
+                                   reliability.systems, MIN_UNITS, FEW_SYSTEMS),
         },
     }
     if metrics is not None:
@@ -442,8 +443,10 @@ def _prws(
     return result
 
 
-def _reliability(pearson: float, spearman: float, units: str, count: int, minimum: int) -> dict:
-    reason = FEW_UNITS.format(n=minimum, units=units) if count < minimum else CONSTANT_HALVES
+def _reliability(pearson: float, spearman: float, units: str, count: int, minimum: int, few: str) -> dict:
+    """One level of the split-half reliability over ``count`` units: undefined, with the reason ``few`` (formatted
+    with ``n=minimum``) when they are fewer than ``minimum``, else for constant halves."""
+    reason = few.format(n=minimum) if count < minimum else CONSTANT_HALVES
     return fields({"pearson": float(pearson), "spearman": float(spearman), units: int(count)},
                   dict.fromkeys(("pearson", "spearman"), reason))
 

@@ -364,7 +364,8 @@ def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Reliability:
     """Split-half reliability (N19 Table 7): mean Pearson and Spearman over ``splits`` random splits, at sentence
-    level (over the ``candidates`` with two ratings or more) and at system level (over ``systems`` systems).
+    level (over the ``candidates`` with two ratings or more) and at system level (over the ``systems`` with such a
+    candidate).
     A correlation is NaN where it cannot be computed: fewer than ``MIN_UNITS`` units, or constant halves in every
     split."""
 

@@ -473,7 +473,7 @@ def reliability_table(reliability: Mapping) -> LatexTable:
         "PRWS reliability", "Split-half reliability of partial ranking with scalars",
         notes.note(f"Correlation between the means of two random halves of each candidate's ratings, averaged over "
                    f"{counted(reliability['splits'], 'split')} (Napoles et al. 2019, Table 7); Compared: the "
-                   "candidates (systems) with two ratings or more."),
+                   "candidates with two ratings or more, and the systems with such a candidate."),
         _tabular("lrrr", ["Level & Pearson's $r$ & Spearman's $\\rho$ & Compared \\\\"], rows),
     )
 
