@@ -51,7 +51,7 @@ from .models import (
     TrainingCandidate,
     TrainingScreen,
 )
-from .number_fields import PlainFloatField
+from .number_fields import PlainFloatField, PlainIntegerField
 from .request_numbers import whole_number
 
 
@@ -172,8 +172,11 @@ class CampaignAdmin(SupportAdmin):
     filter_horizontal = ("organizers", "judges")
     readonly_fields = ("distinct_histogram", "created_at")
     date_hierarchy = "created_at"
-    # Decimal settings read as the New campaign form reads them: 1e-400 is refused, not stored as 0.
-    formfield_overrides = {models.FloatField: {"form_class": PlainFloatField}}
+    # Settings read as the New campaign form reads them: 1e-400 is refused, not stored as 0, and 1_0 not read as 10.
+    # BigIntegerField (the seed) by name: the admin's defaults give it a widget of its own, found before IntegerField.
+    formfield_overrides = {models.FloatField: {"form_class": PlainFloatField},
+                           models.IntegerField: {"form_class": PlainIntegerField},
+                           models.BigIntegerField: {"form_class": PlainIntegerField}}
 
     @admin.display(description="screens")
     def screens(self, campaign: Campaign) -> str:

@@ -16,7 +16,7 @@ from django.db import models
 from django.http import QueryDict
 
 from .models import BackgroundJob, Campaign, markdown_too_long
-from .number_fields import PlainFloatField
+from .number_fields import PlainFloatField, PlainIntegerField
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
 from .services.field_rules import check_campaign_name
@@ -57,9 +57,9 @@ def checked_instruction(value: str | None) -> str:
 def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
     """The model field's form field, as the model declares it (label, help text, default as initial value), with
     the bounds of its MinValueValidator and MaxValueValidator as the form field's own (so the page's number input
-    carries them as ``min`` and ``max``, and a value out of range is refused under its field); a decimal setting
-    reads its number as the imports do (``PlainFloatField``). A setting with a default may be left empty: it then
-    takes that default (``CampaignImportForm.import_options``)."""
+    carries them as ``min`` and ``max``, and a value out of range is refused under its field); a setting reads its
+    number as the imports do (``PlainIntegerField``, ``PlainFloatField``). A setting with a default may be left
+    empty: it then takes that default (``CampaignImportForm.import_options``)."""
     for validator in db_field.validators:
         if isinstance(validator, MinValueValidator):
             kwargs.setdefault("min_value", validator.limit_value)
@@ -69,6 +69,8 @@ def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
         kwargs.setdefault("required", False)
     if isinstance(db_field, models.FloatField):
         kwargs.setdefault("form_class", PlainFloatField)
+    elif isinstance(db_field, models.IntegerField):
+        kwargs.setdefault("form_class", PlainIntegerField)
     return db_field.formfield(**kwargs)
 
 
@@ -231,7 +233,7 @@ SCREENS_COUNT_ERROR = f"The number of screens must be a whole number from 1 to {
 class ScreensForm(forms.Form):
     """Add screens to a campaign by its sampling settings (empty count: every sentence once, full coverage)."""
 
-    count = forms.IntegerField(
+    count = PlainIntegerField(
         min_value=1, max_value=MAX_SCREENS_PER_JOB, required=False,
         error_messages=dict.fromkeys(("invalid", "min_value", "max_value"), SCREENS_COUNT_ERROR),
     )

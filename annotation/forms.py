@@ -14,6 +14,7 @@ from django.contrib.auth.forms import PasswordChangeForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+from .number_fields import PlainIntegerField
 from .services.queue import FLAG_REASON_MAX
 
 #: The longest active time a client may report for one screen (longer values are rejected as malformed).
@@ -40,7 +41,7 @@ class RankingForm(forms.Form):
     absent).
     """
 
-    active_ms = forms.IntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
+    active_ms = PlainIntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
 
     def __init__(self, *args, count: int, max_rank: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -80,7 +81,7 @@ class ScoreForm(forms.Form):
     START = 50
     """Where every slider starts (its value before the judge moves it)."""
 
-    active_ms = forms.IntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
+    active_ms = PlainIntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
 
     def __init__(self, *args, count: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -152,7 +153,7 @@ class FlagForm(forms.Form):
     details = forms.CharField(
         required=False, max_length=300, label="Details (optional)", widget=forms.Textarea(attrs={"rows": 2})
     )
-    active_ms = forms.IntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
+    active_ms = PlainIntegerField(required=False, min_value=0, max_value=ACTIVE_MS_MAX, widget=forms.HiddenInput)
 
     def clean(self):
         data = super().clean()

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 
 from .campaign_forms import checked_instruction, instruction_field
 from .models import MARKDOWN_MAX, Candidate, markdown_too_long
+from .number_fields import PlainIntegerField
 from .services.invites import INVITE_VALIDITY
 
 NUMBER_ERRORS = ("required", "invalid", "min_value", "max_value")
@@ -24,13 +25,13 @@ def error_text(form: forms.Form) -> str:
     return " ".join(str(error) for errors in form.errors.values() for error in errors)
 
 
-def whole_number_field(label: str, error: str, missing: str | None = None, **bounds) -> forms.IntegerField:
-    """A whole number within ``bounds`` (``min_value``, ``max_value``, with its ``initial``); any refusal says
-    ``error``, but that of an empty field says ``missing`` where given."""
+def whole_number_field(label: str, error: str, missing: str | None = None, **bounds) -> PlainIntegerField:
+    """A whole number (plain ASCII digits, ``PlainIntegerField``) within ``bounds`` (``min_value``, ``max_value``,
+    with its ``initial``); any refusal says ``error``, but that of an empty field says ``missing`` where given."""
     error_messages = dict.fromkeys(NUMBER_ERRORS, error)
     if missing is not None:
         error_messages["required"] = missing
-    return forms.IntegerField(label=label, error_messages=error_messages, **bounds)
+    return PlainIntegerField(label=label, error_messages=error_messages, **bounds)
 
 
 def markdown_field(label: str, what: str, rows: int) -> forms.CharField:

@@ -1,15 +1,37 @@
-"""The form field of a campaign's decimal settings (repeat rate, control share, the QC thresholds and times).
+"""The form fields of numbers a user types: whole numbers (every count, seed, number of days, line or time of a form)
+and a campaign's decimal settings (repeat rate, control share, the QC thresholds and times).
 
-Django's ``FloatField`` takes whatever ``float`` takes, so a setting of 1e-400 was stored as 0 and one of ``1_0`` as
-10. This one takes a number as the imports take one from a file (``textfiles.plain_number``: a plain decimal number
-in ASCII that a float holds as written), the spaces around it dropped, and refuses anything else under its field.
+Django's ``IntegerField`` and ``FloatField`` take whatever ``int`` and ``float`` take, so a count of ``٣`` was 3, one
+of ``1_0`` 10, and a setting of 1e-400 was stored as 0. These take a number as the imports take one from a file
+(``request_numbers.plain_whole_number``, ``textfiles.plain_number``: plain ASCII, held as written), the spaces
+around it dropped, and refuse anything else under their field.
 """
 from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
 
+from .request_numbers import plain_whole_number
 from .services.textfiles import NumberError, plain_number, shown
+
+
+class PlainIntegerField(forms.IntegerField):
+    """``forms.IntegerField`` reading its text with ``plain_whole_number``: ``٣``, ``1_0``, ``+3`` and ``3.0`` are
+    refused, and so is a number beyond a bigint (``WHOLE_NUMBER_RANGE``); a minus only where ``min_value`` allows a
+    negative number. A refusal says the field's ``invalid`` message when the field was given one, else what was
+    wrong (``'1_0' is not a whole number from 0 (ASCII digits 0-9, such as 42).``)."""
+
+    default_error_messages = {"invalid": "%(value)s %(reason)s."}
+
+    def to_python(self, value: object) -> int | None:
+        if value in self.empty_values or (isinstance(value, str) and not value.strip()):
+            return None
+        text = str(value).strip()
+        try:
+            return plain_whole_number(text, negative=self.min_value is None or self.min_value < 0)
+        except NumberError as error:
+            raise ValidationError(self.error_messages["invalid"], code="invalid",
+                                  params={"value": shown(text), "reason": str(error)}) from None
 
 
 class PlainFloatField(forms.FloatField):

@@ -1,16 +1,18 @@
 """The form that starts an analysis."""
 from django import forms
 
+from annotation.number_fields import PlainIntegerField
+
 from .core.parameters import MAX_ACCURACY_FOLDS, MAX_BOOTSTRAP, MAX_SEED, AnalysisParameters
 
 
 class AnalysisForm(forms.Form):
-    bootstrap = forms.IntegerField(
+    bootstrap = PlainIntegerField(
         min_value=100, max_value=MAX_BOOTSTRAP, initial=1000, help_text="Samples per method."
     )
     confidence = forms.FloatField(min_value=0.5, max_value=0.999, initial=0.95, help_text="Of the rank ranges.")
-    seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=1)
-    accuracy_folds = forms.IntegerField(
+    seed = PlainIntegerField(min_value=0, max_value=MAX_SEED, initial=1)
+    accuracy_folds = PlainIntegerField(
         min_value=0, max_value=MAX_ACCURACY_FOLDS, initial=0, required=False,
         help_text="G15 Table 4: how well each ranking method predicts judgments it did not see, by cross-validation "
         "with this many folds (G15 used 100). Slow: every fold ranks the systems again, minutes on a large campaign. "

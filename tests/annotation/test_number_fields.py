@@ -1,0 +1,124 @@
+"""Whole numbers as users type them (number_fields.PlainIntegerField, request_numbers.plain_whole_number): every form,
+the API and the commands take plain ASCII digits only; ``int`` took ``٣`` and ``３`` as 3, ``1_0`` as 10, ``+3``
+as 3, and Django's form field took ``3.0`` as 3."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django import forms
+
+from annotation.campaign_forms import SCREENS_COUNT_ERROR, CampaignImportForm, ScreensForm
+from annotation.forms import FlagForm, RankingForm, ScoreForm
+from annotation.judging_forms import DAYS_ERROR, PERCENT_ERROR, AttentionChecksForm, InviteForm, TrainingLineForm
+from annotation.models import Campaign, Screen, ScreenJob
+from ranking.forms import AnalysisForm
+
+from .factories import small_campaign
+from .test_importing import SOURCE, SYSTEMS
+from .test_organizer import form_data, upload
+
+pytestmark = pytest.mark.django_db
+
+#: Texts ``int`` (or Django's IntegerField) read as a number and that are no plain whole number.
+NOT_PLAIN = ["٣", "３", "1_0", "+3", "3.0", "0x3", "3e0", "3 3", "1,000"]
+#: Beyond PostgreSQL's bigint, and beyond the 4,300 digits ``int`` reads.
+HUGE = ["99999999999999999999", "9" * 5000]
+TOO_LARGE = "is out of range (a whole number is at most 9,223,372,036,854,775,807)"
+
+#: (form bound to a value, its whole-number field, a value the field takes, the field's own refusal or None).
+FORMS: dict[str, tuple[Callable[[str], forms.Form], str, int, str | None]] = {
+    "screens count": (lambda value: ScreensForm({"count": value}), "count", 7, SCREENS_COUNT_ERROR),
+    "campaign seed": (lambda value: CampaignImportForm({"name": "n", "mode": "ranking", "seed": value}), "seed",
+                      7, None),
+    "campaign redundancy": (lambda value: CampaignImportForm({"name": "n", "mode": "ranking", "redundancy": value}),
+                            "redundancy", 7, None),
+    "campaign max_candidates": (
+        lambda value: CampaignImportForm({"name": "n", "mode": "ranking", "max_candidates": value}),
+        "max_candidates", 7, None),
+    "crowd screens per session": (
+        lambda value: CampaignImportForm({"name": "n", "mode": "ranking", "crowd_session_screens": value}),
+        "crowd_session_screens", 7, None),
+    "invite days": (lambda value: InviteForm({"username": "ann", "valid_days": value}), "valid_days", 7, DAYS_ERROR),
+    "attention percent": (lambda value: AttentionChecksForm({"percent": value}), "percent", 7, PERCENT_ERROR),
+    "training line": (lambda value: TrainingLineForm({"line": value}), "line", 7,
+                      "A line number is a whole number from 0."),
+    "ranking active time": (lambda value: RankingForm({"rank_0": "1", "active_ms": value}, count=1, max_rank=5),
+                            "active_ms", 7, None),
+    "score active time": (lambda value: ScoreForm({"score_0": "60", "moved_0": "1", "active_ms": value}, count=1),
+                          "active_ms", 7, None),
+    "flag active time": (lambda value: FlagForm({"reason": "garbled", "active_ms": value}), "active_ms", 7, None),
+    "analysis bootstrap": (lambda value: AnalysisForm({"bootstrap": value, "confidence": "0.95", "seed": "1"}),
+                           "bootstrap", 700, None),
+    "analysis seed": (lambda value: AnalysisForm({"bootstrap": "100", "confidence": "0.95", "seed": value}),
+                      "seed", 7, None),
+    "analysis folds": (lambda value: AnalysisForm({"bootstrap": "100", "confidence": "0.95", "seed": "1",
+                                                   "accuracy_folds": value}), "accuracy_folds", 7, None),
+}
+
+
+@pytest.mark.parametrize("name", FORMS)
+@pytest.mark.parametrize("text", NOT_PLAIN + HUGE)
+def test_every_forms_whole_number_is_plain_ascii_digits(name, text):
+    bound, field, _, own_message = FORMS[name]
+    form = bound(text)
+    assert not form.is_valid()
+    if own_message is not None:
+        expected = own_message
+    elif text in HUGE:
+        expected = "is out of range (a whole number is "
+    else:
+        expected = "is not a whole number"
+    assert expected in " ".join(form.errors[field])
+    if own_message is None and len(text) < 60:
+        assert repr(text) in " ".join(form.errors[field])
+
+
+@pytest.mark.parametrize("name", FORMS)
+def test_a_plain_whole_number_is_taken_the_spaces_around_it_dropped(name):
+    bound, field, value, _ = FORMS[name]
+    for text in (str(value), f" {value}\t", f"00{value}"):
+        form = bound(text)
+        form.is_valid()
+        assert field not in form.errors and form.cleaned_data[field] == value
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("-3", "'-3' is not a whole number from 0 (ASCII digits 0-9, such as 42)."),
+    ("-0", "'-0' is not a whole number from 0 (ASCII digits 0-9, such as 42)."),
+])
+def test_a_minus_only_where_a_negative_number_may_be_given(text, message):
+    form = CampaignImportForm({"name": "n", "mode": "ranking", "crowd_session_screens": text, "seed": text})
+    form.is_valid()
+    assert form.errors["crowd_session_screens"] == [message]
+    assert "seed" not in form.errors and form.cleaned_data["seed"] == int(text)
+
+
+def test_a_seed_beyond_a_bigint_is_refused_with_the_range():
+    form = CampaignImportForm({"name": "n", "mode": "ranking", "seed": "-99999999999999999999"})
+    assert form.errors["seed"] == ["'-99999999999999999999' is out of range (a whole number is from "
+                                   "-9,223,372,036,854,775,808 to 9,223,372,036,854,775,807)."]
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN + HUGE)
+def test_the_api_adds_no_screens_for_a_count_that_is_no_plain_number(organizer_client, organizer, text):
+    campaign = small_campaign("api-count")
+    campaign.organizers.add(organizer)
+    response = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", {"count": text})
+    assert response.status_code == 400 and response.json() == {"count": [SCREENS_COUNT_ERROR]}
+    assert not Screen.objects.exists() and not ScreenJob.objects.exists()
+    added = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", {"count": " 3 "})
+    assert added.status_code == 201 and added.json()["created"] == 3
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1_0", "'1_0' is not a whole number (ASCII digits 0-9, such as 42 or -1)."),
+    ("٣", "'٣' is not a whole number (ASCII digits 0-9, such as 42 or -1)."),
+    ("99999999999999999999", "'99999999999999999999' is out of range (a whole number is from "
+                             "-9,223,372,036,854,775,808 to 9,223,372,036,854,775,807)."),
+])
+def test_the_api_creates_no_campaign_with_a_seed_that_is_no_plain_number(organizer_client, text, message):
+    response = organizer_client.post("/api/campaigns/", form_data(
+        seed=text, source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
+    assert response.status_code == 400 and response.json() == {"seed": [message]}
+    assert not Campaign.objects.exists()
