@@ -62,6 +62,8 @@ def distinct_keys_object(pairs: list[tuple[str, object]]) -> dict:
     return data
 
 
+#: An id in an address: ASCII digits (DRF's default lookup takes any text, and the ORM reads ``٣`` as 3).
+ID_PATTERN = "[0-9]+"
 #: A UTF-16 surrogate code point: JSON's ``\ud800`` escape gives one alone, which is no Unicode character.
 SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -165,6 +167,7 @@ class BackgroundJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = BackgroundJobSerializer
     permission_classes = [IsAuthenticated]
     lookup_url_kwarg = "job_id"
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         return visible_jobs(self.request.user)
@@ -186,6 +189,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     serializer_class = CampaignSerializer
     permission_classes = [IsOrganizer]
     parser_classes = [SentNamesParser, FormParser]
+    lookup_value_regex = ID_PATTERN
 
     def get_queryset(self):
         return managed_campaigns(self.request.user).with_sizes().prefetch_related("systems")
@@ -236,7 +240,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(summary="Go on with a screen job that stopped: it writes the screens it has not written yet",
                    request=None, responses={202: ScreenJobSerializer, **WRITE_ERRORS, 404: JOB_NOT_FOUND})
-    @action(detail=True, methods=["post"], url_path=r"screen-jobs/(?P<screen_job_id>[0-9]+)/resume")
+    @action(detail=True, methods=["post"], url_path=rf"screen-jobs/(?P<screen_job_id>{ID_PATTERN})/resume")
     def resume_screen_job(self, request, pk=None, screen_job_id=None):
         """POST: queue a failed screen job again (202; its progress in GET ``screens/``); 400 unless it failed."""
         campaign = self.get_object()

@@ -122,3 +122,13 @@ def test_the_api_creates_no_campaign_with_a_seed_that_is_no_plain_number(organiz
         seed=text, source=upload("source", SOURCE), systems=[upload(n, d) for n, d in SYSTEMS.items()]))
     assert response.status_code == 400 and response.json() == {"seed": [message]}
     assert not Campaign.objects.exists()
+
+
+def test_an_api_address_names_a_campaign_by_its_ascii_digits(organizer_client, organizer):
+    campaign = small_campaign("api-address")
+    campaign.organizers.add(organizer)
+    assert organizer_client.get(f"/api/campaigns/{campaign.pk}/").status_code == 200
+    arabic_indic = str(campaign.pk).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+    for spelled in (arabic_indic, f"+{campaign.pk}", f"{campaign.pk}.0", "99999999999999999999"):
+        response = organizer_client.get(f"/api/campaigns/{spelled}/")
+        assert response.status_code == 404 and set(response.json()) == {"detail"}
