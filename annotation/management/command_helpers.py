@@ -1,14 +1,18 @@
 """What the management commands share: a command on one campaign named by ``--campaign``, finding a campaign by name,
-reading the user map of an import and writing a command's output (one text, or a streamed one chunk by chunk)."""
+reading a whole-number option and the user map of an import, and writing a command's output (one text, or a streamed
+one chunk by chunk)."""
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
+from annotation.request_numbers import plain_whole_number
 from annotation.services.judged_screens import parse_user_map
+from annotation.services.textfiles import NumberError, shown
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -41,6 +45,22 @@ class CampaignCommand(BaseCommand):
 
     def handle_campaign(self, campaign: Campaign, **options):
         raise NotImplementedError("a CampaignCommand defines handle_campaign")
+
+
+def whole_number_option(text: str, negative: bool = False) -> int:
+    """argparse ``type`` of a whole-number option: ``text`` as the forms read a whole number (``plain_whole_number``,
+    the spaces around it dropped; a minus when ``negative``), else argparse's usage error naming the option
+    (``argument --count: '1_0' is not a whole number from 0 (ASCII digits 0-9, such as 42)``); ``int``, argparse's
+    usual type, took ``1_0`` as 10 and ``٣`` as 3."""
+    try:
+        return plain_whole_number(text.strip(), negative)
+    except NumberError as error:
+        raise argparse.ArgumentTypeError(f"{shown(text.strip())} {error}") from None
+
+
+def signed_whole_number_option(text: str) -> int:
+    """``whole_number_option`` that also takes a negative number (``-1``)."""
+    return whole_number_option(text, negative=True)
 
 
 def user_map(options: dict) -> dict[str, str]:

@@ -3,15 +3,19 @@ the API and the commands take plain ASCII digits only; ``int`` took ``٣`` and `
 as 3, and Django's form field took ``3.0`` as 3."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from io import StringIO
 
 import pytest
 from django import forms
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 
 from annotation.campaign_forms import SCREENS_COUNT_ERROR, CampaignImportForm, ScreensForm
 from annotation.forms import FlagForm, RankingForm, ScoreForm
 from annotation.judging_forms import DAYS_ERROR, PERCENT_ERROR, AttentionChecksForm, InviteForm, TrainingLineForm
-from annotation.models import Campaign, Screen, ScreenJob
+from annotation.models import Campaign, Invite, Screen, ScreenJob
 from ranking.forms import AnalysisForm
 
 from .factories import small_campaign
@@ -132,3 +136,17 @@ def test_an_api_address_names_a_campaign_by_its_ascii_digits(organizer_client, o
     for spelled in (arabic_indic, f"+{campaign.pk}", f"{campaign.pk}.0", "99999999999999999999"):
         response = organizer_client.get(f"/api/campaigns/{spelled}/")
         assert response.status_code == 404 and set(response.json()) == {"detail"}
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN + HUGE[:1])
+def test_a_commands_whole_number_option_is_plain_ascii_digits(text):
+    campaign = small_campaign("cli-count")
+    users = User.objects.count()
+    expected = TOO_LARGE if text in HUGE else "is not a whole number from 0 (ASCII digits 0-9, such as 42)"
+    with pytest.raises(CommandError, match=re.escape(f"Error: argument --count: {text!r} {expected}")):
+        call_command("active_screens", "--campaign", campaign.name, "--count", text, stdout=StringIO())
+    with pytest.raises(CommandError, match=re.escape(f"Error: argument --days: {text!r} {expected}")):
+        call_command("invite", "--campaign", campaign.name, "ann", "--days", text, stdout=StringIO())
+    assert not Screen.objects.exists() and not Invite.objects.exists() and User.objects.count() == users
+    call_command("active_screens", "--campaign", campaign.name, "--count", " 2", stdout=StringIO())
+    assert Screen.objects.filter(campaign=campaign).count() == 2

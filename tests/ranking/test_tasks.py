@@ -211,6 +211,9 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
 
 
 SEED_RULE = "seed must be a whole number from 0 to 9223372036854775807 (2**63 - 1), got "
+#: A whole-number option's refusals (``command_helpers.whole_number_option``): a seed's range is a bigint's.
+NOT_FROM_0 = "is not a whole number from 0 (ASCII digits 0-9, such as 42)"
+BEYOND_SEEDS = "is out of range (a whole number is at most 9,223,372,036,854,775,807)"
 
 
 @pytest.mark.django_db
@@ -229,10 +232,14 @@ def test_the_fewest_bootstrap_samples_the_commands_take_give_an_analysis(tmp_pat
 @pytest.mark.parametrize(
     ("command", "option", "value", "message"),
     [
-        ("analyze", "--seed", "-1", SEED_RULE + "-1"),
-        ("analyze", "--seed", str(2**63), SEED_RULE + str(2**63)),
-        ("export_report", "--seed", "-1", SEED_RULE + "-1"),
-        ("export_report", "--seed", "99999999999999999999999", SEED_RULE + "99999999999999999999999"),
+        ("analyze", "--seed", "-1", "Error: argument --seed: '-1' " + NOT_FROM_0),
+        ("analyze", "--seed", str(2**63), f"Error: argument --seed: '{2**63}' " + BEYOND_SEEDS),
+        ("export_report", "--seed", "-1", "Error: argument --seed: '-1' " + NOT_FROM_0),
+        ("export_report", "--seed", "9" * 23, f"Error: argument --seed: '{'9' * 23}' " + BEYOND_SEEDS),
+        ("export_report", "--seed", "1_0", "Error: argument --seed: '1_0' " + NOT_FROM_0),
+        ("analyze", "--bootstrap", "٣٠٠", "Error: argument --bootstrap: '٣٠٠' " + NOT_FROM_0),
+        ("analyze", "--correlation-decimals", "+2", "Error: argument --correlation-decimals: '+2' is not a whole "
+         "number (ASCII digits 0-9, such as 42 or -1)"),
         ("analyze", "--correlation-decimals", "-5",
          "--correlation-decimals must be from 0 to 15, or -1 for no rounding; got -5"),
         ("analyze", "--correlation-decimals", "16",

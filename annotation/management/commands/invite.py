@@ -13,7 +13,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.urls import reverse
 
-from annotation.management.command_helpers import CampaignCommand
+from annotation.management.command_helpers import CampaignCommand, whole_number_option
 from annotation.permissions import can_manage
 from annotation.services.invites import INVITE_VALIDITY, InviteError, create_invite, link_logs_in
 
@@ -43,7 +43,8 @@ class Command(CampaignCommand):
             help="the organizer or admin creating the invites (default: the campaign's owner)",
         )
         parser.add_argument(
-            "--days", type=int, default=INVITE_VALIDITY.days, help=f"days a link works (default {INVITE_VALIDITY.days})"
+            "--days", type=whole_number_option, default=INVITE_VALIDITY.days,
+            help=f"days a link works (default {INVITE_VALIDITY.days})",
         )
 
     def _creator(self, campaign, username: str | None):

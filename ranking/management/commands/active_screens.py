@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import CampaignCommand
+from annotation.management.command_helpers import CampaignCommand, whole_number_option
 from annotation.models import Campaign
 from gecappraise.plurals import counted
 from ranking.active_screens import write_active_prws_screens, write_active_screens
@@ -20,7 +20,8 @@ class Command(CampaignCommand):
     help = __doc__
 
     def add_campaign_arguments(self, parser):
-        parser.add_argument("--count", type=int, default=20, help=f"screens to add, 1 to {MAX_COUNT} (default 20)")
+        parser.add_argument("--count", type=whole_number_option, default=20,
+                            help=f"screens to add, 1 to {MAX_COUNT} (default 20)")
 
     def handle_campaign(self, campaign, **options):
         count = options["count"]

@@ -8,7 +8,12 @@ import sys
 
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import CampaignCommand, write_output
+from annotation.management.command_helpers import (
+    CampaignCommand,
+    signed_whole_number_option,
+    whole_number_option,
+    write_output,
+)
 from ranking.core.parameters import (
     CORRELATION_DECIMALS,
     IGNORED_JUDGES,
@@ -71,10 +76,11 @@ class Command(CampaignCommand):
     requires_system_checks = []
 
     def add_campaign_arguments(self, parser):
-        parser.add_argument("--bootstrap", type=int, default=1000,
+        parser.add_argument("--bootstrap", type=whole_number_option, default=1000,
                             help=f"bootstrap samples per method, {MIN_BOOTSTRAP} to {MAX_BOOTSTRAP:,} (default 1000)")
         parser.add_argument("--confidence", type=float, default=0.95, help="rank range confidence (default 0.95)")
-        parser.add_argument("--seed", type=int, default=1, help=f"random seed, 0 to {MAX_SEED} (default 1)")
+        parser.add_argument("--seed", type=whole_number_option, default=1,
+                            help=f"random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--judge", metavar="USER", help="analyse this judge's judgments only")
         parser.add_argument(
             "--metrics", metavar="DIR",
@@ -82,7 +88,7 @@ class Command(CampaignCommand):
                  "of the campaign",
         )
         parser.add_argument(
-            "--accuracy-folds", type=int, default=0, metavar="K",
+            "--accuracy-folds", type=whole_number_option, default=0, metavar="K",
             help=f"also cross-validate the prediction accuracy of both methods with K folds, 2 to "
                  f"{MAX_ACCURACY_FOLDS:,} (G15 Table 4: 100)",
         )
@@ -93,7 +99,7 @@ class Command(CampaignCommand):
                  "the snapshot",
         )
         parser.add_argument(
-            "--correlation-decimals", type=int, default=CORRELATION_DECIMALS, metavar="N",
+            "--correlation-decimals", type=signed_whole_number_option, default=CORRELATION_DECIMALS, metavar="N",
             help=f"round the human scores to N decimals (0 to {MAX_DECIMALS}) before correlating them with metrics "
                  "(default 3, as G15's Table 5 used Table 3b as printed; -1: no rounding)",
         )

@@ -7,7 +7,7 @@ import sys
 
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import CampaignCommand, write_output
+from annotation.management.command_helpers import CampaignCommand, whole_number_option, write_output
 from ranking.core.analysis import AnalysisParameters
 from ranking.core.parameters import MAX_SEED
 from ranking.management.commands.analyze import ProgressBar, read_metrics
@@ -26,11 +26,14 @@ class Command(CampaignCommand):
         parser.add_argument("--format", required=True, choices=sorted(FORMATS), help="report format")
         parser.add_argument("--out", required=True, metavar="FILE", help="output file ('-' for stdout)")
         which = parser.add_mutually_exclusive_group()
-        which.add_argument("--analysis", type=int, metavar="ID", help="report this analysis (default: the latest done)")
+        which.add_argument("--analysis", type=whole_number_option, metavar="ID",
+                           help="report this analysis (default: the latest done)")
         which.add_argument("--run", action="store_true", help="compute a fresh analysis in this process first")
-        parser.add_argument("--bootstrap", type=int, help="with --run: bootstrap samples per method (default 1000)")
+        parser.add_argument("--bootstrap", type=whole_number_option,
+                            help="with --run: bootstrap samples per method (default 1000)")
         parser.add_argument("--confidence", type=float, help="with --run: rank range confidence (default 0.95)")
-        parser.add_argument("--seed", type=int, help=f"with --run: random seed, 0 to {MAX_SEED} (default 1)")
+        parser.add_argument("--seed", type=whole_number_option,
+                            help=f"with --run: random seed, 0 to {MAX_SEED} (default 1)")
         parser.add_argument("--metrics", metavar="DIR", help="with --run: folder of scores.<metric> files")
         parser.add_argument("--standalone", action="store_true",
                             help="latex: a complete document instead of tabulars to \\input")
