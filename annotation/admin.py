@@ -75,9 +75,12 @@ def search_lookup(model: type[models.Model], name: str) -> tuple[str, models.Fie
 
 def search_value(lookup: str, field: models.Field, term: str) -> object | None:
     """What ``lookup`` compares with the search term ``term``: the term itself, or for an ``exact`` lookup the value
-    of the field's type that it is (None: it is none, e.g. a word for a number or a token)."""
+    of the field's type that it is (None: it is none, e.g. a word for a number or a token); a number is ASCII digits
+    (``whole_number``: ``int`` would read ``٣`` as 3 and ``1_0`` as 10)."""
     if not lookup.endswith("__exact"):
         return term
+    if isinstance(field, models.IntegerField):
+        return whole_number(term)
     try:
         return field.to_python(term)
     except ValidationError:

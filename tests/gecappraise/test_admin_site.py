@@ -140,6 +140,7 @@ def test_a_search_matches_numbers_and_tokens_as_values_and_names_in_part(admin_c
         return sorted(Assignment.objects.filter(**lookups).values_list("pk", flat=True))
 
     assert found("01") == ids(screen__number=1) and len(found("01")) == 1
+    assert found("١") == found("+1") == found("1.0") == [], "a number is ASCII digits (int() read ١ as 1)"
     served = Assignment.objects.get(judge=ann, screen__number=0)
     assert found(str(served.token).upper()) == [served.pk]
     assert found("ann") == ids(judge=ann) and len(found("ann")) == 3
