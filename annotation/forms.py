@@ -53,7 +53,8 @@ class RankingForm(forms.Form):
                 coerce=int,
                 widget=forms.RadioSelect,
                 label=f"Rank of correction {position + 1}",
-                error_messages={"required": f"Correction {position + 1} has no rank yet."},
+                error_messages={"required": f"Correction {position + 1} has no rank yet.",
+                                "invalid_choice": f"Correction {position + 1}: choose a rank from 1 to {max_rank}."},
             )
 
     def ranks(self) -> list[int]:

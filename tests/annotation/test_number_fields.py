@@ -104,6 +104,13 @@ def test_a_seed_beyond_a_bigint_is_refused_with_the_range():
                                    "-9,223,372,036,854,775,808 to 9,223,372,036,854,775,807)."]
 
 
+@pytest.mark.parametrize("text", [*NOT_PLAIN, " 3", "-3", "99999999999999999999"])
+def test_a_rank_is_one_of_the_choices_as_written(text):
+    form = RankingForm({"rank_0": text}, count=1, max_rank=5)
+    assert form.errors["rank_0"] == ["Correction 1: choose a rank from 1 to 5."]
+    assert RankingForm({"rank_0": "3"}, count=1, max_rank=5).is_valid()
+
+
 @pytest.mark.parametrize("text", NOT_PLAIN + HUGE)
 def test_the_api_adds_no_screens_for_a_count_that_is_no_plain_number(organizer_client, organizer, text):
     campaign = small_campaign("api-count")
