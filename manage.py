@@ -7,12 +7,12 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gecappraise.settings")
-    from django.conf import settings
+    import django
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
     try:
-        settings.INSTALLED_APPS
+        django.setup()
     except ImproperlyConfigured as error:
         # The settings say what is wrong with the environment; the operator gets that line, not a traceback.
         sys.exit(f"manage.py: {error}")

@@ -14,7 +14,7 @@ from django.contrib.auth.forms import PasswordChangeForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
-from .number_fields import PlainIntegerField
+from .number_fields import PlainFloatField, PlainIntegerField
 from .services.queue import FLAG_REASON_MAX
 
 #: The longest active time a client may report for one screen (longer values are rejected as malformed).
@@ -89,15 +89,16 @@ class ScoreForm(forms.Form):
         self.count = count
         for position in range(count):
             number = position + 1
-            self.fields[f"score_{position}"] = forms.FloatField(
+            self.fields[f"score_{position}"] = PlainFloatField(
                 min_value=0, max_value=100, label=f"Score of correction {number}",
-                error_messages={"required": f"Correction {number} has no score."},
+                error_messages={"required": f"Correction {number} has no score.",
+                                "invalid": f"Correction {number}: the score is not a number from 0 to 100."},
             )
             self.fields[f"moved_{position}"] = forms.BooleanField(
                 widget=forms.HiddenInput,
                 error_messages={"required": f"Move the slider of correction {number} before you submit."},
             )
-            self.fields[f"first_{position}"] = forms.FloatField(
+            self.fields[f"first_{position}"] = PlainFloatField(
                 required=False, min_value=0, max_value=100, widget=forms.HiddenInput,
                 error_messages={"invalid": f"The first value of slider {number} is not a number."},
             )

@@ -8,6 +8,8 @@ around it dropped, and refuse anything else under their field.
 """
 from __future__ import annotations
 
+import math
+
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -35,15 +37,24 @@ class PlainIntegerField(forms.IntegerField):
 
 
 class PlainFloatField(forms.FloatField):
-    """``forms.FloatField`` reading its text with ``plain_number``: "1e-400" is refused ("too close to 0"), not 0."""
+    """``forms.FloatField`` reading its text with ``plain_number``: ``1e-400`` is refused ("too close to 0"), not 0,
+    and so are ``٣``, ``1_0``, ``inf`` and ``nan``. A refusal says the field's ``invalid`` message when the field
+    was given one, else what was wrong."""
 
-    def to_python(self, value):
+    default_error_messages = {"invalid": "%(value)s %(reason)s."}
+
+    def to_python(self, value: object) -> float | None:
         if value in self.empty_values or (isinstance(value, str) and not value.strip()):
             return None
-        if isinstance(value, (int, float)):
-            return super().to_python(value)
         text = str(value).strip()
         try:
-            return plain_number(text)
+            number = plain_number(text)
         except NumberError as error:
-            raise ValidationError(f"{shown(text)} {error}.", code="invalid") from None
+            raise self._refused(text, str(error)) from None
+        if not math.isfinite(number):
+            raise self._refused(text, "is not a finite number")
+        return number
+
+    def _refused(self, text: str, reason: str) -> ValidationError:
+        return ValidationError(self.error_messages["invalid"], code="invalid",
+                               params={"value": shown(text), "reason": reason})

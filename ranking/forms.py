@@ -1,7 +1,7 @@
 """The form that starts an analysis."""
 from django import forms
 
-from annotation.number_fields import PlainIntegerField
+from annotation.number_fields import PlainFloatField, PlainIntegerField
 
 from .core.parameters import MAX_ACCURACY_FOLDS, MAX_BOOTSTRAP, MAX_SEED, AnalysisParameters
 
@@ -10,7 +10,7 @@ class AnalysisForm(forms.Form):
     bootstrap = PlainIntegerField(
         min_value=100, max_value=MAX_BOOTSTRAP, initial=1000, help_text="Samples per method."
     )
-    confidence = forms.FloatField(min_value=0.5, max_value=0.999, initial=0.95, help_text="Of the rank ranges.")
+    confidence = PlainFloatField(min_value=0.5, max_value=0.999, initial=0.95, help_text="Of the rank ranges.")
     seed = PlainIntegerField(min_value=0, max_value=MAX_SEED, initial=1)
     accuracy_folds = PlainIntegerField(
         min_value=0, max_value=MAX_ACCURACY_FOLDS, initial=0, required=False,

@@ -104,6 +104,40 @@ def test_a_seed_beyond_a_bigint_is_refused_with_the_range():
                                    "-9,223,372,036,854,775,808 to 9,223,372,036,854,775,807)."]
 
 
+#: (form bound to a value, its decimal field, a value the field takes, the field's own refusal or None).
+DECIMAL_FORMS: dict[str, tuple[Callable[[str], forms.Form], str, float, str | None]] = {
+    "slider score": (lambda value: ScoreForm({"score_0": value, "moved_0": "1"}, count=1), "score_0", 62.5,
+                     "Correction 1: the score is not a number from 0 to 100."),
+    "slider first value": (lambda value: ScoreForm({"score_0": "60", "moved_0": "1", "first_0": value}, count=1),
+                           "first_0", 62.5, "The first value of slider 1 is not a number."),
+    "analysis confidence": (lambda value: AnalysisForm({"bootstrap": "100", "confidence": value, "seed": "1"}),
+                            "confidence", 0.9, None),
+}
+
+
+@pytest.mark.parametrize("name", DECIMAL_FORMS)
+@pytest.mark.parametrize("text", ["٣", "３", "1_0", "0x3", "inf", "nan", "1e-400", "5,5"])
+def test_every_forms_decimal_number_is_plain_ascii(name, text):
+    """Django's FloatField took ``٣`` as 3 and ``1_0`` as 10, and 1e-400 as 0."""
+    bound, field, _, own_message = DECIMAL_FORMS[name]
+    form = bound(text)
+    assert not form.is_valid()
+    if own_message is not None:
+        assert form.errors[field] == [own_message]
+    else:
+        [message] = form.errors[field]
+        assert message.startswith(f"{text!r} ") and "%(" not in message
+
+
+@pytest.mark.parametrize("name", DECIMAL_FORMS)
+def test_a_plain_decimal_number_is_taken_the_spaces_around_it_dropped(name):
+    bound, field, value, _ = DECIMAL_FORMS[name]
+    for text in (str(value), f" {value}\t"):
+        form = bound(text)
+        form.is_valid()
+        assert field not in form.errors and form.cleaned_data[field] == value
+
+
 @pytest.mark.parametrize("text", [*NOT_PLAIN, " 3", "-3", "99999999999999999999"])
 def test_a_rank_is_one_of_the_choices_as_written(text):
     form = RankingForm({"rank_0": text}, count=1, max_rank=5)

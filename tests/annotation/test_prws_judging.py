@@ -103,7 +103,7 @@ def test_an_unmoved_slider_is_refused_and_shown_as_it_was(campaign, ann):
     "data, message",
     [
         (scores_data([101, 1, 1, 1]), "less than or equal to 100"),
-        (scores_data(["x", 1, 1, 1]), "Enter a number."),
+        (scores_data(["x", 1, 1, 1]), "Correction 1: the score is not a number from 0 to 100."),
         ({**scores_data([1, 1, 1]), "moved_3": "1"}, "Correction 4 has no score."),
     ],
 )
