@@ -17,44 +17,42 @@ from .request_numbers import plain_whole_number
 from .services.textfiles import NumberError, plain_number, shown
 
 
-class PlainIntegerField(forms.IntegerField):
-    """``forms.IntegerField`` reading its text with ``plain_whole_number``: ``٣``, ``1_0``, ``+3`` and ``3.0`` are
-    refused, and so is a number beyond a bigint (``WHOLE_NUMBER_RANGE``); a minus only where ``min_value`` allows a
-    negative number. A refusal says the field's ``invalid`` message when the field was given one, else what was
-    wrong (``'1_0' is not a whole number from 0 (ASCII digits 0-9, such as 42).``)."""
+class PlainNumber:
+    """What the two fields share: empty text (or spaces) is no value; other text, the spaces around it dropped, is
+    read by the field's ``parse``, and a ``NumberError`` becomes the field's ``invalid`` message (its own when it
+    was given one, else the text and what was wrong with it)."""
 
     default_error_messages = {"invalid": "%(value)s %(reason)s."}
 
-    def to_python(self, value: object) -> int | None:
+    def parse(self, text: str) -> int | float:
+        raise NotImplementedError
+
+    def to_python(self, value: object) -> int | float | None:
         if value in self.empty_values or (isinstance(value, str) and not value.strip()):
             return None
         text = str(value).strip()
         try:
-            return plain_whole_number(text, negative=self.min_value is None or self.min_value < 0)
+            return self.parse(text)
         except NumberError as error:
             raise ValidationError(self.error_messages["invalid"], code="invalid",
                                   params={"value": shown(text), "reason": str(error)}) from None
 
 
-class PlainFloatField(forms.FloatField):
+class PlainIntegerField(PlainNumber, forms.IntegerField):
+    """``forms.IntegerField`` reading its text with ``plain_whole_number``: ``٣``, ``1_0``, ``+3`` and ``3.0`` are
+    refused, and so is a number beyond a bigint (``WHOLE_NUMBER_RANGE``); a minus only where ``min_value`` allows a
+    negative number (``'1_0' is not a whole number from 0 (ASCII digits 0-9, such as 42).``)."""
+
+    def parse(self, text: str) -> int:
+        return plain_whole_number(text, negative=self.min_value is None or self.min_value < 0)
+
+
+class PlainFloatField(PlainNumber, forms.FloatField):
     """``forms.FloatField`` reading its text with ``plain_number``: ``1e-400`` is refused ("too close to 0"), not 0,
-    and so are ``٣``, ``1_0``, ``inf`` and ``nan``. A refusal says the field's ``invalid`` message when the field
-    was given one, else what was wrong."""
+    and so are ``٣``, ``1_0``, ``inf`` and ``nan``."""
 
-    default_error_messages = {"invalid": "%(value)s %(reason)s."}
-
-    def to_python(self, value: object) -> float | None:
-        if value in self.empty_values or (isinstance(value, str) and not value.strip()):
-            return None
-        text = str(value).strip()
-        try:
-            number = plain_number(text)
-        except NumberError as error:
-            raise self._refused(text, str(error)) from None
+    def parse(self, text: str) -> float:
+        number = plain_number(text)
         if not math.isfinite(number):
-            raise self._refused(text, "is not a finite number")
+            raise NumberError("is not a finite number")
         return number
-
-    def _refused(self, text: str, reason: str) -> ValidationError:
-        return ValidationError(self.error_messages["invalid"], code="invalid",
-                               params={"value": shown(text), "reason": reason})
