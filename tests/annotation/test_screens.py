@@ -5,11 +5,13 @@ from collections import Counter
 
 import pytest
 
-from annotation.models import Assignment, Campaign, Screen
+from annotation.models import Assignment, Campaign, Output, Screen, System
+from annotation.services.attention import CONTROL_SYSTEM
 from annotation.services.importing import import_outputs
 from annotation.services.screens import create_screens, screen_count
 from annotation.services.textfiles import NamedFile
 
+from .factories import small_campaign
 from .test_importing import SOURCE, named, systems
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +66,126 @@ def test_conll14_diversity_sampling_prefers_diverse_sentences(conll14_dir):
     histogram = campaign.distinct_histogram
     mean_distinct_all = sum(int(k) * v for k, v in histogram.items()) / sum(histogram.values())
     assert sum(sampled) / len(sampled) > mean_distinct_all + 0.5
+
+
+def planned_screens(campaign: Campaign) -> list[tuple[int, tuple[str, ...], bool]]:
+    """Each screen of ``campaign`` by number: its sentence's line, its candidates' texts in display order (a control
+    candidate as its system's name: the corrupter's text depends on the segment's id) and whether it is a control
+    screen."""
+    controls = set(Output.objects.filter(system__campaign=campaign, system__kind=System.Kind.CONTROL)
+                   .values_list("candidate_id", flat=True))
+    return [
+        (screen.segment.line,
+         tuple(CONTROL_SYSTEM if slot.candidate_id in controls else slot.candidate.text
+               for slot in screen.slots.order_by("position").select_related("candidate")),
+         screen.control)
+        for screen in Screen.objects.filter(campaign=campaign).order_by("number").select_related("segment")
+    ]
+
+
+#: The screens of ``test_a_seed_plans_these_screens``, as planned before planning read kept multiplicities.
+PINNED = {
+    "diversity": [
+        (2, (
+            "They is here since morning .",
+            "They have been here since morning .",
+            "They are here since the morning .",
+        ), False),
+        (0, ("He go to school every day .", CONTROL_SYSTEM, "He goes to school every day ."), True),
+        (1, (
+            "She like apples and <script>alert(1)</script> pears .",
+            "She like apples and <b>pears</b> .",
+            "She likes apples and pears .",
+        ), False),
+        (5, (CONTROL_SYSTEM, "The end are near .", "The end is near ."), True),
+        (5, ("The end are near .", "End are near .", "The end is near ."), False),
+        (1, (
+            "She like apples and <script>alert(1)</script> pears .",
+            "She like apples and <b>pears</b> .",
+            CONTROL_SYSTEM,
+        ), True),
+        (2, (
+            "They have been here since morning .",
+            "They is here since morning .",
+            "They are here since the morning .",
+        ), False),
+        (5, (CONTROL_SYSTEM, "End are near .", "The end are near ."), True),
+        (1, (
+            "She likes apples and pears .",
+            CONTROL_SYSTEM,
+            "She like apples and <script>alert(1)</script> pears .",
+        ), False),
+        (4, (CONTROL_SYSTEM, "It has many problem .", "It have many problem ."), True),
+        (1, (
+            "She like apples and <script>alert(1)</script> pears .",
+            "She likes apples and <script>alert(1)</script> pears .",
+            "She likes apples and pears .",
+        ), False),
+    ],
+    "uniform": [
+        (5, ("The end are near .", "The end is near .", "End are near ."), False),
+        (3, ("A document starts here .", "A new document starts here ."), False),
+        (0, (
+            "He goes to school every day .",
+            "He go to school every day .",
+            "He goes to the school every day .",
+        ), False),
+        (0, (
+            "He goes to school every day .",
+            "He go to school every day .",
+            "He goes to the school every day .",
+        ), False),
+        (3, ("A new document starts here .", "A document starts here ."), False),
+        (2, (
+            "They is here since morning .",
+            "They have been here since morning .",
+            "They are here since the morning .",
+        ), False),
+        (5, ("The end is near .", "End are near .", "The end are near ."), False),
+    ],
+    "full": [
+        (2, (
+            "They have been here since morning .",
+            "They is here since morning .",
+            "They are here since the morning .",
+        ), False),
+        (3, ("A new document starts here .", "A document starts here ."), False),
+        (1, (
+            "She likes apples and <script>alert(1)</script> pears .",
+            "She like apples and <script>alert(1)</script> pears .",
+            "She like apples and <b>pears</b> .",
+        ), False),
+        (4, ("It have many problem .", "It have many problems .", "It has many problem ."), False),
+        (5, ("The end are near .", "End are near .", "The end is near ."), False),
+        (0, (
+            "He go to school every day .",
+            "He goes to school every day .",
+            "He goes to the school every day .",
+        ), False),
+        (2, (
+            "They have been here since morning .",
+            "They are here since the morning .",
+            "They is here since morning .",
+        ), False),
+        (3, ("A document starts here .", "A new document starts here ."), False),
+        (1, (
+            "She like apples and <b>pears</b> .",
+            "She likes apples and pears .",
+            "She like apples and <script>alert(1)</script> pears .",
+        ), False),
+    ],
+}
+
+
+@pytest.mark.parametrize("sampling, batches, options", [
+    ("diversity", (6, 5), {"control_share": 0.5}),
+    ("uniform", (4, 3), {}),
+    ("full", (3, None), {}),
+])
+def test_a_seed_plans_these_screens(sampling, batches, options):
+    """The exact screens two batches of a seeded campaign get (the second after the first's control candidates
+    were added), pinned so that a change in how planning reads the test set cannot change them."""
+    campaign = small_campaign(f"pinned {sampling}", sampling=sampling, max_candidates=3, seed=2015, **options)
+    for count in batches:
+        create_screens(campaign, count)
+    assert planned_screens(campaign) == PINNED[sampling]
