@@ -282,6 +282,11 @@ class Segment(models.Model):
     position = models.PositiveIntegerField(help_text="0-based position within its document.")
     line = models.PositiveIntegerField(help_text="0-based line number in the input files (Appraise src-id).")
     source = models.TextField(blank=True)
+    multiplicities = models.JSONField(
+        default=list, blank=True, editable=False,
+        help_text="How many systems produced each of the segment's candidates, in the candidates' order (by id): "
+        "what screen planning samples from, written with the candidates (the import, a control candidate).",
+    )
 
     class Meta:
         ordering = ["campaign_id", "line"]

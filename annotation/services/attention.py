@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from ..models import (
     Assignment,
@@ -61,7 +61,9 @@ class AttentionRate:
 
 
 def control_candidate(segment: Segment, control: System, rng: np.random.Generator) -> Candidate | None:
-    """The segment's control candidate, created on first use; None when no corruption differs from every output."""
+    """The segment's control candidate, created on first use with its output, and the segment's ``multiplicities``
+    counted again from its outputs; None when no corruption differs from every output. The caller holds the
+    campaign's lock (``screens.lock_campaign``), as every writer of a campaign's candidates does."""
     existing = Output.objects.filter(segment=segment, system=control).select_related("candidate").first()
     if existing is not None:
         return existing.candidate
@@ -73,6 +75,9 @@ def control_candidate(segment: Segment, control: System, rng: np.random.Generato
         if text not in taken:
             candidate = Candidate.objects.create(segment=segment, text=text)
             Output.objects.create(segment=segment, system=control, candidate=candidate)
+            counts = Output.objects.filter(segment=segment).values("candidate_id").annotate(n=Count("id"))
+            multiplicities = list(counts.order_by("candidate_id").values_list("n", flat=True))
+            Segment.objects.filter(pk=segment.pk).update(multiplicities=multiplicities)
             return candidate
     return None
 

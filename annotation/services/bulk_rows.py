@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import JSONField, Model
+from psycopg.types.json import Jsonb
 
 BATCH = 10_000
 
@@ -30,7 +31,8 @@ def reserve_ids(model: type[Model], count: int) -> list[int] | None:
 def insert_rows(model: type[Model], fields: Sequence[str], rows: Iterable[tuple]) -> list[int]:
     """Insert ``rows`` (values of ``fields``, in order) into ``model``'s table; returns the new ids.
 
-    With ``id`` among ``fields`` the rows carry their ids (from ``reserve_ids``) and those are returned.
+    With ``id`` among ``fields`` the rows carry their ids (from ``reserve_ids``) and those are returned. A JSONField's
+    values are Python values, as the model takes them.
     """
     if connection.vendor == "postgresql":
         columns = ", ".join(connection.ops.quote_name(model._meta.get_field(f).column) for f in fields)
@@ -38,8 +40,11 @@ def insert_rows(model: type[Model], fields: Sequence[str], rows: Iterable[tuple]
         ids = []
         has_id = "id" in fields
         position = list(fields).index("id") if has_id else -1
+        json = [i for i, f in enumerate(fields) if isinstance(model._meta.get_field(f), JSONField)]
         with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
             for row in rows:
+                if json:
+                    row = tuple(Jsonb(value) if i in json else value for i, value in enumerate(row))
                 copy.write_row(row)
                 if has_id:
                     ids.append(row[position])

@@ -261,10 +261,13 @@ def _write_test_set(campaign: Campaign, test_set: TestSet) -> None:
     }
     positions: Counter[str] = Counter()
     segment_rows = []
-    for line, (text, doc_id) in enumerate(zip(test_set.source, test_set.documents)):
-        segment_rows.append((campaign.pk, documents[doc_id].pk, positions[doc_id], line, text))
+    for line, (text, doc_id, groups) in enumerate(zip(test_set.source, test_set.documents, test_set.groups)):
+        multiplicities = [len(group) for group in groups]
+        segment_rows.append((campaign.pk, documents[doc_id].pk, positions[doc_id], line, text, multiplicities))
         positions[doc_id] += 1
-    segment_ids = insert_rows_with_ids(Segment, ("campaign", "document", "position", "line", "source"), segment_rows)
+    segment_ids = insert_rows_with_ids(
+        Segment, ("campaign", "document", "position", "line", "source", "multiplicities"), segment_rows
+    )
     candidate_rows, members = [], []
     for segment_id, line, groups in zip(segment_ids, range(len(segment_ids)), test_set.groups):
         for group in groups:

@@ -1,6 +1,7 @@
 """Creating a campaign's screens and their pool of assignment slots (METHODS 2, G15 section 4.1).
 
-Screens are planned by ``sampling.plan_screens`` from the campaign's sampling method, M and seed, and written
+Screens are planned by ``sampling.plan_screens`` from the campaign's sampling method, M and seed and the segments'
+kept multiplicities (``Segment.multiplicities``; only the candidates of the segments planned are read), and written
 with ``redundancy`` unclaimed Assignment slots each (``judge`` is NULL until a judge claims one; see
 ``queue``). A batch of screens is reproducible: its random generator is seeded with the campaign's seed and
 the number of the batch's first screen, so the same seed and the same calls give the same screens.
@@ -12,12 +13,14 @@ Rows are written with COPY on PostgreSQL (``bulk_rows``). One web request writes
 """
 from __future__ import annotations
 
+import json
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from gecappraise.plurals import counted
@@ -32,6 +35,8 @@ from .sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan, plan_screens
 MAX_SCREENS_PER_REQUEST = 10_000
 #: The most screens one request may ask for (a background job writes them); more are refused.
 MAX_SCREENS_PER_JOB = 1_000_000
+#: Segments whose candidates one query reads (``shown_candidates``).
+CANDIDATE_BATCH = 5_000
 
 
 def segment_candidates(campaign: Campaign) -> tuple[list[int], list[list[int]], list[list[int]]]:
@@ -49,6 +54,42 @@ def segment_candidates(campaign: Campaign) -> tuple[list[int], list[list[int]], 
         candidates[segment_id].append(candidate_id)
         multiplicities[segment_id].append(n)
     return segment_ids, [candidates[s] for s in segment_ids], [multiplicities[s] for s in segment_ids]
+
+
+def kept_multiplicities(campaign: Campaign) -> tuple[list[int], list[list[int]]]:
+    """The campaign's segments in line order and each one's candidates' system counts, as the segments keep them
+    (``Segment.multiplicities``): what planning samples from, without reading a candidate. The lists are read as
+    text and decoded as one JSON array (a decode per segment took most of the time at 20,000 segments)."""
+    rows = (
+        Segment.objects.filter(campaign=campaign).order_by("line")
+        .values_list("id", Cast("multiplicities", output_field=TextField()))
+    )
+    segment_ids, texts = [], []
+    for segment_id, text in rows:
+        segment_ids.append(segment_id)
+        texts.append(text)
+    return segment_ids, json.loads(f"[{','.join(texts)}]")
+
+
+def shown_candidates(
+    segment_ids: Sequence[int], multiplicities: Sequence[Sequence[int]], plans: Sequence[ScreenPlan]
+) -> dict[int, list[int]]:
+    """The candidates (by id, in id order) of the segments ``plans`` show, by the plans' segment index (as
+    ``segment_candidates`` gives them): only those segments' candidates are read. Raises ValueError when a segment's
+    candidates are not those its kept ``multiplicities`` count."""
+    wanted = sorted({plan.segment for plan in plans})
+    index = {segment_ids[i]: i for i in wanted}
+    candidates: dict[int, list[int]] = {i: [] for i in wanted}
+    for start in range(0, len(wanted), CANDIDATE_BATCH):
+        batch = [segment_ids[i] for i in wanted[start : start + CANDIDATE_BATCH]]
+        rows = Candidate.objects.filter(segment_id__in=batch).order_by("segment_id", "id")
+        for segment_id, candidate_id in rows.values_list("segment_id", "id"):
+            candidates[index[segment_id]].append(candidate_id)
+    for i in wanted:
+        if len(candidates[i]) != len(multiplicities[i]):
+            raise ValueError(f"segment {segment_ids[i]} has {len(candidates[i])} candidates, but its multiplicities "
+                             f"count {len(multiplicities[i])}")
+    return candidates
 
 
 def next_screen_number(campaign: Campaign) -> int:
@@ -72,18 +113,15 @@ def planned_count(campaign: Campaign, count: int | None) -> int:
     """How many screens a request for ``count`` (None: full coverage) creates; ValueError when none can be planned.
 
     Checks what ``plan_screens`` and ``controls.place_controls`` would refuse, from one count of the rankable
-    sentences (those with at least two candidates), without planning.
+    sentences (those with at least two candidates, by their kept ``multiplicities``), without planning.
     """
     if count is not None and count < 1:
         raise ValueError(f"ask for at least one screen, not {count}")
     require_source(campaign)
-    rankable = (
-        Candidate.objects.filter(segment__campaign=campaign)
-        .values("segment")
-        .annotate(n=Count("id"))
-        .filter(n__gte=MIN_RANKABLE_CANDIDATES)
-        .count()
-    )
+    # A segment with an entry at index MIN - 1 of its multiplicities has at least MIN candidates.
+    rankable = Segment.objects.filter(
+        campaign=campaign, **{f"multiplicities__{MIN_RANKABLE_CANDIDATES - 1}__isnull": False}
+    ).count()
     if rankable == 0:
         raise ValueError(f"no sentence can be sampled: none has at least {MIN_RANKABLE_CANDIDATES} candidates")
     if campaign.sampling == Campaign.Sampling.FULL:
@@ -101,21 +139,26 @@ def planned_count(campaign: Campaign, count: int | None) -> int:
 
 def plan_batch(
     campaign: Campaign, count: int | None, first_number: int
-) -> tuple[list[int], list[list[int]], list[ScreenPlan]]:
-    """The campaign's segments and candidates (``segment_candidates``) and ``count`` screens planned with the
-    campaign's ``screens`` random stream for ``first_number`` (``random_streams.campaign_rng``)."""
-    segment_ids, candidates, multiplicities = segment_candidates(campaign)
+) -> tuple[list[int], dict[int, list[int]], list[ScreenPlan]]:
+    """The campaign's segments (``kept_multiplicities``), ``count`` screens planned with the campaign's ``screens``
+    random stream for ``first_number`` (``random_streams.campaign_rng``) and the candidates of the segments they
+    show (``shown_candidates``): the screens planning every candidate would give, reading only those segments'."""
+    segment_ids, multiplicities = kept_multiplicities(campaign)
     rng = campaign_rng(campaign, "screens", first_number)
     plans = plan_screens(multiplicities, count, campaign.max_candidates, campaign.sampling, rng)
-    return segment_ids, candidates, plans
+    return segment_ids, shown_candidates(segment_ids, multiplicities, plans), plans
 
 
 def write_screens(
-    campaign: Campaign, segment_ids: Sequence[int], candidates: Sequence[Sequence[int]], plans: Sequence[ScreenPlan]
+    campaign: Campaign,
+    segment_ids: Sequence[int],
+    candidates: Sequence[Sequence[int]] | Mapping[int, Sequence[int]],
+    plans: Sequence[ScreenPlan],
 ) -> range:
     """Write planned screens after the campaign's last, each with ``campaign.redundancy`` pool slots in screen
     order, ``campaign.control_share`` of them made control screens (``controls.place_controls``); returns their
-    numbers. The caller holds the campaign's lock in a transaction."""
+    numbers. ``candidates[i]`` are segment i's candidates (by id, in id order), for at least the segments the plans
+    show. The caller holds the campaign's lock in a transaction."""
     first, start = next_screen_number(campaign), next_slot_position(campaign)
     now = timezone.now()
     screen_segments = [segment_ids[plan.segment] for plan in plans]

@@ -245,3 +245,42 @@ def list_pages_read(client: Client, small: Campaign, big: Campaign) -> dict[str,
             for campaign in (small, big)
         )
     return reads
+
+
+#: Sentences of the campaigns whose screens are planned (``test_planning_screens_reads_...``), and their systems:
+#: every system's output differs, so each sentence has a candidate per system and the source.
+PLANNED_LINES = 2_000
+NARROW_SYSTEMS = 4
+WIDE_SYSTEMS = 60
+#: Blocks adding screens to the wide campaign may read beyond adding as many to the narrow one (whose screens show
+#: as many candidates, M = 5): its segments' larger rows (their multiplicities), the candidates of the sentences
+#: planned and the deeper indexes its writes go through, about 460 blocks more here. Reading every candidate and
+#: counting its outputs, as planning once did, read 2,170 more (the candidates' and outputs' tables whole, 2,000).
+PLANNING_MARGIN = 700
+
+
+def test_planning_screens_reads_the_segments_not_every_candidate(capsys):
+    """Adding 20 screens to 2,000 sentences of 61 candidates reads about what adding 20 to 2,000 sentences of 5
+    does (the plan samples from the segments' kept multiplicities and reads the candidates of the 20 sentences
+    planned only), not every candidate."""
+    source = NamedFile("source", "".join(f"sentence {i} is here .\n" for i in range(PLANNED_LINES)).encode())
+    blocks = {}
+    for name, systems in (("narrow", NARROW_SYSTEMS), ("wide", WIDE_SYSTEMS)):
+        outputs = [NamedFile(f"sys{k:02d}", "".join(f"sentence {i} is {k} .\n" for i in range(PLANNED_LINES)).encode())
+                   for k in range(systems)]
+        campaign = import_outputs(name, source, outputs)
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+        create_screens(campaign, 1)
+        before = blocks_read()
+        assert create_screens(campaign, 20) == range(1, 21)
+        blocks[name] = blocks_read() - before
+    candidates, outputs = table_blocks("annotation_candidate"), table_blocks("annotation_output")
+    with capsys.disabled():
+        print(f"\nblocks read adding 20 screens to {PLANNED_LINES:,} sentences of {WIDE_SYSTEMS + 1} candidates: "
+              f"{blocks['wide']}, of {NARROW_SYSTEMS + 1}: {blocks['narrow']} (the candidates' table has {candidates} "
+              f"blocks, the "
+              f"outputs' {outputs})")
+    assert blocks["wide"] <= blocks["narrow"] + PLANNING_MARGIN, (
+        f"adding 20 screens to sentences of {WIDE_SYSTEMS + 1} candidates read {blocks['wide']} blocks, to sentences "
+        f"of {NARROW_SYSTEMS + 1} {blocks['narrow']}")
