@@ -484,9 +484,11 @@ class Assignment(models.Model):
                 fields=["campaign", "screen"], name="assignment_pool_screens",
                 condition=Q(judge__isnull=True, status="pending", repeat_of__isnull=True),
             ),
-            # Slots that left the pool (claimed, served, submitted), by campaign: the organizer's counts.
+            # Slots that left the pool (claimed, served, submitted), by campaign: the organizer's counts, originals
+            # and repeats apart, from the index alone (``kept_slots.slot_counts``).
             models.Index(
-                fields=["campaign", "status", "screen"], name="assignment_taken", condition=Q(judge__isnull=False)
+                fields=["campaign", "status", "screen"], include=["repeat_of"], name="assignment_taken",
+                condition=Q(judge__isnull=False),
             ),
             models.Index(fields=["repeat_of"], name="assignment_repeats", condition=Q(repeat_of__isnull=False)),
             # Leases (served screens, and screens undone since) in the order slots are handed out: expired ones
@@ -523,6 +525,21 @@ class Assignment(models.Model):
         if self.campaign_id is None:
             self.campaign_id = self.screen.campaign_id
         super().save(*args, **kwargs)
+
+
+class CampaignSlots(models.Model):
+    """A campaign's original (non-repeat) assignment slots: how many and the sum of their ids, kept in the
+    transactions that write them (``screens.write_screens``, ``judged_screens.write_judged_screens``, both under the
+    campaign's lock) and delete them (a judge's account, deleted with its slots), so that the organizer's pages count
+    a million slots without reading them (``services.kept_slots``). No row: none yet. Repeats, which submits write,
+    and the slots judges took are counted from their partial indexes instead."""
+
+    campaign = models.OneToOneField(Campaign, primary_key=True, on_delete=models.CASCADE, related_name="+")
+    originals = models.BigIntegerField(default=0)
+    original_ids = models.BigIntegerField(default=0, help_text="The sum of the original slots' ids.")
+
+    def __str__(self) -> str:
+        return f"{self.originals} original slots of {self.campaign_id}"
 
 
 class ScreenJob(models.Model):

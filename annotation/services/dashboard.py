@@ -16,8 +16,8 @@
 
 Everything is aggregated in the database except the judgments per judge and their durations, the attention checks
 and rater QC, whose tallies are kept in Django's cache and extended by the judgments stored since
-(``kept_tallies``); a request reads the campaign's slots once (``slot_counts``) and checks every tally against
-the submitted ones.
+(``kept_tallies``); a request counts the campaign's slots once (``kept_slots.slot_totals``, without reading them)
+and checks every tally against the submitted ones.
 """
 from __future__ import annotations
 
@@ -28,10 +28,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen
 from .attention import attention_check_rates
+from .kept_slots import SlotTotals, slot_totals
 from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally, one_snapshot
 from .rater_qc import QcRule, campaign_verdicts
 from .screens import screen_count
@@ -107,33 +108,6 @@ def split_flag_reason(text: str) -> tuple[str, str]:
     return (reason or "flagged", details)
 
 
-@dataclass(frozen=True)
-class SlotCounts:
-    """A campaign's slots at one moment, from one aggregate over them: the original (non-repeat) ``slots`` and the
-    sum of their ids, those ``submitted`` and ``claimed`` (given to a judge), and every submitted slot, repeats
-    included (``kept_tallies.SubmittedSlots``)."""
-
-    slots: int
-    slot_ids: int
-    submitted: int
-    claimed: int
-    submitted_slots: SubmittedSlots
-
-
-def slot_counts(campaign: Campaign) -> SlotCounts:
-    """The campaign's ``SlotCounts`` (one aggregate)."""
-    submitted = Q(status=Assignment.Status.SUBMITTED)
-    original = Q(repeat_of__isnull=True)
-    totals = Assignment.objects.filter(campaign=campaign).aggregate(
-        slots=Count("id", filter=original), slot_ids=Sum("id", filter=original),
-        submitted=Count("id", filter=original & submitted),
-        claimed=Count("id", filter=original & Q(judge__isnull=False)),
-        all_submitted=Count("id", filter=submitted), submitted_ids=Sum("id", filter=submitted),
-    )
-    return SlotCounts(totals["slots"], totals["slot_ids"] or 0, totals["submitted"], totals["claimed"],
-                      SubmittedSlots(totals["all_submitted"], totals["submitted_ids"] or 0))
-
-
 @dataclass
 class _ScreenSlots:
     """Each screen's original slots by screen number (screens are numbered without gaps), and the number and id
@@ -144,7 +118,7 @@ class _ScreenSlots:
     id_sum: int
 
 
-def _original_slots(campaign: Campaign, counts: SlotCounts, screens: int) -> np.ndarray:
+def _original_slots(campaign: Campaign, counts: SlotTotals, screens: int) -> np.ndarray:
     """How many original slots each screen has, by number, for at least the first ``screens`` screens.
 
     A screen's original slots are written with it and only leave with it (or with their judge's account), so they
@@ -153,7 +127,7 @@ def _original_slots(campaign: Campaign, counts: SlotCounts, screens: int) -> np.
     are read again."""
     key = f"screen-slots:{campaign.pk}:{campaign.created_at.timestamp()}"
     kept: _ScreenSlots | None = cache.get(key)
-    if kept is not None and (kept.count, kept.id_sum) == (counts.slots, counts.slot_ids) \
+    if kept is not None and (kept.count, kept.id_sum) == (counts.originals, counts.original_ids) \
             and len(kept.slots) >= screens:
         return kept.slots
 
@@ -172,7 +146,7 @@ def _original_slots(campaign: Campaign, counts: SlotCounts, screens: int) -> np.
 
     if kept is not None:
         new, count, id_sum = per_screen(len(kept.slots))
-        if (kept.count + count, kept.id_sum + id_sum) == (counts.slots, counts.slot_ids):
+        if (kept.count + count, kept.id_sum + id_sum) == (counts.originals, counts.original_ids):
             kept = _ScreenSlots(np.concatenate([kept.slots, new]), kept.count + count, kept.id_sum + id_sum)
             cache.set(key, kept, KEPT_SECONDS)
             return kept.slots
@@ -188,7 +162,7 @@ class _Judged:
     judged: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
 
 
-def screens_done(campaign: Campaign, counts: SlotCounts) -> tuple[int, int]:
+def screens_done(campaign: Campaign, counts: SlotTotals) -> tuple[int, int]:
     """How many screens are complete (every original slot submitted) and started (one submitted): each screen's
     judged original slots are kept (``kept_tallies``, checked against the submitted slots of ``counts``) and so
     are its original slots (``_original_slots``)."""
@@ -209,18 +183,18 @@ def screens_done(campaign: Campaign, counts: SlotCounts) -> tuple[int, int]:
 
 
 def campaign_plan(
-    campaign: Campaign, counts: SlotCounts, repeats: dict[str, dict[str, int]], judgments: int
+    campaign: Campaign, counts: SlotTotals, repeats: dict[str, dict[str, int]], judgments: int
 ) -> Plan:
     """The campaign's progress against its plan (a few aggregate queries, whatever its size), from its slot
-    ``counts`` (``slot_counts``), the repeats of ``repeats_by_judge`` and the number of ``judgments``
+    ``counts`` (``kept_slots.slot_totals``), the repeats of ``repeats_by_judge`` and the number of ``judgments``
     (``judged_work``); the screens from their numbering (``screens.screen_count``)."""
     complete, started = screens_done(campaign, counts)
     return Plan(
         screens=screen_count(campaign),
         redundancy=campaign.redundancy,
-        slots=counts.slots,
-        submitted=counts.submitted,
-        claimed=counts.claimed,
+        slots=counts.originals,
+        submitted=counts.submitted_originals,
+        claimed=counts.claimed_originals,
         screens_complete=complete,
         screens_started=started,
         judgments=judgments,
@@ -366,7 +340,7 @@ def dashboard_data(campaign: Campaign) -> dict:
 
 
 def _dashboard_data(campaign: Campaign) -> dict:
-    counts = slot_counts(campaign)
+    counts = slot_totals(campaign)
     slots = counts.submitted_slots
     work = judged_work(campaign, slots)
     repeats = repeats_by_judge(campaign, work.submitted)

@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from ..models import Assignment, Campaign, CandidateJudgment, Flag, Judgment, Screen, ScreenCandidate, Segment
 from .field_rules import same_name_key
 from .judge_accounts import import_refusal, lock_account_names
+from .kept_slots import count_written_slots
 from .screens import next_screen_number, next_slot_position
 
 #: How a user map is written: NAME=ACCOUNT pairs separated by spaces, commas or line ends.
@@ -176,6 +177,7 @@ def write_judged_screens(
         ),
         batch_size=5000,
     )
+    count_written_slots(campaign, [assignment.pk for assignment in assignments])
     judgments = Judgment.objects.bulk_create(
         (
             Judgment(assignment=assignment, duration=screen.duration, external_id=screen.external_id,

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models import Exists, OuterRef
 
 from ..models import Assignment, Campaign
 from .attention import attention_check_rates, control_screens
 from .dashboard import JudgedWork, judged_work
+from .kept_slots import slot_totals
 from .kept_tallies import SubmittedSlots
 from .screens import screen_count
 
@@ -63,17 +64,14 @@ class AttentionCoverage:
 
 
 def campaign_progress(campaign: Campaign) -> CampaignProgress:
-    """The campaign's progress: its slots counted in one aggregate, the screens from their numbering
-    (``screens.screen_count``; a campaign may have a million screens), the judgments from the kept tallies."""
-    submitted = Q(judge__isnull=False, status=Assignment.Status.SUBMITTED)
-    counts = Assignment.objects.filter(campaign=campaign).aggregate(
-        total=Count("id"), claimed=Count("id", filter=Q(judge__isnull=False)),
-        submitted=Count("id", filter=submitted), submitted_ids=Sum("id", filter=submitted),
-    )
-    slots = SubmittedSlots(counts["submitted"], counts["submitted_ids"] or 0)
+    """The campaign's progress: its slots counted without reading them (``kept_slots.slot_totals``), the screens
+    from their numbering (``screens.screen_count``; a campaign may have a million screens), the judgments from the
+    kept tallies."""
+    totals = slot_totals(campaign)
+    slots = totals.submitted_slots
     work = judged_work(campaign, slots)
-    return CampaignProgress(screen_count(campaign), counts["total"], counts["claimed"], counts["submitted"],
-                            work.judgments, slots, work)
+    return CampaignProgress(screen_count(campaign), totals.total, totals.claimed, slots.count, work.judgments, slots,
+                            work)
 
 
 def judge_activity(campaign: Campaign, progress: CampaignProgress) -> list[JudgeActivity]:

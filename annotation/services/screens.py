@@ -29,6 +29,7 @@ from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, S
 from ..random_streams import campaign_rng
 from .bulk_rows import insert_rows, insert_rows_with_ids
 from .controls import place_controls, require_source
+from .kept_slots import count_written_slots
 from .sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan, plan_screens
 
 #: The most screens one web request (form or API) writes itself; more are written by a background job.
@@ -156,9 +157,10 @@ def write_screens(
     plans: Sequence[ScreenPlan],
 ) -> range:
     """Write planned screens after the campaign's last, each with ``campaign.redundancy`` pool slots in screen
-    order, ``campaign.control_share`` of them made control screens (``controls.place_controls``); returns their
-    numbers. ``candidates[i]`` are segment i's candidates (by id, in id order), for at least the segments the plans
-    show. The caller holds the campaign's lock in a transaction."""
+    order (counted in the campaign's kept counts, ``kept_slots``), ``campaign.control_share`` of them made control
+    screens (``controls.place_controls``); returns their numbers. ``candidates[i]`` are segment i's candidates (by
+    id, in id order), for at least the segments the plans show. The caller holds the campaign's lock in a
+    transaction."""
     first, start = next_screen_number(campaign), next_slot_position(campaign)
     now = timezone.now()
     screen_segments = [segment_ids[plan.segment] for plan in plans]
@@ -179,15 +181,16 @@ def write_screens(
         ),
     )
     redundancy = campaign.redundancy
-    insert_rows(
+    slot_ids = insert_rows_with_ids(
         Assignment,
         ("screen", "campaign", "position", "due_after", "status", "token"),
-        (
+        [
             (screen_id, campaign.pk, start + i * redundancy + copy, 0, Assignment.Status.PENDING, uuid.uuid4())
             for i, screen_id in enumerate(screen_ids)
             for copy in range(redundancy)
-        ),
+        ],
     )
+    count_written_slots(campaign, slot_ids)
     return range(first, first + len(plans))
 
 

@@ -15,6 +15,7 @@ from django.test import Client
 
 from annotation.models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
 from annotation.services.importing import import_outputs
+from annotation.services.kept_slots import count_written_slots
 from annotation.services.screens import next_screen_number, next_slot_position
 from annotation.services.textfiles import NamedFile
 
@@ -105,7 +106,8 @@ def add_screen(
 ) -> Screen:
     """A screen of the segment at ``line`` showing ``candidates`` in this order (all, by id, when None).
 
-    It gets ``slots`` pool slots, or, with ``judges``, one pending assignment given to each judge directly.
+    It gets ``slots`` pool slots, or, with ``judges``, one pending assignment given to each judge directly, counted
+    in the campaign's kept counts as the screen writers count theirs (``kept_slots``).
     """
     segment = Segment.objects.get(campaign=campaign, line=line)
     shown = list(candidates) if candidates is not None else list(segment.candidates.order_by("id"))
@@ -115,9 +117,10 @@ def add_screen(
     )
     start = next_slot_position(campaign)
     owners = list(judges) or [None] * slots
-    Assignment.objects.bulk_create(
+    written = Assignment.objects.bulk_create(
         Assignment(screen=screen, judge=owner, position=start + i) for i, owner in enumerate(owners)
     )
+    count_written_slots(campaign, [slot.pk for slot in written])
     return screen
 
 

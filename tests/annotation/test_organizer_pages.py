@@ -262,9 +262,12 @@ def test_the_dashboard_shows_what_every_row_gives_as_judging_goes_on():
     queue.undo_last(campaign, ann, queue.last_submitted(campaign, ann).token)
     judge_screens(campaign, ann, 1, rng)
     assert dashboard(client, campaign) == json_ready(before_dashboard(campaign)), "taken again after the undo"
-    Assignment.objects.filter(campaign=campaign, judge__isnull=True).order_by("id").first().delete()
+    eve = judge("eve", campaign)
+    judge_screens(campaign, eve, 2, rng)
+    assert dashboard(client, campaign, kept=True) == json_ready(before_dashboard(campaign)), "eve's screens"
+    eve.delete()
     kept = dashboard(client, campaign)
-    assert kept == json_ready(before_dashboard(campaign)), "a pool slot gone: every screen's slots read again"
+    assert kept == json_ready(before_dashboard(campaign)), "a judge's slots gone with their account: read again"
     assert kept["snapshot"]["judgments"] > first["snapshot"]["judgments"]
 
 
