@@ -27,6 +27,7 @@ from .models import (
     Assignment,
     BackgroundJob,
     Campaign,
+    CampaignSlots,
     Candidate,
     CandidateJudgment,
     CrowdSession,
@@ -276,6 +277,21 @@ class AssignmentAdmin(ReadOnlyAdmin):
     @admin.display(description="screen", ordering="screen__number")
     def screen_number(self, assignment: Assignment) -> int:
         return assignment.screen.number
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        """Never: a slot leaves only with its campaign or its judge's account (the campaign's kept slot counts,
+        ``CampaignSlots``, follow those; its judgment would go with it)."""
+        return False
+
+
+@admin.register(CampaignSlots)
+class CampaignSlotsAdmin(ReadOnlyAdmin):
+    """A campaign's original slots as its pages count them (``kept_slots``): read-only, never deleted here."""
+
+    list_display = ("campaign", "originals", "original_ids")
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 class JobAdmin(ReadOnlyAdmin):

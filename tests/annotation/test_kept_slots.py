@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, CampaignSlots, Candidate
 from annotation.services import queue
@@ -66,3 +67,13 @@ def test_the_kept_counts_follow_screens_imports_repeats_and_a_deleted_judge():
     assert (slot_totals(campaign).originals, slot_totals(campaign).repeats) == (11, 1)
     assert slot_totals(other) == counted(other) and slot_totals(other).originals == 3
     assert CampaignSlots.objects.count() == 2
+
+
+def test_the_admin_deletes_no_slot(admin_client):
+    """A slot leaves only with its campaign or its judge's account, which the kept counts follow."""
+    campaign = small_campaign("admin", sampling="uniform")
+    request_screens(campaign, 1)
+    slot = Assignment.objects.get(campaign=campaign)
+    response = admin_client.post(reverse("admin:annotation_assignment_delete", args=[slot.pk]), {"post": "yes"})
+    assert response.status_code == 403
+    assert Assignment.objects.filter(pk=slot.pk).exists() and slot_totals(campaign) == counted(campaign)
