@@ -159,8 +159,10 @@ class ReadOnlyInline(admin.TabularInline):
 
 
 class UndeletableAdmin(ReadOnlyAdmin):
-    """Read-only, and never deleted here: what judges submitted (it leaves only with its campaign or judge) and what
-    a screen shows (a served screen does not change under its judge)."""
+    """Read-only, and never deleted here: what judges submitted (it leaves only with its campaign or judge), what
+    a screen shows (a served screen does not change under its judge) and the test set (it leaves only with its
+    campaign: a segment takes its screens and their slots with it, which the campaign's kept slot counts would not
+    follow, and a system or an output changes the multiplicities its segments keep for sampling)."""
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
@@ -193,7 +195,8 @@ class CampaignAdmin(SupportAdmin):
 
 
 #: The models the admin lists read-only with nothing but their columns, filters and searched fields: model ->
-#: (list_display, list_filter, search_fields). Django makes each one's ModelAdmin from ReadOnlyAdmin and these.
+#: (list_display, list_filter, search_fields). Django makes each one's ModelAdmin from these and ReadOnlyAdmin, or
+#: UndeletableAdmin for the test set (``TEST_SET``).
 READ_ONLY_LISTS = {
     System: (("name", "kind", "campaign"), ("kind", "campaign"), ("name", "campaign__name")),
     Document: (("name", "position", "campaign"), ("campaign",), ("name", "campaign__name")),
@@ -213,8 +216,11 @@ READ_ONLY_LISTS = {
                ("reference_set", "error_type"), ("=segment__line", "error_type")),
     ReferenceText: (("reference_set", "segment", "text"), ("reference_set",), ("text", "=segment__line")),
 }
+TEST_SET = {System, Document, Segment, Candidate, Output}
 for model, (columns, filters, searched) in READ_ONLY_LISTS.items():
-    admin.site.register(model, ReadOnlyAdmin, list_display=columns, list_filter=filters, search_fields=searched)
+    admin.site.register(model, UndeletableAdmin if model in TEST_SET else ReadOnlyAdmin, list_display=columns,
+                        list_filter=filters, search_fields=searched)
+
 
 class AssignmentInline(ReadOnlyInline):
     """A screen's slots: who took each, its status and times (read-only)."""

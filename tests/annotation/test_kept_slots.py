@@ -69,11 +69,19 @@ def test_the_kept_counts_follow_screens_imports_repeats_and_a_deleted_judge():
     assert CampaignSlots.objects.count() == 2
 
 
-def test_the_admin_deletes_no_slot(admin_client):
-    """A slot leaves only with its campaign or its judge's account, which the kept counts follow."""
+def test_the_admin_deletes_no_slot_and_nothing_of_the_test_set(admin_client):
+    """A slot leaves only with its campaign or its judge's account, which the kept counts follow; so does the test
+    set: a sentence took its screens and their slots with it (the kept counts did not follow), and a system or an
+    output changes the multiplicities the sentences keep for sampling."""
     campaign = small_campaign("admin", sampling="uniform")
     request_screens(campaign, 1)
     slot = Assignment.objects.get(campaign=campaign)
-    response = admin_client.post(reverse("admin:annotation_assignment_delete", args=[slot.pk]), {"post": "yes"})
-    assert response.status_code == 403
-    assert Assignment.objects.filter(pk=slot.pk).exists() and slot_totals(campaign) == counted(campaign)
+    segment = slot.screen.segment
+    candidate = segment.candidates.first()
+    rows = {"assignment": slot, "segment": segment, "document": segment.document, "candidate": candidate,
+            "output": candidate.outputs.first(), "system": campaign.systems.first()}
+    for name, row in rows.items():
+        response = admin_client.post(reverse(f"admin:annotation_{name}_delete", args=[row.pk]), {"post": "yes"})
+        assert response.status_code == 403, name
+        assert type(row).objects.filter(pk=row.pk).exists(), name
+    assert slot_totals(campaign) == counted(campaign)
