@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 STREAMS: dict[str, str] = {
     "screens": "the screens of a planned batch: sentences and the candidates each screen shows",
     "controls": "which screens of a batch become control screens, and where their candidates go",
-    "corrupter": "the errors the corrupter puts into a control screen's source",
+    "corrupter": "the errors the corrupter puts into a control screen's source (by the sentence's line, so that the "
+                 "same test set and seed give the same control texts in any database)",
     "repeats": "whether a submitted screen is shown to its judge again, and after how many screens",
     "attention": "which unserved screens get an attention check, and where the check goes",
     "training": "the order of the candidates on a training screen",

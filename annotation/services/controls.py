@@ -61,7 +61,7 @@ def place_controls(
         source = sources.get(segment_ids[i])
         segment = segments[segment_ids[i]]
         corrupted = (
-            control_candidate(segment, control, campaign_rng(campaign, "corrupter", segment.pk))
+            control_candidate(segment, control, campaign_rng(campaign, "corrupter", segment.line))
             if source is not None else None
         )
         if corrupted is None:

@@ -70,13 +70,12 @@ def test_conll14_diversity_sampling_prefers_diverse_sentences(conll14_dir):
 
 def planned_screens(campaign: Campaign) -> list[tuple[int, tuple[str, ...], bool]]:
     """Each screen of ``campaign`` by number: its sentence's line, its candidates' texts in display order (a control
-    candidate as its system's name: the corrupter's text depends on the segment's id) and whether it is a control
-    screen."""
+    candidate's after its system's name) and whether it is a control screen."""
     controls = set(Output.objects.filter(system__campaign=campaign, system__kind=System.Kind.CONTROL)
                    .values_list("candidate_id", flat=True))
     return [
         (screen.segment.line,
-         tuple(CONTROL_SYSTEM if slot.candidate_id in controls else slot.candidate.text
+         tuple(f"{CONTROL_SYSTEM}: {slot.candidate.text}" if slot.candidate_id in controls else slot.candidate.text
                for slot in screen.slots.order_by("position").select_related("candidate")),
          screen.control)
         for screen in Screen.objects.filter(campaign=campaign).order_by("number").select_related("segment")
@@ -91,31 +90,35 @@ PINNED = {
             "They have been here since morning .",
             "They are here since the morning .",
         ), False),
-        (0, ("He go to school every day .", CONTROL_SYSTEM, "He goes to school every day ."), True),
+        (0, (
+            "He go to school every day .",
+            f"{CONTROL_SYSTEM}: Hee go school every day .",
+            "He goes to school every day .",
+        ), True),
         (1, (
             "She like apples and <script>alert(1)</script> pears .",
             "She like apples and <b>pears</b> .",
             "She likes apples and pears .",
         ), False),
-        (5, (CONTROL_SYSTEM, "The end are near .", "The end is near ."), True),
+        (5, (f"{CONTROL_SYSTEM}: end is near .", "The end are near .", "The end is near ."), True),
         (5, ("The end are near .", "End are near .", "The end is near ."), False),
         (1, (
             "She like apples and <script>alert(1)</script> pears .",
             "She like apples and <b>pears</b> .",
-            CONTROL_SYSTEM,
+            f"{CONTROL_SYSTEM}: She like apple and <scipt>alert(1)</script> pears .",
         ), True),
         (2, (
             "They have been here since morning .",
             "They is here since morning .",
             "They are here since the morning .",
         ), False),
-        (5, (CONTROL_SYSTEM, "End are near .", "The end are near ."), True),
+        (5, (f"{CONTROL_SYSTEM}: end is near .", "End are near .", "The end are near ."), True),
         (1, (
             "She likes apples and pears .",
-            CONTROL_SYSTEM,
+            f"{CONTROL_SYSTEM}: She like apple and <scipt>alert(1)</script> pears .",
             "She like apples and <script>alert(1)</script> pears .",
         ), False),
-        (4, (CONTROL_SYSTEM, "It has many problem .", "It have many problem ."), True),
+        (4, (f"{CONTROL_SYSTEM}: It hvae mnay problem .", "It has many problem .", "It have many problem ."), True),
         (1, (
             "She like apples and <script>alert(1)</script> pears .",
             "She likes apples and <script>alert(1)</script> pears .",
@@ -184,7 +187,8 @@ PINNED = {
 ])
 def test_a_seed_plans_these_screens(sampling, batches, options):
     """The exact screens two batches of a seeded campaign get (the second after the first's control candidates
-    were added), pinned so that a change in how planning reads the test set cannot change them."""
+    were added), pinned so that a change in how planning reads the test set cannot change them; a control
+    candidate's text too, which the corrupter draws by the sentence's line (not its id in this database)."""
     campaign = small_campaign(f"pinned {sampling}", sampling=sampling, max_candidates=3, seed=2015, **options)
     for count in batches:
         create_screens(campaign, count)
