@@ -27,7 +27,7 @@ from .core.parameters import METHODS, AnalysisParameters
 
 if TYPE_CHECKING:
     from .core.analysis import Analysis, MetricCorrelations, MetricSignificance, PerJudge
-    from .core.bootstrap import RankingResult
+    from .core.bootstrap import RankedSystem, RankingResult
     from .core.prws import PrwsReport
     from .loading import Snapshot
 
@@ -39,6 +39,10 @@ EXCLUDED_RATERS_ONLY = "every rater who judged this system was excluded by rater
 IGNORED_JUDGES_ONLY = "every judge who judged this system is an ignored judge (parameters.ignored_judges)"
 IGNORED_OR_EXCLUDED_ONLY = ("every judge who judged this system is an ignored judge (parameters.ignored_judges) or "
                             "was excluded by rater QC")
+FEW_SAMPLES = ("ranked in {n} of the {total} bootstrap samples, too few for a rank range at confidence {confidence:g} "
+               "({rule})")
+SAMPLES_COMPARE = "a sample ranks only the systems its pairs compare, as G15's cluster.py does"
+SAMPLES_WIN = "a sample ranks only the systems that beat another in it, as G15's EW.pl does"
 NO_DECISIVE_COMPARISON = "no decisive comparison"
 NO_SHARED_PAIR = "no pair judged by both"
 NO_REPEATED_PAIR = "no pair judged twice"
@@ -221,15 +225,20 @@ def _overall_reason(cells: list[tuple[int, float]], minimum: int, none: str, few
 
 def _ranking(
     ranking: RankingResult, shown: Collection[str] = (), left_out_shown: Collection[str] = (),
-    ignored_shown: Collection[str] = (), unjudged: str = NEVER_JUDGED,
+    ignored_shown: Collection[str] = (), unjudged: str = NEVER_JUDGED, sampled: str = SAMPLES_COMPARE,
 ) -> dict:
     """A ranking's systems; one without a score was never in a pair (in ``shown``), was judged only by raters
     rater QC excluded (in ``left_out_shown``), by ignored judges (in ``ignored_shown``) or by both, or has no
-    judgment in the selection (``unjudged``: never judged, or, in the analysis of one judge, not by that judge)."""
-    def reason(system: str) -> str:
-        if system in shown:
+    judgment in the selection (``unjudged``: never judged, or, in the analysis of one judge, not by that judge).
+    A judged system without a range is in too few bootstrap samples for one (``FEW_SAMPLES``; ``sampled`` says
+    which systems a sample ranks)."""
+    def reason(row: RankedSystem) -> str:
+        if row.judged:
+            return FEW_SAMPLES.format(n=row.samples, total=f"{ranking.n_samples:,}", confidence=ranking.confidence,
+                                      rule=sampled)
+        if row.system in shown:
             return NO_PAIRWISE
-        left_out, ignored = system in left_out_shown, system in ignored_shown
+        left_out, ignored = row.system in left_out_shown, row.system in ignored_shown
         if left_out or ignored:
             return IGNORED_OR_EXCLUDED_ONLY if left_out and ignored else (
                 EXCLUDED_RATERS_ONLY if left_out else IGNORED_JUDGES_ONLY)
@@ -238,8 +247,8 @@ def _ranking(
     return {"systems": [
         fields(
             {"system": row.system, "score": row.score, "full_data_score": row.full_data_score,
-             "range": list(row.range) if row.judged else None, "cluster": row.cluster},
-            dict.fromkeys(("score", "full_data_score", "range", "cluster"), reason(row.system)),
+             "range": list(row.range) if row.ranked else None, "cluster": row.cluster},
+            dict.fromkeys(("score", "full_data_score", "range", "cluster"), reason(row)),
         )
         for row in ranking.systems
     ]}
@@ -264,7 +273,7 @@ def _head_to_head(analysis: Analysis, order: list[str]) -> dict:
 
 
 def _per_judge(per_judge: PerJudge) -> dict:
-    result: dict = {"rankings": {judge: _ranking(table, per_judge.shown.get(judge, ()))
+    result: dict = {"rankings": {judge: _ranking(table, per_judge.shown.get(judge, ()), sampled=SAMPLES_WIN)
                                  for judge, table in per_judge.rankings.items()}}
     table = per_judge.correlations
     if table is None:

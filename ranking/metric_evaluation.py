@@ -147,7 +147,7 @@ def evaluate_metrics(
 
     computed, skipped = compute_metrics(inputs, metrics, progress)
     result: dict = {"scores": {name: _system_scores(scores) for name, scores in computed.items()}}
-    judged = {row.system for row in analysis.rankings["expected_wins"].systems if row.judged}
+    judged = {row.system for row in analysis.rankings["expected_wins"].systems if row.ranked}
     uploaded = {
         name: _as_uploaded(scores) for name, scores in computed.items() if judged <= set(scores.system)
     }

@@ -48,11 +48,11 @@ from typing import Literal
 import numpy as np
 
 from gecappraise.plurals import counted
-from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges
-from ranking.core.expected_wins import counts_expected_wins
-from ranking.core.pairs import TIE, ExpandedPairs, compared_in, outcome_counts
-from ranking.core.parameters import has_rank_range, trimmed_count
-from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, run_trueskill_chains
+from ranking.core.bootstrap import bootstrap_expected_wins, clusters, rank_ranges, rankable
+from ranking.core.expected_wins import run_expected_wins
+from ranking.core.pairs import TIE, ExpandedPairs, outcome_counts
+from ranking.core.parameters import trimmed_count
+from ranking.core.trueskill import bootstrap_trueskill, resampled_cells, trueskill_run_samples
 
 Scorer = Callable[[ExpandedPairs, int, int, np.random.Generator], np.ndarray]
 """``scorer(pairs, n_systems, n_boot, rng)``: n_boot bootstrap score samples, shape (n_boot, S), higher better."""
@@ -68,7 +68,8 @@ DEFAULT_TRAINING: Training = "other_folds"
 def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Expected Wins (METHODS 5) of one bootstrap resample of each row's pairs (METHODS 7); (C, S, S, 3) -> (C, S).
 
-    NaN for a system that the resample does not compare (G15's ``EW.py`` scores the systems its resample names).
+    NaN for a system that the resample does not compare (G15's ``EW.py`` scores the systems its resample names;
+    :func:`ranking.core.expected_wins.run_expected_wins`).
 
     win(a, b) of a resample is its count of (a, b) pairs with a better: ``cells[a, b, 0]`` for a < b and
     ``cells[b, a, 2]`` for a > b (:func:`ranking.core.pairs.counts_win_matrix`). Same distribution as
@@ -76,17 +77,7 @@ def expected_wins_samples(cells: np.ndarray, rng: np.random.Generator) -> np.nda
     and ``rng.multinomial`` over every cell (:func:`ranking.core.trueskill.resampled_cells`) draws the last observed
     cell where the bootstrap's draw over the observed cells alone gives it the remainder.
     """
-    resampled = resampled_cells(cells, rng)
-    return np.where(compared_in(resampled), counts_expected_wins(resampled), np.nan)
-
-
-def trueskill_run_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """TrueSkill (METHODS 6) of one run on each row's pairs (:func:`run_trueskill_chains`); (C, S, S, 3) -> (C, S).
-
-    NaN for a system that the row's pairs do not compare, which would keep its initial mu = 0 (G15's ``TS.py``
-    rates the systems its input pairs name).
-    """
-    return np.where(compared_in(cells), run_trueskill_chains(cells, rng), np.nan)
+    return run_expected_wins(resampled_cells(cells, rng))
 
 
 def trueskill_samples(pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -224,7 +215,7 @@ def cross_validated_accuracy(
     into 0.11), and Expected Wins would keep it at 0. For the same reason each fold ranks only the systems that
     its training pairs compare (in any of its ``n_boot`` training sets, for ``g15_makefile``), each from the
     samples whose pairs compare it (NaN in the others, :data:`CellScorer`), and only those with enough such
-    samples for a rank range (:func:`ranking.core.parameters.has_rank_range`); the held-out pairs of the others are
+    samples for a rank range (:func:`ranking.core.bootstrap.rankable`); the held-out pairs of the others are
     counted in ``fold_unpredictable`` and scored by neither accuracy.
     """
     if n_boot < 1:
@@ -261,9 +252,8 @@ def cross_validated_accuracy(
             runs = np.broadcast_to(per_fold.sum(axis=0) - per_fold[k], (n_boot, *per_fold.shape[1:]))
         seen = trained[k]
         samples = method.from_cells(runs[:, seen][:, :, seen], rng)
-        runs_of = np.count_nonzero(~np.isnan(samples), axis=0)
         ranked = seen.copy()
-        ranked[seen] = [has_rank_range(int(n), confidence) for n in runs_of]
+        ranked[seen] = rankable(samples, confidence)
         samples = samples[:, ranked[seen]]
         predictable = ranked[test.first] & ranked[test.second]
         fold_unpredictable[k] = np.count_nonzero(~predictable)

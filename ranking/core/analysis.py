@@ -72,9 +72,10 @@ MetricScores = Mapping[str, Mapping[str, tuple[float, ...]]]
 def bootstrap_chunk(
     pairs: ExpandedPairs, n_systems: int, method: str, seed: int, chunk: int, size: int
 ) -> np.ndarray:
-    """Score samples (size, S) of chunk ``chunk`` of ``method``'s bootstrap (METHODS 7); zeros without pairs."""
+    """Score samples (size, S) of chunk ``chunk`` of ``method``'s bootstrap (METHODS 7), NaN for a system a sample
+    does not score (``bootstrap.rank_ranges``); all NaN without pairs."""
     if len(pairs) == 0:
-        return np.zeros((size, n_systems))
+        return np.full((size, n_systems), np.nan)
     rng = np.random.default_rng([seed, METHODS.index(method), chunk])
     return SCORERS[method](pairs, n_systems, size, rng)
 
@@ -124,7 +125,7 @@ class MetricSignificance:
 @dataclass(frozen=True)
 class MetricCorrelations:
     """G15 Table 5 and Figure 3: Spearman and Pearson of each metric with the ``human`` scores (S',) of ``systems``
-    (the judged systems, by name): the Expected Wins bootstrap means of Table 3b, rounded to
+    (the ranked systems, by name): the Expected Wins bootstrap means of Table 3b, rounded to
     ``AnalysisParameters.correlation_decimals``. ``sweeps`` holds the F-beta sweep of every M2 file (a metric with
     F, precision and recall columns). With fewer than ``MIN_SYSTEMS`` systems every correlation is NaN."""
 
@@ -177,10 +178,10 @@ def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals:
     sweep over [0.01, 1] for every metric with (F, precision, recall) columns (Figure 3).
 
     The human scores are the Expected Wins ``ranking``'s scores, the bootstrap means that Table 3b prints, of the
-    judged systems, rounded to ``decimals`` (G15's ``latex_correl.pl`` read Table 3b as printed). Raises
-    ``ValueError`` naming the metric when it has no score for a judged system.
+    ranked systems (those with a rank range), rounded to ``decimals`` (G15's ``latex_correl.pl`` read Table 3b as
+    printed). Raises ``ValueError`` naming the metric when it has no score for a ranked system.
     """
-    judged = {row.system: row.score for row in ranking.systems if row.judged}
+    judged = {row.system: row.score for row in ranking.systems if row.ranked}
     systems = tuple(sorted(judged))
     human = np.array([judged[name] for name in systems], dtype=np.float64)
     if decimals is not None:
@@ -240,7 +241,7 @@ def analyze(
     ``prws_threshold`` (None: N19's 0.7). ``left_out_shown`` names the systems shown in the judgments rater QC left
     out of ``rankings`` (``Analysis.left_out_shown``), ``ignored_shown`` those shown in the judgments of the
     ``parameters.ignored_judges`` (``Analysis.ignored_shown``). Raises ``ValueError`` only for bad input
-    (samples of the wrong shape, a metric without a score for a judged system).
+    (samples of the wrong shape, a metric without a score for a ranked system).
     """
     report = progress or (lambda fraction, stage: None)
     systems, judges = rankings.system_names, rankings.judge_names

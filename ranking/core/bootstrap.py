@@ -6,6 +6,11 @@ Its reported score is the mean over the B samples (what G15 Table 3b prints); th
 Systems are ordered by that mean; walking down the order, a cluster closes after system i when the upper end of
 i's range is smaller than the lower end of every system below it.
 
+A system a sample does not score is NaN there (a resample that drew none of its pairs): as G15's ``eval/cluster.py``
+reads the runs that ``EW.py`` and ``TS.py`` wrote, each sample ranks only the systems it scores, and a system's mean
+and range are taken over its own samples (:func:`rank_ranges`). A system in too few samples for a rank range
+(:func:`rankable`; ``cluster.py`` fails there) is listed after the ranked systems without range or cluster.
+
 :func:`bootstrap_ranking` serves any scoring method (Expected Wins, TrueSkill); :func:`bootstrap_expected_wins`
 resamples Expected Wins without materializing resamples, since win counts are sufficient statistics (METHODS 5).
 """
@@ -18,16 +23,18 @@ from typing import Literal
 import numpy as np
 from scipy.stats import rankdata
 
-from ranking.core.expected_wins import Opponents, counts_expected_wins
+from ranking.core.expected_wins import Opponents, run_expected_wins
 from ranking.core.pairs import ExpandedPairs, counts_win_matrix, outcome_counts
-from ranking.core.parameters import trimmed_count
+from ranking.core.parameters import has_rank_range, trimmed_count
 
 
 @dataclass(frozen=True)
 class RankedSystem:
     """One row of a ranking table (G15 Table 3b/3c/7): ranks and cluster are 1-based, ``range`` is (lo, hi).
 
-    A system that was never judged (no expanded pair) has no score (NaN), no range and no cluster (None).
+    ``samples``: how many of the bootstrap samples rank the system (``score`` is their mean, NaN for none). A
+    system in too few of them for a rank range has no range and no cluster (None). A system that was never judged
+    (no expanded pair) has no score (NaN), no range and no cluster, and ``samples`` is None.
     """
 
     system: str
@@ -35,9 +42,16 @@ class RankedSystem:
     full_data_score: float
     range: tuple[int, int] | None
     cluster: int | None
+    samples: int | None = None
 
     @property
     def judged(self) -> bool:
+        """Whether the system has a judgment (an expanded pair), so that the bootstrap sampled it."""
+        return self.samples is not None
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the system has a rank range and a cluster."""
         return self.range is not None
 
 
@@ -79,6 +93,13 @@ def rank_ranges(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.
     return ranks[drop, systems], ranks[n_present - 1 - drop, systems]
 
 
+def rankable(samples: np.ndarray, confidence: float) -> np.ndarray:
+    """Boolean (S,): the systems of score samples (B, S) that are in enough samples (not NaN) for a rank range at
+    ``confidence`` (:func:`ranking.core.parameters.has_rank_range`), which :func:`rank_ranges` needs."""
+    counts = np.count_nonzero(~np.isnan(np.asarray(samples, dtype=np.float64)), axis=0)
+    return np.array([has_rank_range(int(n), confidence) for n in counts], dtype=bool)
+
+
 def clusters(order: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Cluster number (from 1) of each system, indexed like ``lo``/``hi`` (METHODS 7; WMT ``cluster.py -by-rank``).
 
@@ -106,13 +127,15 @@ def bootstrap_ranking(
 ) -> RankingResult:
     """Ranking table from bootstrap score samples (B, S) and full-data scores (S,) (METHODS 7).
 
-    ``score`` is the mean over the samples. Systems are ordered by that mean (``order_by="mean"``, G15 Table 3b) or
-    by the full-data score (``order_by="full"``); ties keep ``names`` order. Ranges from :func:`rank_ranges`,
-    clusters from :func:`clusters` along that order.
+    ``score`` is the mean over the samples that score the system (NaN marks the others, module docstring).
+    Systems are ordered by that mean (``order_by="mean"``, G15 Table 3b) or by the full-data score
+    (``order_by="full"``); ties keep ``names`` order. Ranges from :func:`rank_ranges`, clusters from
+    :func:`clusters` along that order.
 
     ``judged`` (S,) bool marks the systems with a judgment (default: all). The others have no score, range or
-    cluster (:class:`RankedSystem`) and come last in ``names`` order; the judged systems are ranked among
-    themselves, so their ranges and clusters are those of the judged systems' table.
+    cluster (:class:`RankedSystem`) and come last in ``names`` order; the judged systems in enough samples for a
+    rank range (:func:`rankable`) are ranked among themselves, so their ranges and clusters are those of the ranked
+    systems' table. The judged systems in too few samples follow them in the same order, without range or cluster.
     """
     score_samples = np.asarray(score_samples, dtype=np.float64)
     full_scores = np.asarray(full_scores, dtype=np.float64)
@@ -124,17 +147,26 @@ def bootstrap_ranking(
     judged = np.ones(len(names), dtype=bool) if judged is None else np.asarray(judged, dtype=bool)
     if judged.shape != (len(names),):
         raise ValueError(f"judged must mark each of the {len(names)} systems, got shape {judged.shape}")
-    present = np.flatnonzero(judged)
-    mean = score_samples.mean(axis=0)
+    scored = ~np.isnan(score_samples)
+    n_scored = scored.sum(axis=0)
+    mean = np.divide(np.where(scored, score_samples, 0.0).sum(axis=0), n_scored,
+                     out=np.full(len(names), np.nan), where=n_scored > 0)
+    key = np.nan_to_num(mean if order_by == "mean" else full_scores, nan=-np.inf)
+    ranked = judged & rankable(score_samples, confidence)
+    present = np.flatnonzero(ranked)
     rows = []
     if present.size:
-        order = np.argsort(-(mean if order_by == "mean" else full_scores)[present], kind="stable")
+        order = np.argsort(-key[present], kind="stable")
         lo, hi = rank_ranges(score_samples[:, present], confidence)
         cluster = clusters(order, lo, hi)
         rows = [
-            RankedSystem(names[s], float(mean[s]), float(full_scores[s]), (int(lo[k]), int(hi[k])), int(cluster[k]))
+            RankedSystem(names[s], float(mean[s]), float(full_scores[s]), (int(lo[k]), int(hi[k])), int(cluster[k]),
+                         int(n_scored[s]))
             for k, s in zip(order, present[order])
         ]
+    unranked = np.flatnonzero(judged & ~ranked)
+    rows += [RankedSystem(names[s], float(mean[s]), float(full_scores[s]), None, None, int(n_scored[s]))
+             for s in unranked[np.argsort(-key[unranked], kind="stable")]]
     rows += [RankedSystem(names[s], np.nan, np.nan, None, None) for s in np.flatnonzero(~judged)]
     return RankingResult(systems=tuple(rows), confidence=confidence, n_samples=score_samples.shape[0])
 
@@ -172,8 +204,9 @@ def bootstrap_expected_wins(
     pairs: ExpandedPairs, n_systems: int, n_boot: int, rng: np.random.Generator, opponents: Opponents = "all"
 ) -> np.ndarray:
     """Expected Wins scores (B, S) of B bootstrap resamples of the expanded pairs (METHODS 5, 7), each over the
-    systems its resample compares (:func:`ranking.core.expected_wins.counts_expected_wins`).
+    systems its resample compares, NaN for a system the resample does not score
+    (:func:`ranking.core.expected_wins.run_expected_wins`: G15's ``EW.py``, or ``EW.pl`` with ``"beaten"``).
 
     ``opponents`` as in :func:`ranking.core.expected_wins.expected_wins`.
     """
-    return counts_expected_wins(resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng), opponents)
+    return run_expected_wins(resample_outcome_counts(outcome_counts(pairs, n_systems), n_boot, rng), opponents)

@@ -15,6 +15,10 @@ release (``EW.pl``) that averages over the opponents A beat at least once instea
 judge's data leave some win(A, B) = 0 this raises A's score (judge 1: INPUT 0.332 instead of 0.304). Those published
 numbers reproduce only with that divisor, offered here as ``opponents="beaten"``. With win(A, B) > 0 for all pairs,
 as on the full CoNLL-14 data, both agree.
+
+A bootstrap resample (or training run) scores only some systems, as G15's scripts write them
+(:func:`run_expected_wins`): ``EW.py`` those its pairs compare, ``EW.pl`` those that beat another at least once (the
+keys of its win table). ``eval/cluster.py`` and ``EW.pl`` rank each run's scored systems among themselves.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from .pairs import compared_systems, counts_win_matrix
+from .pairs import compared_in, compared_systems, counts_win_matrix
 
 Opponents = Literal["all", "beaten"]
 
@@ -61,3 +65,16 @@ def counts_expected_wins(counts: np.ndarray, opponents: Opponents = "all") -> np
     """EW scores (..., S) of the pairs with outcome counts (..., S, S, 3) (``pairs.outcome_counts``): of the win
     matrices they hold (``pairs.counts_win_matrix``), over the systems they compare (``pairs.compared_systems``)."""
     return expected_wins(counts_win_matrix(counts), opponents, compared_systems(counts))
+
+
+def run_expected_wins(counts: np.ndarray, opponents: Opponents = "all") -> np.ndarray:
+    """EW scores (..., S) of each run's pairs with outcome counts (..., S, S, 3) as G15's scripts write them:
+    :func:`counts_expected_wins`, NaN for a system the run does not score.
+
+    With ``opponents="all"`` a run scores the systems its pairs compare (``EW.py``, like WMT's ``infer_EW.py``,
+    collects them from its pairs, ties included); with ``"beaten"`` those that beat another system at least once in
+    it (``EW.pl`` ranks the keys of its win table, which only wins fill), i.e. those with a score above 0.
+    """
+    scores = counts_expected_wins(counts, opponents)
+    scored = compared_in(counts) if opponents == "all" else scores > 0
+    return np.where(scored, scores, np.nan)

@@ -86,8 +86,11 @@ def judge_rankings(
     """G15 Table 7: per judge, an EW ranking ordered by the full-data score with bootstrap ranges and clusters.
 
     Judges without expanded pairs (only skipped screens) are left out; systems a judge never judged have no score
-    in that judge's ranking (``bootstrap_ranking``'s ``judged``). Judges are bootstrapped one after another from
-    the same ``rng``.
+    in that judge's ranking (``bootstrap_ranking``'s ``judged``). With ``opponents="beaten"`` a resample ranks the
+    systems that beat another in it, as G15's ``EW.pl`` does (``expected_wins.run_expected_wins``): a system that
+    won nothing in a resample is not ranked there, and one that won in too few resamples for a rank range (one that
+    never won a comparison of the judge's, which ``EW.pl`` does not list at all) is listed after the ranked systems
+    without range or cluster. Judges are bootstrapped one after another from the same ``rng``.
     """
     full = judge_scores(pairs, len(systems), len(judges), opponents)
     result = {}

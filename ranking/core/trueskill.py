@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import ndtri
 
-from ranking.core.pairs import ExpandedPairs, outcome_counts
+from ranking.core.pairs import ExpandedPairs, compared_in, outcome_counts
 
 MU = 0.0
 SIGMA = 0.5
@@ -624,6 +624,15 @@ def run_trueskill_chains(cells: np.ndarray, rng: np.random.Generator) -> np.ndar
     return _run_chains(cells, states, chain_settings(cells.sum(axis=(1, 2, 3)) + 1), MU, SIGMA)
 
 
+def trueskill_run_samples(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """TrueSkill (METHODS 6) of one run on each row's pairs (:func:`run_trueskill_chains`); (C, S, S, 3) -> (C, S).
+
+    NaN for a system that the row's pairs do not compare, which would keep its initial mu = 0 (G15's ``TS.py``
+    rates the systems its input pairs name).
+    """
+    return np.where(compared_in(cells), run_trueskill_chains(cells, rng), np.nan)
+
+
 def trueskill_scores(
     first: np.ndarray,
     second: np.ndarray,
@@ -658,11 +667,13 @@ def bootstrap_trueskill(
     ``pairs.tup.txt``), and it reproduces Table 3c's rank ranges exactly. ``resample_pairs=True`` first resamples the
     expanded pairs with replacement (same count; :func:`resampled_cells`), as the Expected Wins bootstrap does; that
     adds the data's sampling variance and widens some ranges (CoNLL-14: RAC 3-5, POST 3-5, UMC 6-9), with the same
-    clusters. With resampling, ``rng`` gives the multinomial draws first, then the run seeds.
+    clusters. With resampling, ``rng`` gives the multinomial draws first, then the run seeds. A system that a
+    sample's pairs do not compare (never judged, or not drawn by its resample) is NaN there
+    (:func:`trueskill_run_samples`).
     """
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     cells = np.broadcast_to(pair_cells(first, second, relation, n_systems), (n_boot, n_systems, n_systems, 3))
     if resample_pairs:
         cells = resampled_cells(cells, rng)
-    return run_trueskill_chains(cells, rng)
+    return trueskill_run_samples(cells, rng)

@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 
 from ranking.contract import (
     EXCLUDED_RATERS_ONLY,
+    FEW_SAMPLES,
     NEVER_JUDGED,
     NO_DECISIVE_COMPARISON,
+    SAMPLES_COMPARE,
+    SAMPLES_WIN,
     WILLIAMS_PERFECT,
     analysis_json,
     bare_matrix,
@@ -21,7 +24,8 @@ from ranking.contract import (
     dumps,
     fields,
 )
-from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.analysis import AnalysisParameters, analyze, bootstrap_samples
+from ranking.core.pairs import expanded_pairs
 from ranking.core.rankings import Rankings
 
 from .contract_checks import assert_contract, assert_reports_render
@@ -255,3 +259,31 @@ def test_a_system_only_ever_shown_alone_has_no_pairwise_comparison():
         assert reasons["unseen"] == NEVER_JUDGED and reasons["A"] is None
     reasons = {row["system"]: row.get("reason") for row in analysis["per_judge"]["rankings"]["j2"]["systems"]}
     assert reasons["solo"] == NEVER_JUDGED, "j2 never saw solo"
+
+
+def test_a_system_in_too_few_bootstrap_samples_has_a_score_but_no_range_and_says_why():
+    """X is in 2 of the 10 Expected Wins samples (NaN in the other 8, as a resample that drew none of its pairs
+    gives), too few for a range at 0.95 (3 needed): it keeps its mean over those 2 and its full-data score, and its
+    range and cluster are null with the reason. In ann's Table 7, X never beat a system: G15's EW.pl ranks a
+    resample's systems that beat another, so X is in none of the 10, and EW.pl would not list it at all."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 2)])] * 3 + [("ann", 1, [(("B",), 1), (("A",), 2)]),
+                                                            ("ann", 2, [(("A",), 1), (("X",), 2)])]
+    rankings = Rankings.from_items(items)
+    samples = bootstrap_samples(expanded_pairs(rankings), 3, FAST)
+    samples["expected_wins"][2:, 2] = np.nan
+    analysis = analysis_json(analyze(rankings, FAST, samples=samples), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    assert_reports_render(analysis)
+    x = analysis["expected_wins"]["systems"][-1]
+    assert x["system"] == "X" and x["range"] is None and x["cluster"] is None
+    assert x["score"] == pytest.approx(float(np.mean(samples["expected_wins"][:2, 2])))
+    assert x["reason"] == FEW_SAMPLES.format(n=2, total="10", confidence=0.95, rule=SAMPLES_COMPARE) == (
+        "ranked in 2 of the 10 bootstrap samples, too few for a rank range at confidence 0.95 (a sample ranks only "
+        "the systems its pairs compare, as G15's cluster.py does)")
+    assert [row["range"] is not None for row in analysis["trueskill"]["systems"]] == [True] * 3
+    judged_by_ann = analysis["per_judge"]["rankings"]["ann"]["systems"]
+    assert [row["system"] for row in judged_by_ann] == ["A", "B", "X"]
+    assert judged_by_ann[-1] == {
+        "system": "X", "score": None, "full_data_score": 0.0, "range": None, "cluster": None,
+        "reason": FEW_SAMPLES.format(n=0, total="10", confidence=0.9, rule=SAMPLES_WIN),
+    }

@@ -107,6 +107,20 @@ def analyze_case(case: dict, mode: str, folder: Path) -> dict:
     return analysis
 
 
+def assert_ranges_in_bounds_or_null_with_reason(systems: list[dict]) -> None:
+    """The systems with a rank range come first, their ranges within 1..S (S: how many have one: each bootstrap
+    sample ranks only them, and only those it scores) and their clusters numbered in order; every other system has
+    neither range nor cluster, and a reason (in too few samples for a range, or never judged). Whether a range
+    holds the system's full-data rank is not checked: on such small data it need not (with 20 samples, or when the
+    full data tie systems that the samples part, a range can miss it, whether or not a system is missing from a
+    sample)."""
+    ranked = [row for row in systems if row["range"] is not None]
+    assert systems[:len(ranked)] == ranked, "ranked systems first"
+    assert all(1 <= row["range"][0] <= row["range"][1] <= len(ranked) for row in ranked)
+    assert [row["cluster"] for row in ranked] == sorted(row["cluster"] for row in ranked)
+    assert all(row["cluster"] is None and row["reason"] for row in systems[len(ranked):])
+
+
 @SETTINGS
 @given(case=judgment_sets())
 def test_ranking_analyses_of_degenerate_judgments(tmp_path_factory, case):
@@ -114,8 +128,8 @@ def test_ranking_analyses_of_degenerate_judgments(tmp_path_factory, case):
     assert "admin" not in analysis["pairs"]["per_judge"] and analysis["parameters"]["ignored_judges"] == ["admin"]
     admin_screens = sum(screen["judge"] == "admin" for screen in case["screens"])
     assert analysis["snapshot"]["ignored_judgments"] == ({"admin": admin_screens} if admin_screens else {})
-    judged = [row for row in analysis["expected_wins"]["systems"] if row["score"] is not None]
-    assert [row["cluster"] for row in judged] == sorted(row["cluster"] for row in judged)
+    for ranking in (analysis["expected_wins"], analysis["trueskill"], *analysis["per_judge"]["rankings"].values()):
+        assert_ranges_in_bounds_or_null_with_reason(ranking["systems"])
     for accuracy in analysis["accuracy"].values():
         for key in ("total_order", "clusters"):
             assert 0 <= accuracy[key] <= 1 if accuracy[key] is not None else accuracy["reason"]

@@ -1,6 +1,9 @@
 """Unit tests of ranking.core.bootstrap (METHODS 7, G15 §5.2)."""
 from __future__ import annotations
 
+import math
+from collections import defaultdict
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,12 +14,16 @@ from ranking.core.bootstrap import (
     bootstrap_ranking,
     clusters,
     rank_ranges,
+    resample_outcome_counts,
     resample_win_matrices,
     sample_ranks,
     trimmed_count,
 )
-from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import ExpandedPairs, outcome_counts, win_matrix
+from ranking.core.expected_wins import counts_expected_wins, expected_wins
+from ranking.core.pairs import ExpandedPairs, compared_in, outcome_counts, win_matrix
+from ranking.core.trueskill import bootstrap_trueskill, pair_cells, resampled_cells
+
+from .test_expected_wins import infer_ew
 
 
 def make_pairs(rows: list[tuple[int, int, int]]) -> ExpandedPairs:
@@ -172,3 +179,83 @@ def test_ranges_contain_a_rank_and_clusters_are_monotone(seed, confidence):
     numbers = [row.cluster for row in result.systems]
     assert numbers[0] == 1 and all(0 <= b - a <= 1 for a, b in zip(numbers, numbers[1:]))
     assert all(1 <= row.range[0] <= row.range[1] <= 4 for row in result.systems)
+
+
+def cluster_py(runs: list[dict[str, float]], confidence: float) -> list[tuple[str, float, tuple[int, int], int]]:
+    """G15's ``eval/cluster.py -by-rank -i confidence``, read directly, on runs as ``EW.py`` writes them: each run
+    holds the scores of the systems it scores. Each run ranks its own systems (``rank_by_mu``: best first, rank =
+    index + 1); a system's mean is over its runs; its ranks are sorted and ``alpha = ceil((n - n * confidence) / 2)``
+    of its own n ranks dropped at each end; systems by mean, best first; a cluster closes after a system whose
+    upper end is below the lower end of every system after it (``check_boundary``). Rows (system, mean, range,
+    cluster)."""
+    ranks, scores = defaultdict(list), defaultdict(list)
+    for run in runs:
+        ranklist = sorted(run, key=lambda name: (run[name], name), reverse=True)
+        for name in run:
+            ranks[name].append(ranklist.index(name) + 1)
+            scores[name].append(run[name])
+    order = sorted(scores, key=lambda name: (np.mean(scores[name]), np.std(scores[name]), name), reverse=True)
+    ranges = []
+    for name in order:
+        n = len(ranks[name])
+        alpha = int(math.ceil((n - n * 1.0 * confidence) / 2.0))
+        clipped = sorted(ranks[name])[alpha:-alpha]
+        ranges.append((clipped[0], clipped[-1]))
+    rows, cluster = [], 1
+    for i, name in enumerate(order):
+        rows.append((name, float(np.mean(scores[name])), ranges[i], cluster))
+        cluster += i + 1 < len(order) and all(ranges[i][1] < lo for lo, _ in ranges[i + 1:])
+    return rows
+
+
+def test_a_system_absent_from_some_resamples_is_ranked_as_g15_cluster_py_ranks_it():
+    """X's one pair (it beat B) is drawn in 12 of the 20 resamples of seed 7 only. EW.py writes the scores of the
+    systems a resample compares, and cluster.py ranks each run's systems among themselves: X is first in each of
+    its 12 runs (EW 0.5, A at most 0.5 there), so its range is [1, 1]; A and X share the first cluster, B is alone
+    in the second. Scored 0 where absent, X took rank 3 in 8 runs: range [1, 3], mean 0.3, one cluster of all."""
+    pairs = make_pairs([(0, 1, -1)] * 7 + [(0, 1, 1)] * 3 + [(1, 2, 1)])
+    names = ["A", "B", "X"]
+    resamples = resample_outcome_counts(outcome_counts(pairs, 3), 20, np.random.default_rng(7))
+    runs = [{names[s]: score for s, score in infer_ew(resample).items()} for resample in resamples]
+    assert sum("X" in run for run in runs) == 12
+    assert all(len(set(run.values())) == len(run) for run in runs), "no tie, which cluster.py breaks by name"
+    samples = bootstrap_expected_wins(pairs, 3, 20, np.random.default_rng(7))
+    result = bootstrap_ranking(samples, counts_expected_wins(outcome_counts(pairs, 3)), names, 0.9)
+    expected = cluster_py(runs, 0.9)
+    assert [(row.system, row.range, row.cluster) for row in result.systems] == [
+        (name, lo_hi, cluster) for name, _, lo_hi, cluster in expected
+    ]
+    assert [row.score for row in result.systems] == pytest.approx([mean for _, mean, *_ in expected])
+    assert [(row.system, row.range, row.cluster) for row in result.systems] == [
+        ("A", (1, 2), 1), ("X", (1, 1), 1), ("B", (2, 3), 2)
+    ]
+    assert [row.samples for row in result.systems] == [20, 12, 20]
+
+
+def test_a_system_in_too_few_samples_for_a_range_follows_the_ranked_systems_without_range_or_cluster():
+    """At 0.95 a range needs 3 samples (one dropped at each end): C is in 2 of 5, so A and B are ranked from their
+    5 samples without C (cluster.py fails on C and leaves no precedent): A ranks 1, 2, 1, 1, 1 -> [1, 1], B 2, 1,
+    2, 2, 2 -> [2, 2], two clusters. C follows them, its mean over its own 2 samples above theirs but without range
+    or cluster; D was never judged and comes last."""
+    nan = np.nan
+    samples = np.array([[0.9, 0.5, nan, nan], [0.2, 0.3, 0.8, nan], [0.6, 0.4, nan, nan], [0.7, 0.1, 0.95, nan],
+                        [0.8, 0.6, nan, nan]])
+    result = bootstrap_ranking(samples, np.array([0.7, 0.4, 0.9, nan]), ["A", "B", "C", "D"], 0.95,
+                               judged=np.array([True, True, True, False]))
+    assert [(row.system, row.range, row.cluster, row.samples) for row in result.systems] == [
+        ("A", (1, 1), 1, 5), ("B", (2, 2), 2, 5), ("C", None, None, 2), ("D", None, None, None)
+    ]
+    assert result.systems[2].score == pytest.approx(0.875) and result.systems[2].judged
+    assert not result.systems[2].ranked and not result.systems[3].judged
+
+
+def test_resampled_trueskill_leaves_a_system_its_resample_did_not_draw_unscored():
+    """With ``resample_pairs``, a run whose resample drew none of X's pairs has no score of X (TS.py rates the
+    systems its pairs name), not its initial mu = 0; X is in the other runs."""
+    pairs = make_pairs([(0, 1, -1)] * 7 + [(0, 1, 1)] * 3 + [(1, 2, 1)])
+    cells = np.broadcast_to(pair_cells(pairs.first, pairs.second, pairs.relation, 3), (40, 3, 3, 3))
+    drawn = compared_in(resampled_cells(cells, np.random.default_rng(3)))
+    assert 0 < drawn[:, 2].sum() < 40 and drawn[:, :2].all()
+    samples = bootstrap_trueskill(pairs.first, pairs.second, pairs.relation, 3, 40, np.random.default_rng(3),
+                                  resample_pairs=True)
+    np.testing.assert_array_equal(np.isnan(samples), ~drawn)

@@ -7,9 +7,10 @@ from scipy import stats
 
 from annotation.services.appraise_xml import parse_appraise_xml
 from ranking.core.analysis import AnalysisParameters, analyze
+from ranking.core.bootstrap import bootstrap_expected_wins, resample_outcome_counts
 from ranking.core.correlation import correlate
 from ranking.core.expected_wins import expected_wins
-from ranking.core.pairs import expanded_pairs, win_matrix
+from ranking.core.pairs import expanded_pairs, outcome_counts, win_matrix
 from ranking.core.per_judge import (
     judge_correlations,
     judge_rankings,
@@ -172,3 +173,27 @@ def test_weighted_means_leave_out_judges_whose_correlation_with_the_rest_is_unde
     assert table.mean_left_out == ("c",)
     everyone_tied = judge_correlations(np.full((2, 4), 0.5), rest[:2], weights[:2], ["a", "b"])
     assert np.isnan(everyone_tied.mean_rest_spearman) and everyone_tied.mean_left_out == ("a", "b")
+
+
+def ew_pl_ranked(counts: np.ndarray) -> set[int]:
+    """The systems G15's ``EW.pl`` ranks in one resample with outcome counts (S, S, 3), read directly: ``rank()``
+    lists the keys of ``%$WIN``, which only a win fills (``$WIN->{$s1}->{$s2}++`` for "<", the reverse for ">")."""
+    return {int(first if cell == 0 else second) for first, second, cell in zip(*np.nonzero(counts)) if cell != 1}
+
+
+def test_a_judges_resample_ranks_the_systems_that_beat_another_in_it_as_ew_pl():
+    """Table 7 follows EW.pl: B's one win (over A) is drawn in some resamples only, and X never beat anyone, so a
+    resample ranks A and, where drawn, B; X has no range (EW.pl does not list it)."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 2)])] * 3 + [("ann", 1, [(("B",), 1), (("A",), 2)]),
+                                                            ("ann", 2, [(("A",), 1), (("B", "X"), 2)])]
+    rankings = Rankings.from_items(items)
+    pairs = expanded_pairs(rankings)
+    samples = bootstrap_expected_wins(pairs, 3, 50, np.random.default_rng(5), "beaten")
+    resamples = resample_outcome_counts(outcome_counts(pairs, 3), 50, np.random.default_rng(5))
+    assert [set(np.flatnonzero(~np.isnan(row)).tolist()) for row in samples] == [ew_pl_ranked(r) for r in resamples]
+    assert 0 < np.isnan(samples[:, 1]).sum() < 50 and np.isnan(samples[:, 2]).all()
+    table = judge_rankings(pairs, rankings.system_names, rankings.judge_names, 50, np.random.default_rng(5))["ann"]
+    assert [(row.system, row.samples) for row in table.systems] == [
+        ("A", 50), ("B", int((~np.isnan(samples[:, 1])).sum())), ("X", 0)
+    ]
+    assert table.systems[1].ranked and not table.systems[2].ranked and table.systems[2].full_data_score == 0.0
