@@ -6,7 +6,8 @@ upper triangle, stars where too few comparisons), 3b and 3c (Expected Wins and T
 clusters), 3d (head-to-head in Expected Wins order with the sign-test marks), 4 (prediction accuracy) when the
 analysis has it, 5 (metric correlations) when it has metrics, C5a and C5b (Table 5 of the metrics computed from
 the campaign's references, ``metrics_computed``, against the Expected Wins and the TrueSkill scores) when it has
-those, 6 and 7 (per-judge correlations and rankings) when it has them, for PRWS campaigns the systems' mean scores
+those, 6 and 7 (per-judge correlations and rankings) when it has them (Table 6, when the analysis has no judge
+correlations, with the reason), for PRWS campaigns the systems' mean scores
 (Napoles et al. 2019, Table 6) with the distribution of their sentence scores and the split-half reliability (N19
 Table 7), and the raters rater quality control excluded, with their numbers. The tabulars need the ``booktabs``
 and ``graphicx`` packages. System and judge names are escaped. A number the analysis left undefined prints as
@@ -210,6 +211,8 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
     per_judge = analysis.get("per_judge") or {}
     if per_judge.get("correlations"):
         tables.append(judge_correlation_table(per_judge["correlations"]))
+    elif per_judge.get("reason"):
+        tables.append(no_judge_correlation_table(per_judge["reason"]))
     if per_judge.get("rankings"):
         notes = Notes()
         tabular = "\n\\quad\n".join(
@@ -421,6 +424,20 @@ def judge_correlation_table(correlations: Mapping) -> LatexTable:
                if left_out else ".")
         ),
         _tabular("l" + "r" * (len(names) + 2), [header], rows, footer),
+    )
+
+
+def no_judge_correlation_table(reason: str) -> LatexTable:
+    """G15 Table 6 when the analysis has no judge correlations (``per_judge.correlations`` null): the means of the
+    judges' correlations with the rest, undefined with the JSON's ``reason`` in the note, as the HTML report says
+    it."""
+    notes = Notes()
+    row = f"Judges & {notes.undefined(reason)} & {notes.undefined(reason)} \\\\"
+    return LatexTable(
+        "6", "Inter-annotator correlation",
+        notes.note("No correlations between judges: Spearman's $\\rho$ and Pearson's $r$ of the judges' Expected "
+                   "Wins scores are undefined."),
+        _tabular("lrr", ["& $\\bar{\\rho}$ & $\\bar{r}$ \\\\"], [row]),
     )
 
 

@@ -267,3 +267,20 @@ def test_the_tabulars_to_input_compile_as_their_header_says(non_latin_analysis, 
 def test_the_conll14_tables_are_well_formed(conll14_analysis):
     for standalone in (False, True):
         assert_well_formed(render_latex(conll14_analysis, standalone=standalone))
+
+
+def test_table_6_says_why_the_judges_have_no_correlations(full_analysis, tmp_path):
+    """With the judge correlations null (fewer than two judges, or too few systems), the LaTeX report left Table 6
+    out without a word, where the HTML report and the JSON give the reason; it now prints the table's means
+    undefined with the reason in its note."""
+    reason = "judge correlations need two judges with pairwise judgments"
+    analysis = {**full_analysis, "per_judge": {**full_analysis["per_judge"], "correlations": None, "reason": reason}}
+    (table,) = [table for table in latex_tables(analysis) if table.number == "6"]
+    assert "Judges & --$^{a}$ & --$^{a}$ \\\\" in table.tabular.splitlines()
+    assert table.note.endswith(f"are undefined. $^{{a}}$ {reason}.")
+    assert reason in render_latex(analysis) and reason in render_latex(analysis, standalone=True)
+    if shutil.which("pdflatex"):
+        (tmp_path / "report.tex").write_text(render_latex(analysis, standalone=True), encoding="utf-8")
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
