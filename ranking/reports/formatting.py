@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from string import ascii_lowercase
 
 
 def is_missing(value: float | None) -> bool:
@@ -46,7 +48,20 @@ def beta(value: float) -> str:
 
 
 UNDEFINED = "–"
-"""How every report shows a number the analysis left undefined (with its reason as a tooltip, note or column)."""
+"""How every report shows a number the analysis left undefined (with its reason as a note or a column)."""
+
+
+@dataclass
+class NoteLetters:
+    """The reasons of one table's undefined numbers, each with a letter (a, b, ... in order of first use): a cell
+    shows the undefined mark with its reason's letter, the table's note each letter's reason (the HTML and LaTeX
+    reports)."""
+
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def letter(self, reason: str) -> str:
+        """The letter of ``reason`` (the next letter when it is new)."""
+        return self.reasons.setdefault(reason, ascii_lowercase[len(self.reasons) % 26])
 
 
 def reason_for(holder: Mapping, field: str) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gecappraise.plurals import counted
 from ranking.contract import head_to_head_order
@@ -34,7 +34,7 @@ from ranking.contract_schema import DISTRIBUTION_KEYS
 from ranking.core.significance import significance_mark
 
 from .computed_metrics import NAMES
-from .formatting import beta, fixed, matrix_reason, percent, rank_range, reason_for, short
+from .formatting import NoteLetters, beta, fixed, matrix_reason, percent, rank_range, reason_for, short
 from .provenance import METHOD_NAMES, provenance
 from .tables import (
     TABLE_4_ROWS,
@@ -85,16 +85,12 @@ def escape_latex(text: str) -> str:
     return _SPECIAL.sub(lambda match: LATEX_SPECIALS[match.group()], str(text))
 
 
-@dataclass
-class Notes:
+class Notes(NoteLetters):
     """The reasons of a table's undefined numbers, each with a letter: a cell prints ``--`` and its letter."""
-
-    reasons: dict[str, str] = field(default_factory=dict)
 
     def undefined(self, reason: str) -> str:
         """``--`` with the letter of ``reason`` (the next letter when it is new)."""
-        letter = self.reasons.setdefault(reason, "abcdefghijklmnopqrstuvwxyz"[len(self.reasons) % 26])
-        return f"--$^{{{letter}}}$"
+        return f"--$^{{{self.letter(reason)}}}$"
 
     def shown(self, holder: Mapping, key: str, text: str) -> str:
         """``text`` (a formatted number), or ``--`` with the letter of the reason where ``holder[key]`` is None."""

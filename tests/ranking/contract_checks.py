@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 from collections.abc import Iterator
@@ -101,15 +102,27 @@ def undefined_head_to_head(analysis: dict) -> list[tuple[str, str, str]]:
     ]
 
 
+def undefined_mark(letter: str) -> str:
+    """The HTML report's markup of an undefined number whose reason is its table's note ``letter``."""
+    return (f'<span class="undefined"><span aria-hidden="true">–<sup>{letter}</sup></span>'
+            f'<span class="visually-hidden">undefined, see note {letter}</span></span>')
+
+
+def html_note(letter: str, reason: str) -> str:
+    """The HTML report's note under a table that gives ``reason`` for the undefined numbers marked ``letter``."""
+    return f"<span><sup>{letter}</sup> {html.escape(reason)}.</span>"
+
+
 def assert_reports_render(analysis: dict) -> dict[str, str]:
-    """Render every report format; undefined head-to-head cells show "–" with their reason. Returns the texts."""
+    """Render every report format; undefined head-to-head cells show "–" with their reason (in the HTML, a note
+    under the table, as visible text). Returns the texts."""
     reports = {name: render_report(analysis, name) for name in ("html", "latex", "csv", "json")}
     reports["standalone"] = render_report(analysis, "latex", standalone=True)
     assert strict_loads(reports["json"]) == analysis
     undefined = undefined_head_to_head(analysis)
     rows = list(csv.DictReader(io.StringIO(reports["csv"])))
     for row, column, reason in undefined:
-        assert f'title="{reason}">–<' in reports["html"]
+        assert f"</sup> {html.escape(reason)}.</span>" in reports["html"]
         assert reason in reports["latex"]
         (cell,) = [r for r in rows if r["section"] == "head_to_head" and r["system"] == row and r["opponent"] == column]
         assert (cell["share"], cell["p_value"], cell["reason"]) == ("–", "–", reason)

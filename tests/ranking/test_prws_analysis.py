@@ -266,7 +266,7 @@ def test_systems_nobody_rated_are_listed_without_numbers(tmp_path):
                     "reason": "no rating of this system"}
     assert bad["reason"] == "rated only by raters whom the quality check excluded" and bad["sentences"] == 0
     reports = assert_reports_render(analysis)
-    assert 'title="no rating of this system">–<' in reports["html"]
+    assert "</sup> no rating of this system.</span>" in reports["html"]
     assert "no rating of this system" in reports["latex"] and "quality check excluded" in reports["latex"]
     rows = csv.DictReader(io.StringIO(reports["csv"]))
     (row,) = [r for r in rows if r["section"] == "prws" and r["system"] == "fair"]

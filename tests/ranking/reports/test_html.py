@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from ranking import contract
+from ranking.core.analysis import AnalysisParameters, analyze, bootstrap_samples
+from ranking.core.pairs import expanded_pairs
+from ranking.core.rankings import Rankings
 from ranking.reports.html import render_html
 from ranking.reports.plots import cluster_colour, head_to_head_plot, rank_ranges_plot
+from tests.ranking.contract_checks import html_note, undefined_mark
 
 SVG = re.compile(r"<svg\b[^>]*>.*?</svg>", flags=re.S)
 
@@ -134,7 +139,9 @@ def test_undefined_computed_williams_tests_give_their_reason(computed_analysis):
     }}
     section = computed_section(render_html(analysis))
     cells = williams_cells(section, "computed-williams-expected_wins")
-    assert cells["GLEU", "M2 F0.5"] == '<span class="undefined" title="the metrics correlate perfectly">–</span>'
+    assert cells["GLEU", "M2 F0.5"] == undefined_mark("a")
+    table = section[section.index('id="computed-williams-expected_wins"'):]
+    assert html_note("a", "the metrics correlate perfectly") in table[:table.index("</p>")]
     assert cells["M2 F0.5", "GLEU"] == "0.250"
     assert 'id="computed-williams-trueskill"' not in section
     assert f"TrueSkill: {skipped['skipped']}." in section
@@ -421,7 +428,8 @@ def test_an_undefined_accuracy_shows_its_reason(full_analysis):
     page = render_html({**full_analysis, "accuracy": {**full_analysis["accuracy"], "expected_wins": accuracy}})
     section = page[page.index('<section id="accuracy">'):]
     section = section[:section.index("</section>")]
-    assert f'<td class="num"><span class="undefined" title="{reason}">–</span></td>' in section
+    assert f'<td class="num">{undefined_mark("a")}</td>' in section
+    assert f'<p class="table-notes">{html_note("a", reason)}</p>' in section
 
 
 def test_an_analysis_without_judges_rankings_says_why(full_analysis):
@@ -434,3 +442,58 @@ def test_an_analysis_without_judges_rankings_says_why(full_analysis):
     assert f"No correlations between judges (G15 Table 6): {reason}." in section
     assert "No rankings by individual judges (G15 Table 7)" in section
     assert '<a href="#judges">Judges</a>' in page
+
+
+@pytest.fixture(scope="module")
+def undefined_analysis() -> dict:
+    """An analysis with undefined numbers in many tables: one judge (no agreement, no judge correlations), two
+    systems never compared decisively (head to head), X in too few bootstrap samples for a range (its range and
+    cluster null), "unseen" never judged (no score), and Table 4 over 2 folds with nothing decisive held out."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 2)])] * 3 + [("ann", 1, [(("B",), 1), (("A",), 1)]),
+                                                            ("ann", 2, [(("A",), 1), (("X",), 2)])]
+    rankings = Rankings.from_items(items, system_names=["A", "B", "X", "unseen"])
+    parameters = AnalysisParameters(bootstrap=10, seed=1, accuracy_folds=2, accuracy_bootstrap=10)
+    samples = bootstrap_samples(expanded_pairs(rankings), 4, parameters)
+    samples["expected_wins"][:, 2] = [0.4, 0.6] + [np.nan] * 8
+    return contract.analysis_json(analyze(rankings, parameters, samples=samples), campaign="undefined",
+                                  snapshot={"judgments": 5, "last_judgment_at": "2025-03-04T05:06:07+00:00",
+                                            "last_judgment_id": 5, "ignored_judgments": {}})
+
+
+UNDEFINED_MARK = re.compile(r'<span class="undefined"><span aria-hidden="true">–<sup>([a-z])</sup>')
+TABLE_NOTES = re.compile(r'<p class="table-notes">(.*?)</p>', flags=re.S)
+
+
+def test_every_undefined_number_has_its_reason_as_text_under_its_table(undefined_analysis, prws_unrated_analysis):
+    """The reasons of undefined numbers were only tooltips (``title``), which touch screens and screen readers do
+    not get: each "–" now carries a letter, and the notes under its table give that letter's reason as text."""
+    for analysis in (undefined_analysis, prws_unrated_analysis):
+        page = render_html(analysis)
+        body = page[page.index("<body>"):]
+        assert "title=" not in body and 'class="undefined" title' not in body
+        marks = list(UNDEFINED_MARK.finditer(body))
+        assert len(marks) >= (10 if analysis is undefined_analysis else 3)
+        for mark in marks:
+            notes = TABLE_NOTES.search(body, mark.end())
+            assert notes is not None and "<table" not in body[mark.end():notes.start()], "the notes of its table"
+            letters = dict(re.findall(r"<sup>([a-z])</sup> (.*?)\.</span>", notes.group(1)))
+            assert mark.group(1) in letters, (mark.group(0), notes.group(0))
+    page = html.unescape(" ".join(render_html(undefined_analysis).split()))
+    ranking = page[page.index("<h3>Expected Wins</h3>"):]
+    assert ("<sup>a</sup> ranked in 2 of the 10 bootstrap samples, too few for a rank range at confidence 0.95 (a "
+            "sample ranks only the systems its pairs compare, as G15's cluster.py does).</span> <span><sup>b</sup> "
+            "no judgment of this system.</span></p>") in ranking[:ranking.index("<h3>TrueSkill</h3>")]
+
+
+@pytest.mark.browser
+def test_a_report_with_undefined_numbers_passes_axe(chromium, undefined_analysis, prws_unrated_analysis, tmp_path):
+    """The notes and the marks of undefined numbers keep the report accessible (axe-core, WCAG 2.1 A and AA)."""
+    from tests.browser.test_accessibility import axe_violations
+
+    for analysis in (undefined_analysis, prws_unrated_analysis):
+        context, page = open_report(chromium, analysis, tmp_path)
+        assert axe_violations(page) == []
+        marks = page.locator(".undefined .visually-hidden")
+        assert marks.count() > 0 and marks.first.inner_text().startswith("undefined, see note ")
+        assert page.locator(".table-notes").first.is_visible()
+        context.close()
