@@ -59,7 +59,7 @@ from annotation.services.rater_qc import QcExclusions, analysis_exclusions
 if TYPE_CHECKING:
     import numpy as np
 
-    from .core.bootstrap import RankingResult
+    from .core.bootstrap import RankedSystem, RankingResult
     from .core.rankings import Rankings
 
 LEADERBOARD_BOOTSTRAP = 1000
@@ -80,6 +80,7 @@ were 2.1 MB a poll."""
 STATE_SECONDS = 24 * 3600
 """How long a campaign's counts stay cached without a request."""
 NO_PAIRS = "no pairwise judgment yet"
+NOT_COMPARED = "not compared with another system yet"
 QC_EXCLUDED_ONLY = "the judgments so far are all from raters whom rater QC excluded"
 QC_LEFT_OUT_ONLY = ("the judgments so far are all ones rater QC leaves out: from raters it excluded, or from attempts "
                     "before a fresh one")
@@ -486,14 +487,26 @@ def _ranked_rows(state: LiveCounts, result: RankingResult) -> tuple[list[dict], 
             "system": row.system,
             "score": _number(row.score),
             "full_data_score": _number(row.full_data_score),
-            "range": list(row.range),
+            "range": list(row.range) if row.ranked else None,
             "cluster": row.cluster,
             "pairs": compared[row.system],
             "unresolved_with": overlapping[row.system],
+            **({} if row.ranked else {"reason": _unranked_reason(row, result)}),
         }
         for row in result.systems
     ]
     return rows, [list(pair) for pair in unresolved]
+
+
+def _unranked_reason(row: RankedSystem, result: RankingResult) -> str:
+    """Why a system of the leaderboard has no rank range (nor, if never compared, a score): the analysis's reasons
+    (``contract``)."""
+    from .contract import FEW_SAMPLES, SAMPLES_COMPARE
+
+    if not row.judged:
+        return NOT_COMPARED
+    return FEW_SAMPLES.format(n=row.samples, total=f"{result.n_samples:,}", confidence=result.confidence,
+                              rule=SAMPLES_COMPARE)
 
 
 def _pairs_per_system(state: LiveCounts) -> dict[str, int]:

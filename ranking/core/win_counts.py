@@ -4,7 +4,7 @@ Win counts per ordered system pair are sufficient statistics for Expected Wins a
 a resample of the expanded pairs is a multinomial draw over the outcome cells. A live leaderboard therefore keeps
 the outcome counts (``pairs.outcome_counts``, shape (S, S, 3)) of the rankings seen so far, adds the counts of new
 rankings as they arrive, and ranks from the counts with the functions the analysis uses
-(``bootstrap.resample_outcome_counts``, ``expected_wins.counts_expected_wins``, ``bootstrap.bootstrap_ranking``): the
+(``bootstrap.resample_outcome_counts``, ``expected_wins.run_expected_wins``, ``bootstrap.bootstrap_ranking``): the
 same ranking as the analysis computes from all the pairs, without holding the pairs.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .bootstrap import RankingResult, bootstrap_ranking, resample_outcome_counts
-from .expected_wins import counts_expected_wins
-from .pairs import expanded_pairs, outcome_counts
+from .expected_wins import counts_expected_wins, run_expected_wins
+from .pairs import compared_in, expanded_pairs, outcome_counts
 from .rankings import Rankings
 
 
@@ -43,19 +43,22 @@ def expected_wins_ranking(
     counts: np.ndarray, names: Sequence[str], n_boot: int, confidence: float, rng: np.random.Generator
 ) -> RankingResult:
     """The Expected Wins ranking (bootstrap means, rank ranges, clusters; METHODS 7) of the pairs with outcome counts
-    ``counts`` (S, S, 3), from ``n_boot`` resamples drawn from ``rng``. Needs S >= 2 and at least one pair."""
-    samples = counts_expected_wins(resample_outcome_counts(counts, n_boot, rng))
-    return bootstrap_ranking(samples, counts_expected_wins(counts), names, confidence)
+    ``counts`` (S, S, 3), from ``n_boot`` resamples drawn from ``rng``, as the analysis ranks them: a resample scores
+    the systems its pairs compare (``run_expected_wins``), a system in no pair has no score, and one in too few
+    resamples no range (``bootstrap.bootstrap_ranking``). Needs S >= 2 and at least one pair."""
+    samples = run_expected_wins(resample_outcome_counts(counts, n_boot, rng))
+    return bootstrap_ranking(samples, counts_expected_wins(counts), names, confidence, judged=compared_in(counts))
 
 
 def unresolved_pairs(result: RankingResult) -> list[tuple[str, str]]:
-    """The system pairs whose rank ranges overlap (not yet separated by the bootstrap), better-ranked system first."""
+    """The system pairs whose rank ranges overlap (not yet separated by the bootstrap), better-ranked system first;
+    a system without a range (never compared, or in too few resamples) is separated from none."""
     rows = result.systems
     return [
         (a.system, b.system)
         for i, a in enumerate(rows)
         for b in rows[i + 1:]
-        if a.range[0] <= b.range[1] and b.range[0] <= a.range[1]
+        if not (a.ranked and b.ranked) or (a.range[0] <= b.range[1] and b.range[0] <= a.range[1])
     ]
 
 

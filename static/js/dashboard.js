@@ -133,9 +133,9 @@ function renderLeaderboard(board) {
   }
   fillTable("leaderboard", board.systems, (row, system) => {
     row.dataset.system = system.system;
-    cell(row, system.range === null ? "–" : system.range.join("–"), "number range");
+    cell(row, system.range === null ? "–" : system.range.join("–"), "number range", system.reason || "");
     cell(row, system.system);
-    cell(row, score(system.score), "number score", system.score === null ? board.reason : "");
+    cell(row, score(system.score), "number score", system.score === null ? system.reason || board.reason : "");
     cell(row, score(system.full_data_score), "number");
     cell(row, system.cluster === null ? "–" : String(system.cluster), "number cluster");
     cell(row, count(system.pairs), "number", system.pairs === 0 ? "never compared yet" : "");

@@ -165,8 +165,11 @@ def test_degenerate_data_give_nulls_with_reasons_never_nan():
     tied = get_leaderboard(client, campaign)
     assert tied["reason"] is None
     rows = {row["system"]: row for row in tied["systems"]}
-    assert all(row["score"] == 0.0 and row["range"] == [1, 1] and row["cluster"] == 1 for row in rows.values())
+    assert all(rows[name]["score"] == 0.0 and rows[name]["range"] == [1, 1] and rows[name]["cluster"] == 1
+               for name in ties)
     assert rows["MARMOTFIX"]["pairs"] == 0 and rows["INPUT"]["pairs"] == 2, "MARMOTFIX was never compared"
+    assert {key: rows["MARMOTFIX"][key] for key in ("score", "range", "cluster", "reason")} == {
+        "score": None, "range": None, "cluster": None, "reason": live.NOT_COMPARED}, "as the analysis: no score, 0"
     assert tied["system_pairs"]["separated"] == 0 and len(tied["system_pairs"]["unresolved"]) == 6
     more = tied["system_pairs"]["more_judgments"]
     assert more["all"] is None and more["without_estimate"] == 6 and more["reason"]

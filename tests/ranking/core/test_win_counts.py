@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ranking.core.analysis import full_data_scores
 from ranking.core.bootstrap import (
     RankedSystem,
     RankingResult,
@@ -13,7 +14,7 @@ from ranking.core.bootstrap import (
     resample_win_matrices,
 )
 from ranking.core.expected_wins import counts_expected_wins, expected_wins
-from ranking.core.pairs import counts_win_matrix, expanded_pairs, outcome_counts, win_matrix
+from ranking.core.pairs import counts_win_matrix, expanded_pairs, judged_systems, outcome_counts, win_matrix
 from ranking.core.rankings import Rankings
 from ranking.core.win_counts import (
     cluster_partition,
@@ -82,6 +83,29 @@ def test_counts_give_the_same_wins_draws_and_ranking_as_the_pairs():
     assert live == analysis
 
 
+def test_a_rarely_compared_system_and_one_never_compared_rank_as_in_the_analysis():
+    """F is in one ranking of 300 (some resamples draw none of its pairs: the analysis ranks each resample without
+    it, as G15's cluster.py does) and E in none; the live leaderboard ranks them as the analysis does: F from the
+    resamples that score it (or, in too few, without a range), E without score, range or cluster."""
+    rng = np.random.default_rng(9)
+    items = [item for item in random_items(rng, 300)
+             if not any(set(systems) & {"E", "F"} for systems, _ in item[2])]
+    items.append(("judge0", 3, [(("F",), 1), (("A",), 2)]))
+    rankings = Rankings.from_items(items, SYSTEMS)
+    pairs = expanded_pairs(rankings)
+    counts = outcome_counts(pairs, 6)
+    live = expected_wins_ranking(counts, SYSTEMS, 200, 0.95, np.random.default_rng(2))
+    samples = bootstrap_expected_wins(pairs, 6, 200, np.random.default_rng(2))
+    analysis = bootstrap_ranking(samples, full_data_scores(pairs, 6, 1)["expected_wins"], SYSTEMS, 0.95,
+                                 judged=judged_systems(pairs, 6))
+    np.testing.assert_equal(live, analysis)
+    rows = {row.system: row for row in live.systems}
+    assert 0 < rows["F"].samples < 200 and rows["E"].samples is None and not rows["E"].ranked
+    assert all(None not in (rows[name].range, rows[name].cluster) for name in "ABCD")
+    unresolved = unresolved_pairs(live)
+    assert {("F", "E"), ("B", "E")} <= set(unresolved), "a system without a range is separated from none"
+
+
 def test_resampling_nothing_is_refused():
     with pytest.raises(ValueError, match="no expanded pairs"):
         resample_outcome_counts(np.zeros((3, 3, 3), dtype=np.int64), 10, np.random.default_rng(0))
@@ -96,6 +120,10 @@ def test_unresolved_pairs_are_those_with_overlapping_ranges():
     result = ranking(("A", (1, 1), 1), ("B", (2, 3), 2), ("C", (2, 4), 2), ("D", (4, 4), 2), ("E", (5, 5), 3))
     assert unresolved_pairs(result) == [("B", "C"), ("C", "D")]
     assert cluster_partition(result, ["E", "D", "C", "B", "A"]) == (3, 2, 2, 2, 1)
+    unranked = RankingResult(systems=(*result.systems, RankedSystem("F", 0.1, 0.1, None, None, 3)), confidence=0.95,
+                             n_samples=100)
+    assert unresolved_pairs(unranked) == [("A", "F"), ("B", "C"), ("B", "F"), ("C", "D"), ("C", "F"), ("D", "F"),
+                                          ("E", "F")], "a system without a range is separated from none"
 
 
 def test_stable_since_finds_the_start_of_the_last_run_of_equal_partitions():
