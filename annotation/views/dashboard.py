@@ -1,9 +1,9 @@
 """The organizer's live dashboard (judging part) and the page of one screen, where a screen is excluded from
 analysis or put back.
 
-The campaign page polls ``dashboard_json`` (progress, time per screen, judges, flags) and the ranking app's
-leaderboard and history endpoints (``static/js/dashboard.js``). Only the campaign's organizers and admins reach
-these views; others get 404, as on the other organizer pages.
+The campaign page polls ``dashboard_json`` (progress, time per screen, judges, flags, the jobs adding screens) and
+the ranking app's leaderboard and history endpoints (``static/js/dashboard.js``). Only the campaign's organizers
+and admins reach these views; others get 404, as on the other organizer pages.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
 from ..services.presentation import display
+from ..services.screen_jobs import active_jobs
 from ..services.screen_list import screen_way
 from ..services.screens import screen_count
 from .screen_list import ListParameterRefused, list_parameters, list_query, refused
@@ -29,11 +30,17 @@ from .screen_list import ListParameterRefused, list_parameters, list_query, refu
 @login_required
 @require_GET
 def dashboard_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """Progress against the plan, time per screen, judges and flags (each with the URL of its screen's page)."""
+    """Progress against the plan, time per screen, judges, flags (each with the URL of its screen's page) and the
+    jobs adding screens in the background (``screen_jobs``: the campaign page's list of them, kept up to date)."""
     campaign = managed_campaign_or_404(request, pk)
     data = dashboard_data(campaign)
     for flag in data["flags"]["shown"]:
         flag["url"] = reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
+    data["screen_jobs"] = [
+        {"id": job.pk, "requested": job.requested, "created": job.created, "status": job.status,
+         "status_text": job.get_status_display(), "error": job.error}
+        for job in active_jobs(campaign)
+    ]
     response = JsonResponse(data, json_dumps_params={"allow_nan": False})
     response["Cache-Control"] = "no-store"
     return response

@@ -81,6 +81,38 @@ function renderJudges(judges) {
   }, "No judges yet.", 9);
 }
 
+// The campaign's screen count and its jobs adding screens in the background, under "Add screens" (outside the
+// dashboard; the page lists the jobs, this keeps their progress and status current). A job that failed has its
+// "Go on" button (posted with the page's CSRF token), and only such a job.
+function renderScreenJobs(jobs, screens) {
+  setText($("screens-so-far"), counted(screens, "screen"));
+  for (const job of jobs) {
+    const row = document.querySelector(`#screen-jobs tr[data-job="${job.id}"]`);
+    if (!row) continue;
+    const bar = row.querySelector("progress");
+    bar.max = job.requested;
+    bar.value = job.created;
+    bar.textContent = `${job.created} of ${job.requested}`;
+    setText(row.querySelector(".job-created"), count(job.created));
+    setText(row.querySelector(".job-status"), job.error ? `${job.status_text}: ${job.error}` : job.status_text);
+    const resume = row.querySelector("form");
+    if (job.status !== "failed") {
+      resume?.remove();
+    } else if (!resume) {
+      const form = document.createElement("form");
+      form.method = "post";
+      form.className = "inline";
+      form.action = row.dataset.resumeUrl;
+      form.append(document.querySelector("input[name=csrfmiddlewaretoken]").cloneNode());
+      const button = document.createElement("button");
+      button.type = "submit";
+      button.textContent = "Go on";
+      form.append(button);
+      row.querySelector(".job-status").after(" ", form);
+    }
+  }
+}
+
 function renderFlags(flags) {
   $("flags-summary").textContent = flags.total > flags.shown.length
     ? `The newest ${flags.shown.length} of ${count(flags.total)} flags.` : `${counted(flags.total, "flagged screen")}.`;
@@ -301,6 +333,7 @@ async function refresh() {
     renderPlan(judging);
     renderJudges(judging.judges);
     renderFlags(judging.flags);
+    renderScreenJobs(judging.screen_jobs, judging.plan.screens);
     renderRaterQc(judging.rater_qc);
     renderLeaderboard(board);
     renderRaters(board.raters);

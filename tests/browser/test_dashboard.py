@@ -13,12 +13,13 @@ from django.db import transaction
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.models import Screen
+from annotation.models import Screen, ScreenJob
+from annotation.services import screen_jobs
 from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from annotation.services.textfiles import NamedFile
 from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
-from tests.browser.session import log_in
+from tests.browser.session import ORGANIZER_PASSWORD, log_in, organized_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -159,3 +160,36 @@ def test_clusters_new_at_the_newest_checkpoint_are_not_said_unchanged_over_0_jud
     expect(organizer.locator("#stopping-hint")).to_have_text(
         "The clusters are new at the newest checkpoint (100 judgments); the hint waits until they stay the same over "
         "1 judgment.")
+
+
+def test_the_campaign_page_follows_its_screen_jobs_without_a_reload(live_server, new_page, settings, monkeypatch):
+    """Screens added in the background show their progress and status under "Add screens" as the job goes, with
+    the campaign's screen count, and a job whose process stopped gets its "Go on" button, which goes on. The page
+    said "Queued, 0" until it was reloaded, while its message said to see their progress there."""
+    settings.ANALYSIS_EXECUTION = "celery"  # the requests only record the jobs; this test runs them
+    monkeypatch.setattr(screen_jobs, "MAX_SCREENS_PER_REQUEST", 5)
+    campaign = organized_campaign()
+    written, stopped = screen_jobs.request_screens(campaign, 9).job, screen_jobs.request_screens(campaign, 7).job
+    page = new_page()
+    log_in(page, live_server, "orga", ORGANIZER_PASSWORD, reverse("campaign-detail", args=[campaign.pk]))
+    first, second = (page.locator(f'#screen-jobs tr[data-job="{job.pk}"]') for job in (written, stopped))
+    expect(first.locator(".job-status")).to_have_text("Queued")
+    expect(page.locator("#screens-so-far")).to_have_text("0 screens")
+
+    screen_jobs.run_job(written.pk)
+    expect(first.locator(".job-status")).to_have_text("Done", timeout=UPDATE)
+    expect(first.locator(".job-created")).to_have_text("9")
+    expect(first.locator("progress")).to_have_js_property("value", 9)
+    expect(page.locator("#screens-so-far")).to_have_text("9 screens")
+    expect(second.locator(".job-status")).to_have_text("Queued")
+    expect(page.get_by_role("button", name="Go on")).to_have_count(0)
+
+    settings.ANALYSIS_EXECUTION = "inline"  # a stopped job is failed where no Celery worker would redeliver it
+    ScreenJob.objects.filter(pk=stopped.pk).update(status=ScreenJob.Status.RUNNING)  # no process holds it
+    expect(second.locator(".job-status")).to_have_text(
+        "Failed: " + screen_jobs.ABANDONED.format(created=0, requested=7), timeout=UPDATE)
+    expect(first.get_by_role("button", name="Go on")).to_have_count(0)
+    second.get_by_role("button", name="Go on").click()
+    expect(page.locator("#screens")).to_contain_text("Going on with the 7 screens not added yet")
+    expect(page.locator("#screens-so-far")).to_have_text("16 screens")
+    assert ScreenJob.objects.get(pk=stopped.pk).status == ScreenJob.Status.DONE
