@@ -60,12 +60,12 @@ def counted(rows: models.QuerySet, key: str) -> models.Expression:
 
 class CampaignQuerySet(models.QuerySet):
     def with_sizes(self) -> CampaignQuerySet:
-        """The campaigns with their sizes: ``n_systems``, ``n_documents`` and ``n_segments`` (the test set's) and
-        ``n_screens`` (the next screen number, as ``screens.screen_count``). Each is a subquery of its own table
-        read through the campaign's index, so a list of campaigns reads each campaign's rows of each table once,
-        in the one query that lists them."""
+        """The campaigns with their sizes: ``n_systems``, ``n_documents`` and ``n_segments`` (the test set's: its
+        systems are those uploaded, not the control the screens' checks add) and ``n_screens`` (the next screen
+        number, as ``screens.screen_count``). Each is a subquery of its own table read through the campaign's index,
+        so a list of campaigns reads each campaign's rows of each table once, in the one query that lists them."""
         last = Screen.objects.filter(campaign=models.OuterRef("pk")).order_by("-number").values("number")[:1]
-        return self.annotate(n_systems=counted(System.objects.all(), "campaign"),
+        return self.annotate(n_systems=counted(System.objects.exclude(kind=System.Kind.CONTROL), "campaign"),
                              n_documents=counted(Document.objects.all(), "campaign"),
                              n_segments=counted(Segment.objects.all(), "campaign"),
                              n_screens=Coalesce(models.Subquery(last) + 1, 0))

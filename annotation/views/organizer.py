@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..downloads import download_name, save_as
-from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob
+from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob, System
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import (
@@ -89,10 +89,12 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     peak = max((v for _, v in histogram), default=1)
     total = sum(v for _, v in histogram)
     progress = campaign_progress(campaign)
+    systems = list(campaign.systems.all())
     context = {
         **judging_context(request, campaign, progress),
         "campaign": campaign,
-        "systems": campaign.systems.all(),
+        "systems": systems,
+        "n_systems": sum(system.kind != System.Kind.CONTROL for system in systems),
         "n_documents": campaign.documents.count(),
         "n_segments": campaign.segments.count(),
         "histogram": [(k, v, 100 * v / peak) for k, v in histogram],

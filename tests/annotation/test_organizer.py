@@ -1,6 +1,7 @@
 """Organizer pages and REST API: creating campaigns from uploads, screens, Appraise XML, and who may do it."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -9,8 +10,9 @@ from django.urls import reverse
 
 from annotation.models import Campaign, Candidate, Screen
 from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services.attention import add_attention_checks
 
-from .factories import small_campaign
+from .factories import add_screen, small_campaign
 from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, SYSTEMS, _zip
 
@@ -51,6 +53,23 @@ def test_create_campaign_from_files_shows_the_histogram(organizer, client_for):
     assert "<td>3</td><td>1</td>" in page  # one sentence with 3 distinct outputs
     assert "<td>beta</td><td>System</td><td>3 of 4</td>" in page  # sentences left as the source had them
     assert "<td>source</td><td>Input (source)</td><td>4 of 4</td>" in page
+
+
+def test_the_control_of_attention_checks_is_not_counted_among_the_test_sets_systems(organizer, client_for):
+    """Attention checks add the system Source+error (kind control) to the campaign; its page (the test set, the
+    distinct outputs of G15 Figure 1, which count the uploaded systems) and the campaign list still count the 4
+    systems uploaded, as the analyses rank them. They said 5."""
+    campaign = small_campaign()
+    campaign.organizers.add(organizer)
+    add_screen(campaign, 4)
+    add_attention_checks(campaign, 1.0, np.random.default_rng(1))
+    assert campaign.systems.count() == 5
+    client = client_for(organizer)
+    page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert "6 sentences in 2 documents, 4 systems" in page and "distinct outputs among 4 systems" in page
+    assert "<td>Source+error</td><td>Control</td>" in page, "listed with its kind"
+    listing = client.get(reverse("campaign-list")).content.decode()
+    assert "<td>4</td><td>6</td>" in listing
 
 
 def test_a_source_name_without_an_archive_is_refused_not_ignored(organizer, client_for):
