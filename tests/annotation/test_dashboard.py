@@ -251,3 +251,19 @@ def test_the_screen_page_reads_the_systems_of_its_own_candidates_only(organizer)
     assert page.status_code == 200
     outputs = [q["sql"] for q in queries.captured_queries if 'FROM "annotation_output"' in q["sql"]]
     assert outputs and all('"annotation_output"."candidate_id" IN' in sql for sql in outputs), outputs
+
+
+def test_the_rater_checks_say_their_time_is_the_active_time_which_the_judges_table_is_not(campaign, organizer):
+    """Rater QC's (c) counts the active time the judge's browser measured, the judges table the time from serving
+    to submit: the two medians of one judge differ on one page (20 s and 5 s here), so both pages say which is
+    which. They said only "(c) time"."""
+    ann = judge("ann", campaign)
+    judgment = submit(add_screen(campaign, 4).assignments.first(), ann, 20.0)
+    Judgment.objects.filter(pk=judgment.pk).update(active_time=timedelta(seconds=5))
+    client = login(organizer)
+    data = dashboard(client, campaign)
+    assert data["judges"][0]["times"]["median"] == 20.0 and data["rater_qc"]["raters"][0]["median_seconds"] == 5.0
+    said = "the active time on screen that the judge's browser measured, where it did"
+    for name in ("campaign-detail", "campaign-raters"):
+        page = html.unescape(client.get(reverse(name, args=[campaign.pk])).content.decode())
+        assert said in " ".join(page.split()), name
