@@ -68,12 +68,16 @@ class FullReads:
 
 @contextmanager
 def baseline():
-    """Kept tallies checked as before: each read in its own snapshot, by their last id alone (a late commit is not
-    found)."""
+    """Kept tallies and the leaderboard's counts checked as before: each read in its own snapshot, by their last id
+    alone (a late commit is not found, and the counts are taken again from all judgments)."""
     original = kept_tallies.stored_since
+
+    def without_recent(campaign, kept, slots):
+        return original(campaign, replace(kept, recent=()), slots)
+
     with (
-        mock.patch.object(kept_tallies, "stored_since",
-                          lambda campaign, kept, slots: original(campaign, replace(kept, recent=()), slots)),
+        mock.patch.object(kept_tallies, "stored_since", without_recent),
+        mock.patch.object(leaderboard, "stored_since", without_recent),
         mock.patch.object(kept_tallies, "one_snapshot", nullcontext),
         mock.patch.object(dashboard, "one_snapshot", nullcontext),
         mock.patch.object(leaderboard, "one_snapshot", nullcontext),
