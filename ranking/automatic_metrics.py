@@ -92,7 +92,7 @@ def _references(inputs: MetricInputs, metric: str) -> list[list[str]]:
 
 def score_gleu(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
     """GLEU (cnap/gec-ranking's ``compute_gleu``, all reference texts) of every system (``core/gleu.py``)."""
-    from .core.gleu import corpus_gleu, draw_statistics, gleu_of_draws, reference_draws
+    from .core.gleu import GleuScorer, draw_statistics, gleu_of_draws, reference_draws
 
     references = [_tokens(lines) for lines in _references(inputs, "GLEU")]
     sources = _tokens(inputs.sources)
@@ -102,8 +102,9 @@ def score_gleu(inputs: MetricInputs, tick: Tick = None) -> MetricScores:
         expand_statistics=lambda stats: draw_statistics(stats, draws),
         from_statistics=lambda totals: gleu_of_draws(totals.reshape(len(draws), -1)),
     )
+    scorer = GleuScorer(sources, references, draws)
     for system, lines in _systems(inputs, tick):
-        scored = corpus_gleu(sources, references, _tokens(lines), draws)
+        scored = scorer.score(_tokens(lines))
         result.system[system] = scored.score
         result.segments[system] = list(scored.sentence_scores)
         result.statistics[system] = scored.statistics.astype(np.float64)
