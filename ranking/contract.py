@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +141,13 @@ def parameters_json(parameters: AnalysisParameters, judge: str | None = None) ->
     values = asdict(parameters)
     values["ignored_judges"] = list(parameters.ignored_judges)
     return {**values, "judge": judge}
+
+
+def metrics_parameters_json(uploaded: Iterable[str], computed: Iterable[str], references: Iterable[str]) -> dict:
+    """The ``parameters.metrics`` object: the metrics an analysis correlated with the human rankings, ``uploaded``
+    (the scores files of ``--metrics DIR``) and ``computed`` from the campaign's ``references`` (the reference sets'
+    names; the metrics that could not be computed from them are in ``metrics_computed.skipped``)."""
+    return {"uploaded": sorted(uploaded), "computed": list(computed), "references": list(references)}
 
 
 def snapshot_json(snapshot: Snapshot) -> dict:

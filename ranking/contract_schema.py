@@ -74,7 +74,8 @@ PARAMETERS = record({
     "correlation_decimals": nullable(COUNT),
     "ignored_judges": array(NAME),
     "judge": nullable(NAME),
-}, optional=())
+    "metrics": record({"uploaded": array(NAME), "computed": array(NAME), "references": array(NAME)}, optional=()),
+}, optional=("metrics",))
 
 SNAPSHOT = record({
     "judgments": COUNT,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .automatic_metrics import METRICS, MetricScores, compute_metrics
 from .contract import _metrics, _significance, fields
-from .metric_loading import MetricInputs, load_metric_inputs
+from .metric_loading import MetricInputs
 
 if TYPE_CHECKING:
     from .core.analysis import Analysis, Progress
@@ -125,16 +125,20 @@ def _synthetic(lines: Sequence[int], computed: dict[str, MetricScores], scores: 
 
 
 def computed_metrics_json(
-    campaign, analysis: Analysis, rankings: Rankings, prws_scores: Scores | None = None,
+    campaign, reference_sets: Sequence, analysis: Analysis, rankings: Rankings, prws_scores: Scores | None = None,
     progress: Progress | None = None,
 ) -> dict | None:
-    """``metrics_computed`` for ``analysis`` of ``campaign`` (None when the campaign has no references);
-    ``prws_scores`` are a PRWS campaign's scores (the raters the analysis left out are left out here too);
-    ``progress`` hears each metric and system as it is scored (``automatic_metrics.compute_metrics``)."""
-    if not campaign.reference_sets.exists():
+    """``metrics_computed`` for ``analysis`` of ``campaign`` with the metrics of its ``reference_sets`` (None
+    without any), stored or computed (``metric_store``); ``prws_scores`` are a PRWS campaign's scores (the raters
+    the analysis left out are left out here too); ``progress`` hears each metric and system as it is scored
+    (``automatic_metrics.compute_metrics``)."""
+    from .metric_store import campaign_metric_scores
+
+    if not reference_sets:
         return None
     lines = list(campaign.segments.order_by("line").values_list("line", flat=True))
-    return evaluate_metrics(load_metric_inputs(campaign), lines, analysis, rankings, prws_scores, progress)
+    computed, skipped = campaign_metric_scores(campaign, reference_sets, progress=progress)
+    return evaluate_scores(computed, skipped, lines, analysis, rankings, prws_scores)
 
 
 def evaluate_metrics(
@@ -143,9 +147,17 @@ def evaluate_metrics(
 ) -> dict:
     """``metrics_computed`` (module docstring) from the campaign's metric ``inputs`` and its segment ``lines`` (in
     the inputs' order), without the database: ``computed_metrics_json`` of a campaign with references."""
+    computed, skipped = compute_metrics(inputs, metrics, progress)
+    return evaluate_scores(computed, skipped, lines, analysis, rankings, prws_scores)
+
+
+def evaluate_scores(
+    computed: dict[str, MetricScores], skipped: dict[str, str], lines: Sequence[int], analysis: Analysis,
+    rankings: Rankings, prws_scores: Scores | None = None,
+) -> dict:
+    """``metrics_computed`` from the ``computed`` metrics' scores and the reasons of those ``skipped``."""
     from .core.analysis import metric_correlations, prws_metric_significance
 
-    computed, skipped = compute_metrics(inputs, metrics, progress)
     result: dict = {"scores": {name: _system_scores(scores) for name, scores in computed.items()}}
     judged = {row.system for row in analysis.rankings["expected_wins"].systems if row.ranked}
     uploaded = {

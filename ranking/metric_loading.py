@@ -5,6 +5,7 @@ Systems of kind ``control`` are not scored (they are attention checks, not conte
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from annotation.models import GoldEdit, Output, ReferenceSet, ReferenceText, System
@@ -23,8 +24,11 @@ class MetricInputs:
     references: dict[str, list[str]] = field(default_factory=dict)
 
 
-def load_metric_inputs(campaign) -> MetricInputs:
-    """Read a campaign's sources, system outputs and references in line order."""
+def load_metric_inputs(campaign, reference_sets: Sequence[ReferenceSet] | None = None) -> MetricInputs:
+    """Read a campaign's sources, system outputs and references (``reference_sets``, by default all of the
+    campaign's) in line order."""
+    if reference_sets is None:
+        reference_sets = list(campaign.reference_sets.all())
     segments = list(campaign.segments.order_by("line").values_list("id", "source"))
     line_of = {segment_id: line for line, (segment_id, _) in enumerate(segments)}
     sources = [source for _, source in segments]
@@ -37,7 +41,7 @@ def load_metric_inputs(campaign) -> MetricInputs:
     for name, segment_id, text in rows:
         outputs.setdefault(name, [""] * len(segments))[line_of[segment_id]] = text
     inputs = MetricInputs(campaign.name, sources, dict(sorted(outputs.items())))
-    m2_set = campaign.reference_sets.filter(kind=ReferenceSet.Kind.M2).first()
+    m2_set = next((r for r in reference_sets if r.kind == ReferenceSet.Kind.M2), None)
     if m2_set is not None:
         gold: list[dict] = [{} for _ in segments]
         types: list[dict] = [{} for _ in segments]
@@ -58,7 +62,7 @@ def load_metric_inputs(campaign) -> MetricInputs:
                 by_annotator_types[0] = []
         inputs.gold = gold
         inputs.gold_types = types
-    for reference_set in campaign.reference_sets.filter(kind=ReferenceSet.Kind.TEXT).order_by("name"):
+    for reference_set in sorted((r for r in reference_sets if r.kind == ReferenceSet.Kind.TEXT), key=lambda r: r.name):
         lines = [""] * len(segments)
         for segment_id, text in ReferenceText.objects.filter(reference_set=reference_set).values_list(
             "segment_id", "text"

@@ -120,3 +120,27 @@ class AnalysisChunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.method} {self.chunk} of analysis {self.run_id}"
+
+
+class StoredMetricScores(models.Model):
+    """One automatic metric's scores of a campaign's systems (``automatic_metrics.pack``: system and sentence scores,
+    sentence statistics), computed by the first analysis that needs them and read by every later one
+    (``metric_store``). They depend only on the systems' outputs, which do not change once imported, on the reference
+    sets the metric reads (``references``: their ids, ascending; a set added or deleted changes them) and on the
+    scorer (``version``: ``automatic_metrics.SCORES_VERSION``); a campaign keeps one row per metric, its newest."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    metric = models.CharField(max_length=16)
+    references = models.TextField(help_text="Ids of the reference sets the scores were computed from, ascending.")
+    version = models.PositiveSmallIntegerField()
+    details = models.JSONField(help_text="The systems in the order of the arrays, and ERRANT's per-type counts.")
+    data = models.BinaryField(help_text="The scores' NumPy arrays in compressed .npz format.")
+    computed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "stored metric scores"
+        constraints = [models.UniqueConstraint(fields=["campaign", "metric", "references", "version"],
+                                               name="stored_metric_scores_once")]
+
+    def __str__(self) -> str:
+        return f"{self.metric} of {self.campaign} (references {self.references})"

@@ -23,7 +23,8 @@ PARAMETER_LABELS = {
     "correlation_decimals": "correlation decimals",
     "ignored_judges": "ignored judges",
     "judge": "judge",
-    "metrics": "metrics",
+    "metrics": "uploaded metrics",
+    "references": "metrics computed from",
     "rater_qc": "raters excluded by QC",
 }
 """How the analyses page names the stored parameters (a parameter not listed is shown by its key)."""

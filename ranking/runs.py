@@ -23,10 +23,10 @@ from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
-from annotation.models import Campaign
+from annotation.models import Campaign, ReferenceSet
 from annotation.services.rater_qc import analysis_exclusions
 
-from .contract import analysis_json, parameters_json, snapshot_json
+from .contract import analysis_json, metrics_parameters_json, parameters_json, snapshot_json
 from .core.parameters import METHODS, AnalysisParameters, chunk_sizes
 from .loading import campaign_snapshot, load_rankings, load_scores, systems_judged_in
 from .models import AnalysisChunk, AnalysisRun
@@ -52,6 +52,7 @@ def create_run(
     exclusions = analysis_exclusions(campaign)
     stored = {
         **parameters_json(parameters, judge), "metrics": dict(metrics) if metrics else None,
+        "references": list(campaign.reference_sets.values_list("name", flat=True)),
         "rater_qc": {**exclusions.summary, "earlier_ranges": [list(part) for part in exclusions.earlier],
                      "excluded_ranges": [list(part) for part in exclusions.excluded]},
     }
@@ -68,6 +69,14 @@ def run_parameters(run: AnalysisRun) -> AnalysisParameters:
     """The core parameters stored with a run."""
     fields = AnalysisParameters.__dataclass_fields__
     return AnalysisParameters(**{k: v for k, v in run.parameters.items() if k in fields})
+
+
+def run_reference_sets(run: AnalysisRun) -> list[ReferenceSet]:
+    """The reference sets the run computes metrics from: the campaign's when the run was recorded (``references``,
+    by name, of those still there), or all of them now for a run recorded before runs kept them."""
+    sets = run.campaign.reference_sets.all()
+    names = run.parameters.get("references")
+    return list(sets if names is None else sets.filter(name__in=names))
 
 
 def run_rankings(run: AnalysisRun) -> Rankings:
@@ -320,7 +329,8 @@ def finish(
     scores = run_scores(run)
     rankings = run_rankings(run) if scores is None else qualified_rankings(scores, excluded=qc_excluded(run))
     loaded = time.perf_counter()
-    with_metrics = run.campaign.reference_sets.exists()
+    reference_sets = run_reference_sets(run)
+    with_metrics = bool(reference_sets)
     analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
                        progress=analysis_progress(progress, with_metrics), prws=scores, prws_excluded=qc_excluded(run),
                        prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"),
@@ -330,9 +340,13 @@ def finish(
     qc = rater_qc_json(run)
     if qc is not None:
         result["rater_qc"] = qc
-    computed = computed_metrics_json(run.campaign, analysis, rankings, scores, metrics_progress(progress))
+    computed = computed_metrics_json(run.campaign, reference_sets, analysis, rankings, scores,
+                                     metrics_progress(progress))
     if computed is not None:
         result["metrics_computed"] = computed
+    result["parameters"]["metrics"] = metrics_parameters_json(
+        run.parameters.get("metrics") or (), computed["scores"] if computed else (),
+        [reference_set.name for reference_set in reference_sets])
     done = {
         "status": AnalysisRun.Status.DONE,
         "progress": 100.0,

@@ -1,5 +1,5 @@
 """What every report states so that it can be recomputed exactly (PRODUCT.md "Data in and out"): the campaign,
-the data's snapshot (judgment count, last judgment time), the method parameters and the random seed."""
+the data's snapshot (judgment count, last judgment time), the method parameters, the metrics and the random seed."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -43,8 +43,25 @@ def provenance(analysis: Mapping) -> list[tuple[str, str]]:
     for key, label in PARAMETER_LABELS:
         if key in parameters:
             lines.append((label, _text(parameters.pop(key))))
+    if "metrics" in parameters:
+        lines.append(("Metrics", _metrics(parameters.pop("metrics"))))
     lines.extend((key, _text(value)) for key, value in parameters.items())
     return lines
+
+
+def _metrics(metrics: Mapping) -> str:
+    """``parameters.metrics`` as text: the metrics computed from the campaign's references, and those uploaded."""
+    from .computed_metrics import NAMES
+
+    parts = []
+    if metrics["computed"]:
+        parts.append(f"{', '.join(NAMES.get(name, name) for name in metrics['computed'])} computed from the "
+                     f"campaign's references ({', '.join(metrics['references'])})")
+    elif metrics["references"]:
+        parts.append(f"none computed from the campaign's references ({', '.join(metrics['references'])})")
+    if metrics["uploaded"]:
+        parts.append(f"{', '.join(metrics['uploaded'])} uploaded (--metrics)")
+    return "; ".join(parts) or "none"
 
 
 def _text(value: object, none: str = "none") -> str:

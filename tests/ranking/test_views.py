@@ -41,7 +41,8 @@ def test_organizer_runs_an_analysis_and_downloads_its_json(campaign, django_capt
     shown = ("bootstrap samples <strong>200</strong>", "rank range confidence <strong>0.9</strong>",
              "seed <strong>4</strong>", "per-judge confidence <strong>0.9</strong>",
              "accuracy folds <strong>0 (skipped)</strong>", "ignored judges <strong>admin</strong>",
-             "judge <strong>all</strong>", "metrics <strong>none</strong>")
+             "judge <strong>all</strong>", "uploaded metrics <strong>none</strong>",
+             "metrics computed from <strong>none</strong>")
     assert all(text in page for text in shown) and 'http-equiv="refresh"' not in page
     assert "G15 Table 4" in page and "Slow:" in page
     download = client.get(reverse("campaign-analysis-report", args=[campaign.pk, run.pk, "json"]))
