@@ -183,17 +183,24 @@ UNFROZEN = (
 """``manage.py`` without its ``gc.freeze()`` at exit, as ``python -c`` code (format ``args``: the command's)."""
 
 
+def sqlite_environment(folder: str) -> tuple[dict[str, str], str]:
+    """The environment of new processes on a new SQLite database in ``folder``, numba's cache there too (empty), and
+    the database's path."""
+    # Without PYTHONDONTWRITEBYTECODE the first process stores the sources' bytecode, as an installation (and the
+    # Dockerfile's compileall) does; with it every process would compile the project's modules again.
+    env = {key: value for key, value in os.environ.items() if key not in {
+        "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "PYTHONDONTWRITEBYTECODE"}}
+    database = f"{folder}/conll14.sqlite3"
+    env.update(DATABASE_URL=f"sqlite:///{database}", NUMBA_CACHE_DIR=f"{folder}/numba")
+    return env, database
+
+
 def cold_start(warm: float, warm_cpu: float, repeat: int) -> dict[str, float]:
     """Time ``check``, the numeric imports and ``analyze`` as new processes on a temporary SQLite copy of the CoNLL-14
     campaign, and print them beside the in-process analysis (``warm`` and ``warm_cpu`` seconds). Returns the wall
     times (medians of ``repeat`` but for the compiling run)."""
     with tempfile.TemporaryDirectory() as folder:
-        # Without PYTHONDONTWRITEBYTECODE the first process stores the sources' bytecode, as an installation (and
-        # the Dockerfile's compileall) does; with it every process would compile the project's modules again.
-        env = {key: value for key, value in os.environ.items() if key not in {
-            "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "PYTHONDONTWRITEBYTECODE"}}
-        database = f"{folder}/conll14.sqlite3"
-        env.update(DATABASE_URL=f"sqlite:///{database}", NUMBA_CACHE_DIR=f"{folder}/numba")
+        env, database = sqlite_environment(folder)
         outputs = CONLL14 / "outputs"
         new_process(env, "manage.py", "migrate", "--verbosity", "0")
         new_process(env, "manage.py", "import_outputs", "--campaign", "conll14", "--source", str(outputs / "INPUT"),
