@@ -107,6 +107,23 @@ def test_m2_says_it_compiles_before_scoring_its_first_system(monkeypatch):
         assert stages[1][1].startswith("metric m2: sys0 (1 of 3)")
 
 
+def test_the_compile_check_reads_numbas_cache_files_and_says_compiled_where_numba_lays_them_out_otherwise(
+    monkeypatch, tmp_path
+):
+    from ranking.core import m2_kernel
+
+    kernels = (m2_kernel.lattice_size, m2_kernel.annotator_counts, m2_kernel.weigh_insertions)
+    index = tmp_path / "kernel.nbi"
+    for kernel in kernels:
+        monkeypatch.setattr(kernel._cache._cache_file, "_index_path", str(index))
+    assert m2_kernel.compiled_on_disk() is False
+    index.write_bytes(b"")
+    assert m2_kernel.compiled_on_disk() is True
+    index.unlink()
+    monkeypatch.setattr(kernels[0], "_cache", object())
+    assert m2_kernel.compiled_on_disk() is True, "only a progress stage depends on it"
+
+
 def test_reports_and_the_analyses_page_name_the_metrics_used(tmp_path):
     campaign = synthetic_campaign("stored", np.random.default_rng(11), n_sentences=10, n_systems=4, n_rankings=30)
     without = analyze(tmp_path)
