@@ -9,6 +9,7 @@ of annotator per sentence (highest cumulative F, then more TP, fewer FP, fewer F
 """
 from __future__ import annotations
 
+import importlib.util
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,12 +27,21 @@ class ErrantMissing(RuntimeError):
     """ERRANT or its spaCy English model is not installed; the message says which and how to install it."""
 
 
+#: Why ERRANT cannot score where it is not installed.
+NOT_INSTALLED = "ERRANT is not installed: pip install -e '.[errant]'"
+
+
+def installed() -> bool:
+    """Whether the ``errant`` package can be imported (found, not imported: importing it loads spaCy)."""
+    return importlib.util.find_spec("errant") is not None
+
+
 def load_annotator() -> Any:
     """ERRANT's English annotator; raises ``ErrantMissing`` naming what is missing."""
     try:
         import errant
     except ImportError:
-        raise ErrantMissing("ERRANT is not installed: pip install -e '.[errant]'") from None
+        raise ErrantMissing(NOT_INSTALLED) from None
     try:
         return errant.load("en")
     except OSError:

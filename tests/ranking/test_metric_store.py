@@ -79,6 +79,25 @@ def test_a_second_analysis_reads_the_stored_scores_until_references_are_added(tm
     assert StoredMetricScores.objects.filter(campaign=campaign, metric="gleu").count() == 1
 
 
+def test_a_later_analysis_without_errant_installed_reads_no_test_set(monkeypatch):
+    """ERRANT not installed is known without the campaign's outputs and references; the reason is the scorer's.
+    Without gold edits the reason stays that ERRANT needs them."""
+    from ranking import errant_metric, metric_store
+
+    campaign = synthetic_campaign("stored", np.random.default_rng(12), n_sentences=6, n_systems=3, n_rankings=10)
+    monkeypatch.setattr(errant_metric, "installed", lambda: False)
+    _, none_yet = metric_store.campaign_metric_scores(campaign, [], ("m2", "errant"))
+    assert none_yet["errant"].startswith("ERRANT needs the campaign's gold edits")
+    references(campaign, True, "ref0")
+    sets = list(campaign.reference_sets.all())
+    scores, skipped = metric_store.campaign_metric_scores(campaign, sets)
+    assert set(scores) == {"m2", "gleu", "chrf"} and skipped == {"errant": errant_metric.NOT_INSTALLED}
+    monkeypatch.setattr(metric_store, "load_metric_inputs", lambda *args: pytest.fail("the test set was read"))
+    again, again_skipped = metric_store.campaign_metric_scores(campaign, sets)
+    assert {metric: result.system for metric, result in again.items()} == {
+        metric: result.system for metric, result in scores.items()} and again_skipped == skipped
+
+
 def test_stored_scores_give_the_synthetic_systems_of_the_computed_ones():
     campaign = synthetic_campaign("stored", np.random.default_rng(9), n_sentences=12, n_systems=4, n_rankings=30)
     references(campaign, True, "ref0", "ref1")
