@@ -176,17 +176,19 @@ function renderLeaderboard(board) {
   const pairs = board.system_pairs;
   $("separated-pairs").textContent = pairs.separated === null
     ? `Separated system pairs: – (${pairs.reason}).`
-    : `${pairs.separated} of ${counted(pairs.total, "system pair")} separated; ` +
-      `${pairs.unresolved.length} still unresolved (overlapping rank ranges).` + separationEstimate(pairs.more_judgments);
+    : `${count(pairs.separated)} of ${counted(pairs.total, "system pair")} separated; ` +
+      `${count(pairs.unresolved.length)} still unresolved (overlapping rank ranges).` +
+      separationEstimate(pairs.more_judgments);
 }
 
 // The estimate of more judgments the unresolved pairs need (ranking/core/separation.py), as one sentence.
 function separationEstimate(more) {
   if (!more || more.pairs.length === 0) return "";
-  const tied = more.without_estimate
-    ? ` ${more.without_estimate} of them have no estimate (never compared, or even so far: perhaps ties).` : "";
+  const unknown = more.without_estimate;
+  const tied = unknown ? ` ${count(unknown)} of them ${unknown === 1 ? "has" : "have"} no estimate (never compared, ` +
+    "or even so far: perhaps ties)." : "";
   if (more.all === null) return tied;
-  const which = more.without_estimate ? "the pairs with an estimate" : "them";
+  const which = unknown ? "the pairs with an estimate" : "them";
   return ` About ${counted(more.all, "more judgment", "more judgments")} would separate ${which} at this rate ` +
     `(${Math.round(100 * more.confidence)}% confidence, ${Math.round(100 * more.power)}% power).` + tied;
 }

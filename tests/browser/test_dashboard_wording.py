@@ -1,0 +1,59 @@
+"""The sentences and numbers dashboard.js writes, read in headless Chromium from dashboard.json and leaderboard.json
+as the server sent them but for the values a test sets (Playwright's routing), so that a wording is checked with
+the numbers that once read wrong without judging a campaign to them."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from tests.browser.session import log_in
+from tests.browser.test_dashboard import two_systems_judged
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def dashboard_with(new_page, live_server, changes: dict[str, Callable[[dict], None]]):
+    """The organizer's campaign page of a judged two-system campaign, each JSON of ``changes`` (by the end of its
+    path) changed by its function before dashboard.js reads it."""
+    campaign = two_systems_judged(200)
+    page = new_page()
+
+    def route(endpoint: str, change: Callable[[dict], None]):
+        def handle(request_route):
+            response = request_route.fetch()
+            data = response.json()
+            change(data)
+            request_route.fulfill(response=response, json=data)
+        page.route(f"**/{endpoint}*", handle)
+
+    for endpoint, change in changes.items():
+        route(endpoint, change)
+    log_in(page, live_server, "orga", "organizer-pw-1", reverse("campaign-detail", args=[campaign.pk]))
+    return page
+
+
+def unresolved(without_estimate: int, estimated: int | None):
+    """A leaderboard change: one unresolved pair, ``without_estimate`` of the estimates unknown."""
+    def change(board: dict) -> None:
+        board["system_pairs"].update(separated=2319, unresolved=[["better", "worse"]], more_judgments={
+            "confidence": 0.95, "power": 0.8, "all": estimated, "reason": None, "without_estimate": without_estimate,
+            "pairs": [{"pair": ["better", "worse"], "judgments": estimated, "reason": None}],
+        })
+    return change
+
+
+@pytest.mark.parametrize(("without_estimate", "estimated", "said"), [
+    (1, None, "1 of them has no estimate"),
+    (2, None, "2 of them have no estimate"),
+    (1, 1500, "About 1,500 more judgments would separate the pairs with an estimate at this rate (95% confidence, "
+              "80% power). 1 of them has no estimate"),
+])
+def test_the_pairs_without_an_estimate_are_counted_in_the_singular(
+        live_server, new_page, without_estimate, estimated, said):
+    """The leaderboard said "1 of them have no estimate"."""
+    page = dashboard_with(new_page, live_server, {"leaderboard.json": unresolved(without_estimate, estimated)})
+    expect(page.locator("#separated-pairs")).to_contain_text(
+        f"2,319 of 1 system pair separated; 1 still unresolved (overlapping rank ranges). {said}")
