@@ -26,6 +26,8 @@ from django.db import transaction
 from django.db.models import Min, QuerySet
 from django.template.defaultfilters import pluralize
 
+from gecappraise.plurals import counted
+
 from ..models import Campaign, Candidate, CandidateJudgment, Judgment
 from .appraise_xml import (
     AppraiseResults,
@@ -71,10 +73,10 @@ class AppraiseImportSummary:
     def text(self, into: str = "") -> str:
         """The import in the organizer's words, ``into`` (e.g. " into 'toy'") after the judges: "Imported 2 rankings
         (1 skipped) by 2 judges. 3 rankings were imported before and left out." (singular where one)."""
-        said = (f"Imported {self.rankings} ranking{pluralize(self.rankings)} ({self.skipped} skipped) by "
-                f"{self.judges} judge{pluralize(self.judges)}{into}.")
+        said = (f"Imported {counted(self.rankings, 'ranking')} ({self.skipped:,} skipped) by "
+                f"{counted(self.judges, 'judge')}{into}.")
         if self.already:
-            said += (f" {self.already} ranking{pluralize(self.already)} {pluralize(self.already, 'was,were')} "
+            said += (f" {counted(self.already, 'ranking')} {pluralize(self.already, 'was,were')} "
                      "imported before and left out.")
         return said
 

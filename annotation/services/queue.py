@@ -54,6 +54,8 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from gecappraise.plurals import counted
+
 from ..models import Assignment, Campaign, CandidateJudgment, CrowdSession, Flag, Judgment
 from ..random_streams import campaign_rng
 from .active_queue import ask_for_screens
@@ -146,7 +148,7 @@ class Progress:
         if not self.repeats:
             return self.total_text
         plan = f"{self.total - self.repeats:,}{'+' * self.more}"
-        return f"{self.total_text} ({plan} + {self.repeats} repeat{'s' * (self.repeats != 1)})"
+        return f"{self.total_text} ({plan} + {counted(self.repeats, 'repeat')})"
 
 
 @dataclass(frozen=True)

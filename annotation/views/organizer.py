@@ -7,10 +7,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
+
+from gecappraise.plurals import counted
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
 from ..downloads import download_name, save_as
@@ -132,7 +133,7 @@ def add_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         messages.error(request, f"{exc}. No screen was added.")
     else:
         if done.job is None:
-            messages.success(request, f"Added {done.created:,} screen{pluralize(done.created)}.")
+            messages.success(request, f"Added {counted(done.created, 'screen')}.")
         else:
             messages.success(request, f"Adding {done.job.requested:,} screens in the background; see their progress "
                                       "under Add screens.")

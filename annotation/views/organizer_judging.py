@@ -21,6 +21,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
+from gecappraise.plurals import counted
+
 from ..judging_forms import (
     AttentionChecksForm,
     GuidelinesForm,
@@ -210,7 +212,7 @@ def training_delete(request: HttpRequest, campaign: Campaign, screen_id: int) ->
     answers = screen.answers.count()
     number = screen.position + 1
     training.remove_training_screen(screen)
-    with_answers = f" with its {answers} answer{'s' * (answers != 1)}" if answers else ""
+    with_answers = f" with its {counted(answers, 'answer')}" if answers else ""
     messages.success(request, f"Deleted training screen {number}{with_answers}.")
     return to_section(campaign.pk, "training")
 
@@ -238,7 +240,7 @@ def attention_add(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         return to_section(campaign.pk, "attention")
     messages.success(
         request,
-        f"Added attention checks to {done.added} of the {done.open} unserved screen{'s' * (done.open != 1)} "
+        f"Added attention checks to {done.added:,} of the {counted(done.open, 'unserved screen')} "
         "without one.",
     )
     return to_section(campaign.pk, "attention")

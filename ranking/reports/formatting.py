@@ -20,6 +20,12 @@ def fixed(value: float | None, places: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
+def grouped(count: int | None) -> str:
+    """A count as the HTML report (and the product's pages) write it, thousands grouped by commas (``2,319``);
+    ``""`` when missing. The LaTeX report prints its counts plain, as G15's tables do (``2319``)."""
+    return "" if count is None else f"{count:,}"
+
+
 def short(value: float | None, places: int = 2) -> str:
     """``value`` with ``places`` decimals and no leading zero (``.42``, ``-.05``), as G15 Tables 2, 3d and 6 print
     shares, kappas and correlations; ``""`` when missing."""

@@ -22,11 +22,23 @@ from django.template import Context, Engine
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from gecappraise.plurals import counted
 from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
 
 from .computed_metrics import NAMES, significance_tests, table_context
-from .formatting import UNDEFINED, NoteLetters, beta, fixed, matrix_reason, percent, rank_range, reason_for, short
+from .formatting import (
+    UNDEFINED,
+    NoteLetters,
+    beta,
+    fixed,
+    grouped,
+    matrix_reason,
+    percent,
+    rank_range,
+    reason_for,
+    short,
+)
 from .plots import (
     agreement_plot,
     beta_sweep_plot,
@@ -99,18 +111,19 @@ def report_context(analysis: Mapping) -> dict:
     agreement_notes, metrics_notes = Notes(), Notes()
     return {
         "campaign": analysis.get("campaign", ""),
-        "provenance": provenance(analysis),
+        "provenance": provenance(analysis, grouped),
         "confidence": parameters.get("confidence"),
         "judge_confidence": parameters.get("judge_confidence"),
-        "bootstrap": parameters.get("bootstrap"),
+        "bootstrap": grouped(parameters.get("bootstrap")),
         "rankings": [
             {"name": METHOD_NAMES[method], **ranking_rows(analysis[method]["systems"], "score")}
             for method in METHOD_NAMES
         ],
         "pairs": [
-            (judge, [analysis["pairs"]["per_judge"][judge][k] for k in PAIR_COLUMNS]) for judge in judges(analysis)
+            (judge, [grouped(analysis["pairs"]["per_judge"][judge][k]) for k in PAIR_COLUMNS])
+            for judge in judges(analysis)
         ],
-        "pairs_total": [analysis["pairs"][k] for k in PAIR_COLUMNS],
+        "pairs_total": [grouped(analysis["pairs"][k]) for k in PAIR_COLUMNS],
         "agreement": [
             {"label": label, "value": agreement_notes.shown(analysis["agreement"], key, lambda x: fixed(x, 2)),
              "degree": agreement_degree(analysis["agreement"][key])}
@@ -214,7 +227,7 @@ def _accuracy(accuracy: Mapping | None) -> dict | None:
         "methods": [METHOD_NAMES[m] for m in methods],
         "rows": rows,
         "notes": notes.items,
-        "folds": accuracy[methods[0]].get("n_folds"),
+        "folds": grouped(accuracy[methods[0]].get("n_folds")),
         "unpredictable": unpredictable_pairs(accuracy),
     }
 
@@ -254,8 +267,8 @@ def _rater_qc(qc: Mapping | None) -> dict | None:
     rule = qc["rule"]
     notes = Notes()
     excluded = [
-        {"rater": row["rater"], "attempt": row["attempt"], "screens": row["screens"],
-         "controls": (f"{row['control_passed']} of {row['control_screens']} ({percent(row['control_rate'], 0)}%)"
+        {"rater": row["rater"], "attempt": grouped(row["attempt"]), "screens": grouped(row["screens"]),
+         "controls": (f"{row['control_passed']:,} of {row['control_screens']:,} ({percent(row['control_rate'], 0)}%)"
                       if row["control_rate"] is not None else notes.undefined(reason_for(row, "control_rate"))),
          "p_value": (fixed(row["p_value"], 4)
                      if row["p_value"] is not None else notes.undefined(reason_for(row, "p_value"))),
@@ -286,7 +299,7 @@ def _prws(prws: Mapping | None) -> dict | None:
     notes, reliability_notes, metric_notes = Notes(), Notes(), Notes()
     rows = [
         {"system": row["system"], "mean": notes.shown(row, "mean", lambda x: fixed(x, 2)),
-         "z_mean": notes.shown(row, "z_mean"), "sentences": row.get("sentences"),
+         "z_mean": notes.shown(row, "z_mean"), "sentences": grouped(row.get("sentences")),
          "unchanged": notes.shown(row, "unchanged_pct", lambda x: fixed(x, 1)),
          "meaning_changed": notes.shown(row, "meaning_changed_pct", lambda x: fixed(x, 1)),
          "control": bool(row.get("control"))}
@@ -295,22 +308,22 @@ def _prws(prws: Mapping | None) -> dict | None:
     return {
         "rows": rows,
         "notes": notes.items,
-        "ratings": prws.get("ratings"),
-        "raters": prws.get("raters"),
+        "ratings": counted(prws.get("ratings"), "rating"),
+        "raters": counted(prws.get("raters"), "rater"),
         "threshold": percent((prws.get("quality") or {}).get("threshold"), 0),
         "checked": [
-            {"rater": row["rater"], "screens": row["screens"], "rate": percent(row["rate"], 1),
+            {"rater": row["rater"], "screens": grouped(row["screens"]), "rate": percent(row["rate"], 1),
              "excluded": row["rater"] in excluded}
             for row in (prws.get("quality") or {}).get("raters", [])
         ],
         "reliability": [
             {"level": level.capitalize(), "pearson": reliability_notes.shown(reliability[level], "pearson"),
              "spearman": reliability_notes.shown(reliability[level], "spearman"),
-             "count": reliability[level].get(count)}
+             "count": grouped(reliability[level].get(count))}
             for level, count in (("sentence", "candidates"), ("system", "systems")) if level in reliability
         ],
         "reliability_notes": reliability_notes.items,
-        "splits": reliability.get("splits"),
+        "splits": grouped(reliability.get("splits")),
         "metric_skipped": metrics.get("skipped"),
         "metric_correlations": [
             (name, metric_notes.undefined((metrics.get("correlation_reasons") or {}).get(name, "undefined"))

@@ -233,6 +233,8 @@ def latex_tables(analysis: Mapping) -> list[LatexTable]:
 def pairs_table(analysis: Mapping) -> LatexTable:
     """G15 Table 1: rankings, unexpanded and expanded pairs per judge, ties in parentheses, and the total."""
     per_judge = analysis["pairs"]["per_judge"]
+    # The counts are plain ("109098 (59117)"), as G15's printed Table 1 has them; the HTML report and the product's
+    # pages group thousands ("109,098", formatting.grouped).
 
     def cells(counts: Mapping) -> str:
         return (f"{counts['rankings']} & {counts['unexpanded']} ({counts['unexpanded_ties']}) & "

@@ -2,7 +2,7 @@
 the data's snapshot (judgment count, last judgment time), the method parameters, the metrics and the random seed."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
 METHOD_NAMES = {"expected_wins": "Expected Wins", "trueskill": "TrueSkill"}
@@ -22,18 +22,24 @@ PARAMETER_LABELS = (
 judge filter are listed on their own)."""
 
 
-def provenance(analysis: Mapping) -> list[tuple[str, str]]:
+COUNTS = ("bootstrap", "chunk_size", "accuracy_folds", "accuracy_bootstrap")
+"""The parameters that are counts, written by ``provenance``'s ``count``."""
+
+
+def provenance(analysis: Mapping, count: Callable[[int], str] = str) -> list[tuple[str, str]]:
     """``(label, value)`` lines naming the campaign, the snapshot, the parameters and the seed of ``analysis``.
 
     Parameters absent from the analysis are left out; unknown ones are listed after the known ones by their key.
+    The counts (judgments, ``COUNTS``) are written by ``count``: plain in the CSV and LaTeX reports, grouped in the
+    HTML report (``formatting.grouped``); ids and the seed stay plain.
     """
     snapshot = analysis.get("snapshot") or {}
     parameters = dict(analysis.get("parameters") or {})
     ignored = snapshot.get("ignored_judgments") or {}
     lines = [
         ("Campaign", str(analysis.get("campaign", ""))),
-        ("Judgments (snapshot)", _text(snapshot.get("judgments"))),
-        *([("Judgments of ignored judges", ", ".join(f"{judge}: {n}" for judge, n in sorted(ignored.items())))]
+        ("Judgments (snapshot)", _text(snapshot.get("judgments"), count=count)),
+        *([("Judgments of ignored judges", ", ".join(f"{judge}: {count(n)}" for judge, n in sorted(ignored.items())))]
           if ignored else []),
         ("Last judgment", _time(snapshot.get("last_judgment_at"))),
         ("Last judgment id", _text(snapshot.get("last_judgment_id"))),
@@ -42,7 +48,7 @@ def provenance(analysis: Mapping) -> list[tuple[str, str]]:
     ]
     for key, label in PARAMETER_LABELS:
         if key in parameters:
-            lines.append((label, _text(parameters.pop(key))))
+            lines.append((label, _text(parameters.pop(key), count=count if key in COUNTS else str)))
     if "metrics" in parameters:
         lines.append(("Metrics", _metrics(parameters.pop("metrics"))))
     lines.extend((key, _text(value)) for key, value in parameters.items())
@@ -64,10 +70,10 @@ def _metrics(metrics: Mapping) -> str:
     return "; ".join(parts) or "none"
 
 
-def _text(value: object, none: str = "none") -> str:
+def _text(value: object, none: str = "none", count: Callable[[int], str] = str) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(str(item) for item in value) or none
-    return none if value is None else str(value)
+    return none if value is None else count(value)
 
 
 def _time(iso: str | None) -> str:

@@ -58,7 +58,7 @@ function renderPlan({ plan, times, snapshot }) {
     ` (${count(plan.claimed)} claimed); ${counted(snapshot.judgments, "judgment")} in all`;
   $("plan-screens").textContent = `${counted(plan.screens, "screen")}: ${count(plan.screens_complete)} complete, ` +
     `${count(plan.screens_started)} started, ${count(plan.excluded_screens)} excluded from analysis`;
-  $("plan-redundancy").textContent = `${plan.redundancy} judge${plan.redundancy === 1 ? "" : "s"} per screen`;
+  $("plan-redundancy").textContent = `${counted(plan.redundancy, "judge")} per screen`;
   $("plan-repeats").textContent = `${count(plan.repeats_submitted)} done, ${count(plan.repeats_due)} due now, ` +
     `${count(plan.repeats_later)} scheduled later`;
   $("plan-flags").textContent = count(plan.flags);
@@ -92,7 +92,7 @@ function renderScreenJobs(jobs, screens) {
     const bar = row.querySelector("progress");
     bar.max = job.requested;
     bar.value = job.created;
-    bar.textContent = `${job.created} of ${job.requested}`;
+    bar.textContent = `${count(job.created)} of ${count(job.requested)}`;
     setText(row.querySelector(".job-created"), count(job.created));
     setText(row.querySelector(".job-status"), job.error ? `${job.status_text}: ${job.error}` : job.status_text);
     const resume = row.querySelector("form");
@@ -142,7 +142,7 @@ function renderRaterQc(qc) {
     cell(row, count(rater.attempt), "number");
     cell(row, count(rater.screens), "number");
     const share = rater.control_rate === null ? "–"
-      : `${rater.control_passed} of ${rater.control_screens} (${Math.round(100 * rater.control_rate)}%)`;
+      : `${count(rater.control_passed)} of ${count(rater.control_screens)} (${Math.round(100 * rater.control_rate)}%)`;
     cell(row, share, "number", rater.control_rate === null ? "no control screen judged yet" : "");
     cell(row, rater.p_value === null ? "–" : rater.p_value.toPrecision(3), "number", rater.reason || "");
     cell(row, rater.total_seconds === null ? "–" : `${Math.round(rater.total_seconds)} s`, "number");
@@ -244,7 +244,7 @@ function lineChart(svg, series, xMax, yMax, yLabel) {
   svgElement("line", { x1: left, y1: top, x2: left, y2: top + height, class: "axis" }, svg);
   for (const [value, anchor] of [[0, "end"], [yMax, "end"]]) {
     svgElement("text", { x: left - 6, y: y(value) + 4, "text-anchor": anchor, class: "tick" }, svg).textContent =
-      Number.isInteger(value) ? String(value) : value.toFixed(2);
+      Number.isInteger(value) ? count(value) : value.toFixed(2);
   }
   svgElement("text", { x: left + width, y: top + height + 30, "text-anchor": "end", class: "tick" }, svg)
     .textContent = `${count(xMax)} judgments`;
@@ -310,7 +310,7 @@ function renderHistory(history) {
   renderHistoryTable(history);
   $("history-bootstrap").textContent = count(history.parameters.bootstrap);
   $("history-status").textContent = !points.length ? "The first point comes after 100 judgments."
-    : history.pending ? `Computing: ${history.pending} of ${points.length} points to go.` : "";
+    : history.pending ? `Computing: ${count(history.pending)} of ${count(points.length)} points to go.` : "";
   renderStopping(history.stopping);
 }
 

@@ -811,3 +811,9 @@ def test_a_system_name_whose_accents_are_encoded_otherwise_names_that_system(sto
     ranked = Judgment.objects.get(external_id="0").items.order_by("position")
     assert [(sorted(i.candidate.outputs.values_list("system__name", flat=True)), i.rank) for i in ranked] == [
         (sorted([stored, "beta"]), 1), (["gamma"], 2)]
+
+
+def test_the_import_summary_groups_thousands():
+    """The organizer read "Imported 2319 rankings" where the dashboard says "2,319"."""
+    assert AppraiseImportSummary(2319, 1022, 8, already=1500).text() == (
+        "Imported 2,319 rankings (1,022 skipped) by 8 judges. 1,500 rankings were imported before and left out.")

@@ -327,7 +327,7 @@ def test_with_celery_workers_a_lost_job_is_left_to_their_redelivery(organizer, s
     (BackgroundJob.Kind.TEST_SET, {"name": "tiny", "systems": 1, "segments": 1},
      "Campaign tiny: 1 system, 1 sentence."),
     (BackgroundJob.Kind.TEST_SET, {"name": "big", "systems": 13, "segments": 1312},
-     "Campaign big: 13 systems, 1312 sentences."),
+     "Campaign big: 13 systems, 1,312 sentences."),
     (BackgroundJob.Kind.ATTENTION_CHECKS, {"added": 1, "open": 1},
      "Added attention checks to 1 of the 1 unserved screen without one."),
 ])

@@ -344,3 +344,21 @@ def test_the_pages_make_as_many_queries_whatever_the_judgments_judges_and_system
     assert Judgment.objects.filter(assignment__campaign=large).count() > 4 * Judgment.objects.filter(
         assignment__campaign=small).count()
     assert counts["large"] == counts["small"], counts
+
+
+def test_the_campaign_pages_group_thousands():
+    """The campaign page said "1200 sentences" and "6 of 1200" (a system's unchanged sentences) where its dashboard
+    says "1,200"; the campaign list too."""
+    organizer = User.objects.create_user("orga")
+    lines = [f"Sentence {i} are here ." for i in range(1200)]
+    text = lambda rows: ("\n".join(rows) + "\n").encode()
+    campaign = import_outputs("thousands", NamedFile("source", text(lines)), [
+        NamedFile("fixer", text([line.replace("are", "is") if i >= 6 else line for i, line in enumerate(lines)])),
+    ])
+    campaign.organizers.add(organizer)
+    client = login(organizer)
+    page = " ".join(client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode().split())
+    assert "1,200 sentences in 1 document" in page
+    assert "<td>6 of 1,200</td>" in page
+    listing = client.get(reverse("campaign-list")).content.decode()
+    assert "<td>1,200</td>" in listing

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
-from django.template.defaultfilters import pluralize
 
 from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
 from annotation.services.textfiles import InputFileError, check_size, shown
+from gecappraise.plurals import counted
 
 
 class Command(CampaignCommand):
@@ -54,12 +54,12 @@ class Command(CampaignCommand):
         except ScoreImportError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
-            f"Imported {summary.ratings} rating{pluralize(summary.ratings)} on {summary.screens} "
-            f"screen{pluralize(summary.screens)} by {summary.raters} rater{pluralize(summary.raters)} into "
+            f"Imported {counted(summary.ratings, 'rating')} on {counted(summary.screens, 'screen')} by "
+            f"{counted(summary.raters, 'rater')} into "
             f"{campaign.name!r}."
         )
         if options["skip_unknown"]:
             self.stdout.write(
-                f"Skipped {summary.skipped} cell{pluralize(summary.skipped)} naming no system of the "
+                f"Skipped {counted(summary.skipped, 'cell')} naming no system of the "
                 f"campaign ({', '.join(map(shown, summary.unknown)) or 'none'})."
             )
