@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
+from gecappraise.p_values import shown_p_value
 from gecappraise.plurals import counted
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
@@ -94,6 +95,11 @@ class RaterVerdict:
     decision: str = RaterStatus.Decision.AUTO
     #: Why no check had data (no control screen, no time limit), or None when one had.
     unchecked: str | None = None
+
+    @property
+    def p_value_text(self) -> str | None:
+        """The p-value as the Rater QC page writes it (``shown_p_value``), None when undefined."""
+        return None if self.p_value is None else shown_p_value(self.p_value)
 
     @property
     def passed(self) -> bool:
@@ -264,7 +270,7 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
     is_control = np.repeat(np.array([control for (_, control), _ in tallied], dtype=bool), counts)
     p_value, p_reason = _mann_whitney(values, is_control)
     if p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
-        shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {p_value:.3g}"
+        shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {shown_p_value(p_value)}"
         failures.append(f"(b) Source+error not {rule.judged} below the rest ({shown}; pass at p <= {rule.p_value:g})")
     total = float(sum(work.seconds)) if work.seconds else None
     median = float(np.median(work.seconds)) if work.seconds else None

@@ -22,6 +22,7 @@ from django.template import Context, Engine
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from gecappraise.p_values import shown_p_value
 from gecappraise.plurals import counted
 from ranking.contract import head_to_head_order
 from ranking.core.significance import significance_mark
@@ -270,7 +271,7 @@ def _rater_qc(qc: Mapping | None) -> dict | None:
         {"rater": row["rater"], "attempt": grouped(row["attempt"]), "screens": grouped(row["screens"]),
          "controls": (f"{row['control_passed']:,} of {row['control_screens']:,} ({percent(row['control_rate'], 0)}%)"
                       if row["control_rate"] is not None else notes.undefined(reason_for(row, "control_rate"))),
-         "p_value": (fixed(row["p_value"], 4)
+         "p_value": (shown_p_value(row["p_value"])
                      if row["p_value"] is not None else notes.undefined(reason_for(row, "p_value"))),
          "total": fixed(row["total_seconds"], 0) if row["total_seconds"] is not None else UNDEFINED,
          "median": fixed(row["median_seconds"], 1) if row["median_seconds"] is not None else UNDEFINED,

@@ -19,6 +19,8 @@ const $ = (id) => document.getElementById(id);
 const seconds = (value) => (value === null ? "–" : `${value.toFixed(1)} s`);
 const score = (value) => (value === null ? "–" : value.toFixed(3));
 const count = (value) => (value === null ? "–" : value.toLocaleString("en"));
+// A rater's p-value as gecappraise/p_values.py writes it on the Rater QC page: four decimals, "< 0.0001" below.
+const pValue = (value) => (value === null ? "–" : value < 0.00005 ? "< 0.0001" : value.toFixed(4));
 // "1 flagged screen", "2 flagged screens": a count with its noun in the singular or the plural.
 const counted = (value, noun, plural = `${noun}s`) => `${count(value)} ${value === 1 ? noun : plural}`;
 
@@ -144,7 +146,7 @@ function renderRaterQc(qc) {
     const share = rater.control_rate === null ? "–"
       : `${count(rater.control_passed)} of ${count(rater.control_screens)} (${Math.round(100 * rater.control_rate)}%)`;
     cell(row, share, "number", rater.control_rate === null ? "no control screen judged yet" : "");
-    cell(row, rater.p_value === null ? "–" : rater.p_value.toPrecision(3), "number", rater.reason || "");
+    cell(row, pValue(rater.p_value), "number", rater.reason || "");
     cell(row, rater.total_seconds === null ? "–" : `${Math.round(rater.total_seconds)} s`, "number");
     cell(row, seconds(rater.median_seconds), "number");
     cell(row, rater.excluded ? "Excluded" : "Included", rater.excluded ? "excluded verdict" : "verdict");

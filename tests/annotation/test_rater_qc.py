@@ -27,6 +27,7 @@ from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services import queue, rater_qc
 from annotation.services.importing import CONTROLS_NEED_THE_SOURCE
 from annotation.services.screens import create_screens
+from gecappraise.p_values import shown_p_value
 from ranking.contract_schema import SCHEMA
 from ranking.core.parameters import AnalysisParameters
 from ranking.reports.formats import render_report
@@ -185,6 +186,28 @@ def test_the_failed_test_b_says_what_the_judges_did(judged):
     assert f"(b) Source+error not {did} below the rest" in row
     rows = client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()["rater_qc"]["raters"]
     assert f"(b) Source+error not {did} below the rest" in {r["rater"]: r for r in rows}["random"]["why"]
+
+
+def test_the_p_value_reads_alike_on_the_page_and_in_the_why(judged):
+    """The Rater QC page wrote a p-value with up to four decimals (0.4525, but 0.45 for 0.4500 and 0 for 0.00001),
+    the verdict's why with three significant digits (p = 0.452), the dashboard with three too: now all four
+    decimals (gecappraise.p_values; dashboard.js pValue)."""
+    campaign, raters = judged
+    random = rater_qc.verdict_for(campaign, raters["random"])
+    written = f"{random.p_value:.4f}"
+    assert random.p_value_text == written and f"(p = {written};" in random.why
+    organizer, client = organizer_client(campaign)
+    page = client.get(reverse("campaign-raters", args=[campaign.pk])).content.decode()
+    row = page[page.index('id="rater-random"'):page.index("</tr>", page.index('id="rater-random"'))]
+    assert f'<td class="number">{written}</td>' in row
+
+
+@pytest.mark.parametrize(("p_value", "written"), [
+    (0.45253, "0.4525"), (0.5, "0.5000"), (1.0, "1.0000"), (0.00012, "0.0001"), (0.00004, "< 0.0001"),
+    (0.0, "< 0.0001"),
+])
+def test_a_p_value_is_written_with_four_decimals(p_value, written):
+    assert shown_p_value(p_value) == written
 
 
 def from_all_judgments(campaign: Campaign) -> list[rater_qc.RaterVerdict]:

@@ -57,3 +57,24 @@ def test_the_pairs_without_an_estimate_are_counted_in_the_singular(
     page = dashboard_with(new_page, live_server, {"leaderboard.json": unresolved(without_estimate, estimated)})
     expect(page.locator("#separated-pairs")).to_contain_text(
         f"2,319 of 1 system pair separated; 1 still unresolved (overlapping rank ranges). {said}")
+
+
+def one_rater(p_value: float | None):
+    """A dashboard change: one rater, of the given p-value."""
+    def change(judging: dict) -> None:
+        judging["rater_qc"]["raters"] = [{
+            "rater": "ann", "attempt": 1, "screens": 1200, "control_screens": 1000, "control_passed": 1000,
+            "control_rate": 1.0, "controls": 1000, "p_value": p_value, "total_seconds": 3000.0,
+            "median_seconds": 2.5, "passed": True, "decision": "auto", "excluded": False, "why": "passed",
+        }]
+    return change
+
+
+@pytest.mark.parametrize(("p_value", "written"), [(0.45253, "0.4525"), (0.5, "0.5000"), (0.00004, "< 0.0001")])
+def test_the_rater_qc_p_value_reads_as_on_the_rater_qc_page(live_server, new_page, p_value, written):
+    """The dashboard wrote 0.452 where the Rater QC page wrote 0.4525 (gecappraise.p_values.shown_p_value)."""
+    page = dashboard_with(new_page, live_server, {"dashboard.json": one_rater(p_value)})
+    row = page.locator('#rater-qc tr[data-rater="ann"] td')
+    expect(row.nth(4)).to_have_text(written)
+    expect(row.nth(3)).to_have_text("1,000 of 1,000 (100%)")
+    expect(row.nth(2)).to_have_text("1,200")
