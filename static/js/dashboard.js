@@ -127,7 +127,8 @@ function renderFlags(flags) {
     cell(row, flag.judge);
     cell(row, flag.reason, "reason");
     cell(row, flag.details || "–", "details");
-    cell(row, flag.flagged_at ? new Date(flag.flagged_at).toLocaleString() : "–");
+    // In UTC, as the site's other times ("2026-12-06 21:55", as the screen's page lists its judgments).
+    cell(row, flag.flagged_at ? new Date(flag.flagged_at).toISOString().slice(0, 16).replace("T", " ") : "–");
     cell(row, flag.excluded ? "Excluded" : "Counted", flag.excluded ? "excluded" : "");
   }, "No screen has been flagged.", 6);
 }

@@ -78,3 +78,16 @@ def test_the_rater_qc_p_value_reads_as_on_the_rater_qc_page(live_server, new_pag
     expect(row.nth(4)).to_have_text(written)
     expect(row.nth(3)).to_have_text("1,000 of 1,000 (100%)")
     expect(row.nth(2)).to_have_text("1,200")
+
+
+def test_a_flag_is_timed_in_utc_as_the_sites_other_times(live_server, new_page):
+    """The Flags table's "When" was in the browser's locale and time zone ("12/6/2026, 9:55:44 PM"), while the
+    site's other times are UTC, "2026-12-06 21:55" (the screen's page, the invites); so in a browser elsewhere."""
+    def flagged(judging: dict) -> None:
+        judging["flags"] = {"total": 1, "shown": [{
+            "screen": 3, "line": 4, "url": "/", "judge": "ann", "reason": "other", "details": "",
+            "flagged_at": "2026-12-06T21:55:44.123456+00:00", "excluded": False}]}
+    page = dashboard_with(lambda: new_page(locale="de-DE", timezone_id="Asia/Tokyo"), live_server,
+                          {"dashboard.json": flagged})
+    expect(page.locator("#flags tbody tr td").nth(4)).to_have_text("2026-12-06 21:55")
+    expect(page.locator("#flags thead th").nth(4)).to_have_text("When (UTC)")
