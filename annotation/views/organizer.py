@@ -30,7 +30,15 @@ from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chu
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST
 from .organizer_judging import judging_context
-from .posted import campaign_post, form_with_refused_input, keep_refused_input, messages_section, to_section, valid_post
+from .posted import (
+    campaign_post,
+    choose_files_again,
+    form_with_refused_input,
+    keep_refused_input,
+    messages_section,
+    to_section,
+    valid_post,
+)
 from .screen_list import screen_list
 
 JUDGMENT_EXPORTS = {
@@ -65,7 +73,8 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
                 return redirect("background-job", job_id=made.pk)
             messages.success(request, f"Created campaign {made.name!r}.")
             return redirect("campaign-detail", pk=made.pk)
-    return render(request, "organizer/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, "choose_files_again": choose_files_again(request) if form.errors else ""}
+    return render(request, "organizer/campaign_form.html", context, status=400 if form.errors else 200)
 
 
 @login_required
@@ -156,7 +165,8 @@ def screen_job_resume(request: HttpRequest, campaign: Campaign, screen_job_id: i
 def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = AppraiseUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
+        refusal = " ".join(error for errors in form.errors.values() for error in errors)
+        messages.error(request, f"{refusal} {choose_files_again(request)}".rstrip())
         keep_refused_input(request, campaign.pk, AppraiseUploadForm)
     else:
         upload = form.cleaned_data["file"]
@@ -167,7 +177,7 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
                 return redirect("background-job", job_id=job.pk)
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
-            messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
+            messages.error(request, f"{upload.name}: {exc}. Nothing was imported. {choose_files_again(request)}")
             keep_refused_input(request, campaign.pk, AppraiseUploadForm)
         else:
             messages.success(request, summary.text())

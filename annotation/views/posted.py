@@ -46,6 +46,17 @@ def valid_post(request: HttpRequest, form_class: type[forms.Form], refusal: str)
 SESSION_REFUSED_INPUT = "organizer-refused-input"
 
 
+def choose_files_again(request: HttpRequest) -> str:
+    """What a refused form that keeps its typed fields says of the files it was sent: a browser cannot fill a file
+    input again, so they must be chosen again ("" when no file was sent)."""
+    sent = sum(len(request.FILES.getlist(name)) for name in request.FILES)
+    if not sent:
+        return ""
+    if sent == 1:
+        return "Choose the file again: a browser does not keep it after an error."
+    return "Choose the files again: a browser does not keep them after an error."
+
+
 def keep_refused_input(request: HttpRequest, campaign_pk: int, form_class: type[forms.Form]) -> None:
     """Keep the text fields a refused ``form_class`` posted, so that the campaign page shows the form filled in with
     them again (``form_with_refused_input``) and nothing has to be typed twice (a file has to be chosen again)."""

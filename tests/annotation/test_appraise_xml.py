@@ -516,10 +516,13 @@ def test_a_refused_import_shows_its_user_map_again_once(campaign, organizer):
         response = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": typed},
                                follow=True)
         assert refusal in html.unescape(response.content.decode())
+        assert "Choose the file again: a browser does not keep it after an error." in response.content.decode()
         assert response.context["appraise_form"]["map_users"].value() == typed
         assert nothing_judged()
         assert client.get(reverse("campaign-detail", args=[campaign.pk])).context["appraise_form"][
             "map_users"].value() is None
+    no_file = client.post(url, {"map_users": "judge1=alice"}, follow=True).content.decode()
+    assert "Choose an Appraise XML file to upload." in no_file and "Choose the file again" not in no_file
 
 
 def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(campaign, organizer):
@@ -550,11 +553,13 @@ def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(cam
     assert in_file == {
         "j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user NAME cannot be used; choose another name. "
         "Imported judges are accounts of this campaign only: map the name to an account explicitly (NAME=ACCOUNT in "
-        "the user map, --map-user on the command line), or rename it in the file. Nothing was imported."}, in_file
+        "the user map, --map-user on the command line), or rename it in the file. Nothing was imported. Choose the "
+        "file again: a browser does not keep it after an error."}, in_file
     mapped = {said({"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": f"judge1={name}"}, name)
               for name in names if name != "own"}  # a judge-only account in no campaign of another: mapped to
     assert mapped == {"j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user 'judge1' is mapped to the "
-                      "account NAME, which cannot be used; choose another name. Nothing was imported."}, mapped
+                      "account NAME, which cannot be used; choose another name. Nothing was imported. Choose the "
+                      "file again: a browser does not keep it after an error."}, mapped
     assert nothing_judged()
 
     admin = logged_in(User.objects.get(username="root"))

@@ -241,3 +241,24 @@ def test_rest_api_creates_campaigns_screens_and_imports_judgments(organizer, cli
     assert client.get(f"/api/campaigns/{pk}/appraise-xml/").getvalue().decode() == xml
     assert [c["name"] for c in client.get("/api/campaigns/").json()] == ["api"]
     assert client.get("/api/schema/").status_code == 200
+
+
+@pytest.mark.parametrize(("files", "said"), [
+    ({"systems": [upload(n, d) for n, d in SYSTEMS.items()]},
+     "Choose the files again: a browser does not keep them after an error."),
+    ({"archive": upload("test-set.zip", b"not a zip")},
+     "Choose the file again: a browser does not keep it after an error."),
+])
+def test_a_refused_new_campaign_says_to_choose_its_files_again(organizer, client_for, files, said):
+    """The form came back with every typed field but with its file inputs empty (a browser cannot fill them) and
+    nothing said so."""
+    response = client_for(organizer).post(reverse("campaign-create"), form_data(name="kept", **files))
+    page = response.content.decode()
+    assert response.status_code == 400 and not Campaign.objects.exists()
+    assert response.context["form"]["name"].value() == "kept"
+    assert f'<p id="choose-files-again">{said}</p>' in page
+
+
+def test_a_refused_new_campaign_without_files_says_nothing_of_them(organizer, client_for):
+    response = client_for(organizer).post(reverse("campaign-create"), form_data())
+    assert response.status_code == 400 and "Choose the file" not in response.content.decode()
