@@ -14,6 +14,7 @@ from .campaign_forms import checked_instruction, instruction_field
 from .models import MARKDOWN_MAX, Candidate, markdown_too_long
 from .number_fields import PlainIntegerField
 from .services.invites import INVITE_VALIDITY
+from .services.training import ONE_IS_NOT_RANKED
 
 NUMBER_ERRORS = ("required", "invalid", "min_value", "max_value")
 DAYS_ERROR = "The link's validity is a whole number of days (1 to 365)."
@@ -117,8 +118,8 @@ class TrainingScreenForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if not self.errors and not self.chosen()[0]:
-            raise ValidationError("Give an expected rank to the corrections to show (at least one).")
+        if not self.errors and len(self.chosen()[0]) < 2:
+            raise ValidationError(f"Give an expected rank to at least two corrections to show: {ONE_IS_NOT_RANKED}")
         return data
 
     def chosen(self) -> tuple[list[Candidate], list[int]]:

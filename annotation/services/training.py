@@ -25,6 +25,10 @@ from gecappraise.plurals import counted
 
 from ..models import Campaign, Candidate, Segment, TrainingAnswer, TrainingCandidate, TrainingScreen
 
+ONE_IS_NOT_RANKED = ("a judge's ranks are checked against the expected ones pair by pair, and one correction alone "
+                     "has no pair.")
+"""Why a training screen shows at least two corrections (the service and the organizer's form say it)."""
+
 
 class TrainingError(ValueError):
     """A training screen or answer that does not fit; the message says why."""
@@ -52,8 +56,9 @@ def add_training_screen(
     """Append a training screen showing ``candidates`` (in this order) of ``segment`` with their expected ranks."""
     if segment.campaign_id != campaign.pk:
         raise TrainingError("The sentence belongs to another campaign.")
-    if not 1 <= len(candidates) <= campaign.max_candidates:
-        raise TrainingError(f"A screen shows 1 to {campaign.max_candidates} candidates, not {len(candidates)}.")
+    if not 2 <= len(candidates) <= campaign.max_candidates:
+        raise TrainingError(f"A training screen shows 2 to {campaign.max_candidates} candidates, not "
+                            f"{len(candidates)}: {ONE_IS_NOT_RANKED}")
     if len(expected_ranks) != len(candidates):
         raise TrainingError(
             f"{counted(len(expected_ranks), 'expected rank')} for {counted(len(candidates), 'candidate')}."

@@ -165,6 +165,10 @@ def _line_segment(campaign: Campaign, form: TrainingLineForm) -> Segment | None:
     if segment is None:
         lines = campaign.segments.count()
         form.add_error("line", f"No sentence at line {form.cleaned_data['line']}; the lines go from 0 to {lines - 1}.")
+    elif segment.candidates.count() < 2:
+        form.add_error("line", f"The sentence at line {segment.line} has one distinct correction only, and a training "
+                               f"screen shows two or more: {training.ONE_IS_NOT_RANKED}")
+        return None
     return segment
 
 

@@ -33,9 +33,16 @@ from annotation.models import (
 from annotation.random_streams import campaign_rng
 from annotation.services import attention_requests, background_jobs, guidelines, queue
 from annotation.services.attention import add_attention_checks
+from annotation.services.importing import import_outputs
 from annotation.services.invites import InviteError, create_invite, digest, redeem_invite, revoke_invite
 from annotation.services.judging_overview import attention_coverage, campaign_progress, judge_activity
-from annotation.services.training import add_training_screen, answer_training, remove_training_screen
+from annotation.services.textfiles import NamedFile
+from annotation.services.training import (
+    ONE_IS_NOT_RANKED,
+    add_training_screen,
+    answer_training,
+    remove_training_screen,
+)
 
 from .factories import add_screen, candidate_of, judge, login, small_campaign
 
@@ -339,8 +346,10 @@ def test_a_training_screen_from_the_form_keeps_the_shown_order_and_ranks(campaig
 @pytest.mark.parametrize(
     ("line", "ranks", "max_candidates", "message"),
     [
-        (1, {}, 4, "Give an expected rank to the corrections to show (at least one)."),
-        (1, {0: "1", 1: "2", 2: "3", 3: "3"}, 3, "A screen shows 1 to 3 candidates, not 4."),
+        (1, {}, 4, f"Give an expected rank to at least two corrections to show: {ONE_IS_NOT_RANKED}"),
+        (1, {2: "1"}, 4, f"Give an expected rank to at least two corrections to show: {ONE_IS_NOT_RANKED}"),
+        (1, {0: "1", 1: "2", 2: "3", 3: "3"}, 3,
+         f"A training screen shows 2 to 3 candidates, not 4: {ONE_IS_NOT_RANKED}"),
         (1, {0: "9"}, 4, "Correction 1: choose a rank from 1 to 4."),
         (99, {}, 4, "No sentence at line 99; the lines go from 0 to 5."),
         ("x", {}, 4, "A line number is a whole number from 0."),
@@ -356,6 +365,30 @@ def test_a_bad_training_screen_says_why_and_writes_nothing(campaign, organizer, 
     assert response.status_code == 400
     assert message in page_text(response)
     assert not TrainingScreen.objects.exists() and not TrainingCandidate.objects.exists()
+
+
+def test_a_sentence_of_one_distinct_correction_cannot_be_a_training_screen(organizer):
+    """A training screen of one correction was accepted: its judge's answer always agreed (relative ranking needs
+    two corrections at least). A sentence every system left as the source has one correction only."""
+    text = lambda rows: ("\n".join(rows) + "\n").encode()
+    campaign = import_outputs("one", NamedFile("source", text(["He go .", "All right ."])), [
+        NamedFile("fixer", text(["He goes .", "All right ."])), NamedFile("other", text(["He went .", "All right ."])),
+    ])
+    campaign.organizers.add(organizer)
+    client = login(organizer)
+    response = client.get(reverse("campaign-training-add", args=[campaign.pk]) + "?line=1")
+    assert response.status_code == 400 and "rows" not in response.context
+    assert (f"The sentence at line 1 has one distinct correction only, and a training screen shows two or more: "
+            f"{ONE_IS_NOT_RANKED}") in page_text(response)
+    assert client.get(reverse("campaign-training-add", args=[campaign.pk]) + "?line=0").status_code == 200
+
+
+def test_the_campaign_page_says_the_training_line_is_0_based_as_the_training_form(campaign, organizer):
+    client = login(organizer)
+    page = page_text(client.get(reverse("campaign-detail", args=[campaign.pk])))
+    assert "Add a training screen for the sentence at line (0-based)" in page
+    form = page_text(client.get(reverse("campaign-training-add", args=[campaign.pk])))
+    assert "Line (0-based)" in form
 
 
 def test_prws_training_screens_take_an_expected_order_and_are_scored_with_sliders(organizer):
@@ -386,7 +419,8 @@ def test_a_training_screen_removed_while_a_judge_has_it_open_is_said_so_on_submi
     page; it says the screen was removed, that nothing was saved, and leads on to the campaign."""
     campaign = small_campaign("removed practice")
     segment = campaign.segments.get(line=1)
-    screen = add_training_screen(campaign, segment, [candidate_of(campaign, 1, "ZEPHYRSYS")], [1])
+    shown = [candidate_of(campaign, 1, "ZEPHYRSYS"), candidate_of(campaign, 1, "INPUT")]
+    screen = add_training_screen(campaign, segment, shown, [1, 2])
     ann = judge("ann", campaign)
     guidelines.acknowledge(campaign, ann)
     rater = login(ann)
@@ -407,7 +441,8 @@ def test_a_training_screen_compares_the_answer_with_the_expected_order_in_either
     it speaks of the order the organizers expect, which both modes compare with."""
     campaign = small_campaign(f"practice-{mode}", mode=mode)
     segment = campaign.segments.get(line=1)
-    add_training_screen(campaign, segment, [candidate_of(campaign, 1, "ZEPHYRSYS")], [1])
+    add_training_screen(campaign, segment, [candidate_of(campaign, 1, "ZEPHYRSYS"), candidate_of(campaign, 1, "INPUT")],
+                        [1, 2])
     ann = judge("ann", campaign)
     guidelines.acknowledge(campaign, ann)
     text = page_text(login(ann).get(reverse("judge-training", args=[campaign.pk])))
@@ -419,10 +454,11 @@ def test_a_training_screen_compares_the_answer_with_the_expected_order_in_either
 def test_deleting_a_training_screen_keeps_positions_contiguous(campaign, organizer):
     segments = [campaign.segments.get(line=line) for line in (0, 1, 2)]
     screens = [
-        add_training_screen(campaign, segment, [candidate_of(campaign, segment.line, "ZEPHYRSYS")], [1])
+        add_training_screen(campaign, segment,
+                            [candidate_of(campaign, segment.line, name) for name in ("ZEPHYRSYS", "INPUT")], [1, 2])
         for segment in segments
     ]
-    answer_training(screens[0], judge("ann", campaign), [1])
+    answer_training(screens[0], judge("ann", campaign), [1, 2])
     url = reverse("campaign-training-delete", args=[campaign.pk, screens[0].pk])
     response = login(organizer).post(url, follow=True)
     assert "Deleted training screen 1 with its 1 answer." in messages_of(response)
@@ -566,7 +602,8 @@ def organizer_requests(campaign, invite, training_screen) -> list[tuple[str, str
 
 def test_only_the_campaigns_organizers_reach_these_pages(campaign, organizer):
     invite, _ = create_invite(campaign, "invited", organizer)
-    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT")], [1])
+    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT"),
+                                                                   candidate_of(campaign, 0, "ZEPHYRSYS")], [2, 1])
     add_screen(campaign, 0)
     other_organizer = User.objects.create_user("otto")
     small_campaign("other").organizers.add(other_organizer)
@@ -588,7 +625,8 @@ def test_only_the_campaigns_organizers_reach_these_pages(campaign, organizer):
 
 def test_every_form_needs_the_csrf_token(campaign, organizer):
     invite, _ = create_invite(campaign, "invited", organizer)
-    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT")], [1])
+    screen = add_training_screen(campaign, campaign.segments.get(line=0), [candidate_of(campaign, 0, "INPUT"),
+                                                                   candidate_of(campaign, 0, "ZEPHYRSYS")], [2, 1])
     add_screen(campaign, 0)
     client = Client(enforce_csrf_checks=True)
     client.force_login(organizer)

@@ -60,7 +60,11 @@ def test_training_screens_are_checked_and_answered_once():
     with pytest.raises(TrainingError, match="twice"):
         add_training_screen(campaign, segment, [shown[0], shown[0]], [1, 2])
     first = add_training_screen(campaign, segment, shown, [1, 2], feedback="ok")
-    second = add_training_screen(campaign, campaign.segments.get(line=5), [candidate_of(campaign, 5, "INPUT")], [1])
+    with pytest.raises(TrainingError, match="^A training screen shows 2 to 5 candidates, not 1: a judge's ranks are "
+                       "checked against the expected ones pair by pair, and one correction alone has no pair.$"):
+        add_training_screen(campaign, segment, shown[:1], [1])
+    second = add_training_screen(campaign, campaign.segments.get(line=5),
+                                 [candidate_of(campaign, 5, "INPUT"), candidate_of(campaign, 5, "ZEPHYRSYS")], [2, 1])
     assert (first.position, second.position) == (0, 1)
     ann = judge("ann", campaign)
     assert next_training_screen(campaign, ann) == first

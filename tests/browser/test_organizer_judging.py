@@ -46,7 +46,7 @@ def test_organizer_invites_a_judge_who_ranks_the_attention_check_last(live_serve
     organizer.get_by_role("button", name="Save guidelines").click()
     expect(organizer.locator(".messages")).to_contain_text("Saved the guidelines.")
 
-    organizer.get_by_label("Add a training screen for the sentence at line").fill("4")
+    organizer.get_by_label("Add a training screen for the sentence at line (0-based)").fill("4")
     organizer.get_by_role("button", name="Choose corrections…").click()
     expect(organizer.locator("#source strong")).to_have_text("It have many problem .")
     expect(organizer.locator("#training-form .candidate")).to_have_count(4)
