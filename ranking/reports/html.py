@@ -112,7 +112,7 @@ def report_context(analysis: Mapping) -> dict:
     agreement_notes, metrics_notes = Notes(), Notes()
     return {
         "campaign": analysis.get("campaign", ""),
-        "provenance": provenance(analysis, grouped),
+        "provenance": provenance(analysis, grouped, worded=True),
         "confidence": parameters.get("confidence"),
         "judge_confidence": parameters.get("judge_confidence"),
         "bootstrap": grouped(parameters.get("bootstrap")),

@@ -115,7 +115,7 @@ def render_latex(analysis: Mapping, standalone: bool = False) -> str:
     """G15's tables of ``analysis``: tabulars with their captions as comments, or (``standalone``) a complete
     article with the provenance, a heading and a note per table."""
     tables = latex_tables(analysis)
-    lines = provenance(analysis)
+    lines = provenance(analysis, worded=True)
     if not standalone:
         body = unicodedata.normalize("NFC", "\n\n".join(
             f"% Table {t.number}: {t.title}. {t.note}\n{t.tabular}" for t in tables

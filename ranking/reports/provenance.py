@@ -26,12 +26,13 @@ COUNTS = ("bootstrap", "chunk_size", "accuracy_folds", "accuracy_bootstrap")
 """The parameters that are counts, written by ``provenance``'s ``count``."""
 
 
-def provenance(analysis: Mapping, count: Callable[[int], str] = str) -> list[tuple[str, str]]:
+def provenance(analysis: Mapping, count: Callable[[int], str] = str, worded: bool = False) -> list[tuple[str, str]]:
     """``(label, value)`` lines naming the campaign, the snapshot, the parameters and the seed of ``analysis``.
 
     Parameters absent from the analysis are left out; unknown ones are listed after the known ones by their key.
     The counts (judgments, ``COUNTS``) are written by ``count``: plain in the CSV and LaTeX reports, grouped in the
-    HTML report (``formatting.grouped``); ids and the seed stay plain.
+    HTML report (``formatting.grouped``); ids and the seed stay plain. ``worded`` (the HTML and LaTeX reports, for
+    people; not the CSV report) words the values that are not plain numbers (``_parameter``).
     """
     snapshot = analysis.get("snapshot") or {}
     parameters = dict(analysis.get("parameters") or {})
@@ -48,7 +49,8 @@ def provenance(analysis: Mapping, count: Callable[[int], str] = str) -> list[tup
     ]
     for key, label in PARAMETER_LABELS:
         if key in parameters:
-            lines.append((label, _text(parameters.pop(key), count=count if key in COUNTS else str)))
+            value = parameters.pop(key)
+            lines.append((label, _parameter(key, value, count) if worded else _text(value)))
     if "metrics" in parameters:
         lines.append(("Metrics", _metrics(parameters.pop("metrics"))))
     lines.extend((key, _text(value)) for key, value in parameters.items())
@@ -68,6 +70,16 @@ def _metrics(metrics: Mapping) -> str:
     if metrics["uploaded"]:
         parts.append(f"{', '.join(metrics['uploaded'])} uploaded (--metrics)")
     return "; ".join(parts) or "none"
+
+
+def _parameter(key: str, value: object, count: Callable[[int], str]) -> str:
+    """A parameter's value as a reader takes it: the decimals of the correlated scores read "none", as if rounded
+    to none (they are not rounded), and 0 accuracy folds as a number of folds (Table 4 is not computed)."""
+    if key == "correlation_decimals" and value is None:
+        return "not rounded"
+    if key == "accuracy_folds" and value == 0:
+        return "0 (prediction accuracy not computed)"
+    return _text(value, count=count if key in COUNTS else str)
 
 
 def _text(value: object, none: str = "none", count: Callable[[int], str] = str) -> str:

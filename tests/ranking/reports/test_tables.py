@@ -94,3 +94,17 @@ def test_provenance_names_campaign_snapshot_parameters_and_seed(full_analysis):
     assert lines["Random seed"] == "3"
     assert lines["Bootstrap samples per method"] == "200" and lines["Rank range confidence"] == "0.95"
     assert lines["Judge"] == "all judges"
+
+
+def test_provenance_words_the_parameters_that_are_not_plain_numbers(full_analysis):
+    """A correlation without rounding read "Decimals of the human scores correlated with metrics: none", as if
+    rounded to no decimals, and a skipped Table 4 "Accuracy folds: 0"."""
+    analysis = {**full_analysis, "parameters": {**full_analysis["parameters"], "correlation_decimals": None,
+                                                 "accuracy_folds": 0}}
+    assert dict(provenance(analysis))["Decimals of the human scores correlated with metrics"] == "none", "as stored"
+    lines = dict(provenance(analysis, worded=True))
+    assert lines["Decimals of the human scores correlated with metrics"] == "not rounded"
+    assert lines["Accuracy folds"] == "0 (prediction accuracy not computed)"
+    rounded = dict(provenance({**full_analysis, "parameters": {**full_analysis["parameters"], "correlation_decimals": 3,
+                                                                "accuracy_folds": 100}}, worded=True))
+    assert rounded["Decimals of the human scores correlated with metrics"] == "3" and rounded["Accuracy folds"] == "100"
