@@ -16,7 +16,9 @@ three ways, against the campaign's thresholds:
 (c) Time: the total and the median time per screen (the client's active time where recorded, else the time from
     serving to submit) against ``qc_min_total_seconds`` and ``qc_min_median_seconds`` (0 = no limit).
 
-A check without data (no control screen, no time recorded) neither passes nor fails the rater. The verdict
+A check without data (no control screen, no time recorded) neither passes nor fails the rater; nor does (b) while
+it has too few values to pass even had the rater judged every Source+error below the rest (``_best_p_value``): a new
+rater was excluded at once by their first control screens, and the live leaderboard with them. The verdict
 fails when any check fails. The organizer may override it (``RaterStatus.decision``: include or exclude by hand)
 or offer a failing rater a fresh attempt: the attempt counter goes up and the judgments made so far are kept but
 left out of every analysis (``analysis_exclusions``).
@@ -95,6 +97,8 @@ class RaterVerdict:
     decision: str = RaterStatus.Decision.AUTO
     #: Why no check had data (no control screen, no time limit), or None when one had.
     unchecked: str | None = None
+    #: A check that has data but too little to pass or fail yet (b), in words; None when there is none.
+    pending: str | None = None
 
     @property
     def p_value_text(self) -> str | None:
@@ -120,6 +124,8 @@ class RaterVerdict:
             checks = "; ".join(self.failures)
         else:
             checks = f"nothing to check yet: {self.unchecked}" if self.unchecked else "every check with data passed"
+        if self.pending:
+            checks = f"{checks}; {self.pending}"
         if self.decision == RaterStatus.Decision.INCLUDE:
             return f"included by hand ({checks})"
         if self.decision == RaterStatus.Decision.EXCLUDE:
@@ -269,7 +275,12 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
     values = np.repeat(np.array([value for (value, _), _ in tallied], dtype=np.float64), counts)
     is_control = np.repeat(np.array([control for (_, control), _ in tallied], dtype=bool), counts)
     p_value, p_reason = _mann_whitney(values, is_control)
-    if p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
+    best = None if p_value is None or p_value <= rule.p_value else _best_p_value(values, is_control)
+    pending = None
+    if best is not None and best > rule.p_value:
+        pending = (f"(b) too few values to tell yet: even with Source+error {rule.judged} lowest, p would be "
+                   f"{shown_p_value(best)} (pass at p <= {rule.p_value:g})")
+    elif p_reason == CONSTANT_VALUES or (p_value is not None and p_value > rule.p_value):
         shown = "undefined, " + CONSTANT_VALUES if p_value is None else f"p = {shown_p_value(p_value)}"
         failures.append(f"(b) Source+error not {rule.judged} below the rest ({shown}; pass at p <= {rule.p_value:g})")
     total = float(sum(work.seconds)) if work.seconds else None
@@ -287,8 +298,19 @@ def _verdict(username: str, judge_id: int, status: RaterStatus | None, work: _Wo
         control_screens=checked, control_passed=passed, control_rate=rate,
         controls=int(np.count_nonzero(is_control)), p_value=p_value, p_value_reason=p_reason,
         total_seconds=total, median_seconds=median, failures=tuple(failures),
-        decision=status.decision if status else RaterStatus.Decision.AUTO, unchecked=unchecked,
+        decision=status.decision if status else RaterStatus.Decision.AUTO, unchecked=unchecked, pending=pending,
     )
+
+
+def _best_p_value(values: np.ndarray, is_control: np.ndarray) -> float:
+    """The p-value of test (b) had the rater given the Source+error candidates their lowest values and the others
+    the rest (the same values, ties and test): above ``qc_p_value``, no way of judging this many candidates could
+    pass yet (with 2 Source+error values among 5, the exact test's best is 0.1), so the test does not fail."""
+    from scipy.stats import mannwhitneyu
+
+    ordered = np.sort(values)
+    lowest = int(np.count_nonzero(is_control))
+    return float(mannwhitneyu(ordered[lowest:], ordered[:lowest], alternative="greater").pvalue)
 
 
 def _mann_whitney(values: np.ndarray, is_control: np.ndarray) -> tuple[float | None, str | None]:

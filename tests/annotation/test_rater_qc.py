@@ -313,6 +313,35 @@ def test_a_fresh_attempt_keeps_the_work_but_leaves_it_out(judged):
         rater_qc.start_fresh_attempt(campaign, hasty)
 
 
+@pytest.mark.parametrize("mode", [Campaign.Mode.RANKING, Campaign.Mode.PRWS])
+def test_test_b_waits_until_a_rater_could_pass_it(mode):
+    """A new rater who put Source+error below the rest on their first two control screens failed (b) at once (no
+    way of judging two could reach p <= 0.01), and the live leaderboard left them out until the organizer included
+    them by hand. (b) neither passes nor fails while even that could not pass; once it could, it decides as
+    before."""
+    campaign = small_campaign(f"early-{mode}", mode=mode, sampling="uniform", control_share=1.0)
+    create_screens(campaign, SCREENS)
+    rng = np.random.default_rng(5)
+    ann = judge("ann", campaign)
+    prws = mode == Campaign.Mode.PRWS
+    for _ in range(2):
+        assignment = queue.next_assignment(campaign, ann)
+        shown = list(assignment.screen.slots.order_by("position").values_list("candidate_id", flat=True))
+        values, keys = careful_values(roles(shown), prws, rng), queue.candidate_keys(assignment)
+        if prws:
+            queue.submit_scores(assignment.token, ann, values, [False] * len(values), keys)
+        else:
+            queue.submit_ranking(assignment.token, ann, values, keys)
+    early = rater_qc.verdict_for(campaign, ann)
+    assert early.p_value > 0.01 and early.passed and not early.excluded
+    assert early.why.startswith("every check with data passed; (b) too few values to tell yet: even with "
+                                "Source+error ")
+    judge_all(campaign, ann, random_values, 20, rng)
+    later = rater_qc.verdict_for(campaign, ann)
+    assert later.pending is None and later.excluded
+    assert any(failure.startswith("(b) Source+error not") for failure in later.failures)
+
+
 @pytest.mark.parametrize(("limit", "why"), [
     (0, "nothing to check yet: no control screen judged, no time limit set"),
     (1, "every check with data passed"),
