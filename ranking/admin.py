@@ -14,7 +14,7 @@ from django.utils.html import format_html
 
 from annotation.admin import ReadOnlyAdmin
 
-from .models import AnalysisChunk, AnalysisRun
+from .models import AnalysisChunk, AnalysisRun, StoredMetricScores
 
 
 @admin.register(AnalysisRun)
@@ -76,3 +76,18 @@ class AnalysisChunkAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).defer("samples", "run__result")
+
+
+@admin.register(StoredMetricScores)
+class StoredMetricScoresAdmin(ReadOnlyAdmin):
+    """The metric scores analyses computed from a campaign's references, read-only (not their arrays): deleting a
+    row makes the next analysis compute that metric again."""
+
+    list_display = ("campaign", "metric", "references", "version", "computed_at")
+    list_filter = ("metric", "campaign")
+    search_fields = ("campaign__name", "metric")
+    fields = ("campaign", "metric", "references", "version", "computed_at")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).defer("data", "details")

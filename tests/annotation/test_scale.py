@@ -213,7 +213,7 @@ def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_s
     page_client.force_login(organizer)
     _, small_page = organizer_page(page_client, reverse("campaign-detail", args=[small.pk]))
     big_page, big_page_blocks = organizer_page(page_client, reverse("campaign-detail", args=[big.pk]))
-    assert f"{SCREENS} screens, {SERVES} of {SCREENS} assignments submitted" in big_page
+    assert f"{SCREENS:,} screens, {SERVES} of {SCREENS:,} assignments submitted" in big_page
     _, small_poll = organizer_page(page_client, reverse("campaign-dashboard", args=[small.pk]))
     big_poll, big_poll_blocks = organizer_page(page_client, reverse("campaign-dashboard", args=[big.pk]))
     plan = json.loads(big_poll)["plan"]

@@ -5,6 +5,7 @@ import io
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,6 +24,7 @@ def test_demo_campaign_opens_for_the_organizer_and_the_judge(live_server, new_pa
     organizer.goto(live_server.url + "/campaigns/")
     organizer.get_by_role("link", name="Demo: learner essays", exact=True).click()
     histogram = organizer.locator("#distinct-histogram tbody tr")
+    expect(histogram.first).to_be_visible()
     assert histogram.count() >= 2
     assert "14 sentences in 3 documents, 6 systems" in organizer.inner_text("main")
     organizer.screenshot(path=str(artifacts / "demo-campaign-1280x800.png"), full_page=True)
