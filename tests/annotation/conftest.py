@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from annotation.permissions import ORGANIZERS_GROUP
@@ -34,3 +36,12 @@ def no_child_process(settings, monkeypatch) -> None:
         raise OSError("no more processes")
 
     monkeypatch.setattr(child_process, "start", refused)
+
+
+@pytest.fixture
+def back_at_the_latest():
+    """For a test that migrates the database back and forth (``MigrationExecutor``): the database at the latest
+    migrations again after it."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

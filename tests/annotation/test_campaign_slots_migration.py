@@ -18,14 +18,6 @@ BEFORE = [("annotation", "0028_segment_multiplicities")]
 AFTER = [("annotation", "0029_campaign_slots")]
 
 
-@pytest.fixture
-def back_at_the_latest():
-    """The database at the latest migrations again after the test."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_migrating_counts_each_campaigns_original_slots(back_at_the_latest):
     repeated = small_campaign("repeated", redundancy=2, sampling="uniform", repeat_rate=1.0)

@@ -27,14 +27,6 @@ def migrate(targets) -> None:
     executor.migrate(targets)
 
 
-@pytest.fixture
-def back_at_the_latest():
-    """The database at the latest migrations again after the test."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_migrating_attributes_what_the_sessions_prove_and_leaves_the_rest_empty(crowd, back_at_the_latest):  # noqa: F811
     """STRAIGHT goes S1, S2 (never back); BACK goes S1, S2, then S1 again: both are attributed as the live code

@@ -17,14 +17,6 @@ BEFORE = [("annotation", "0027_guidelines_limit_wording")]
 AFTER = [("annotation", "0028_segment_multiplicities")]
 
 
-@pytest.fixture
-def back_at_the_latest():
-    """The database at the latest migrations again after the test."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def kept(campaign) -> list[list[int]]:
     return list(Segment.objects.filter(campaign=campaign).order_by("line").values_list("multiplicities", flat=True))
 

@@ -19,14 +19,6 @@ def migrate(targets) -> None:
     MigrationExecutor(connection).migrate(targets)
 
 
-@pytest.fixture
-def back_at_the_latest():
-    """The database at the latest migrations again after the test."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def counted(campaign) -> dict[str, int]:
     """Each system's outputs whose candidate is the source sentence, counted over every output."""
     return dict(
