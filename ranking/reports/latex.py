@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gecappraise.p_values import shown_p_value
 from gecappraise.plurals import counted
 from ranking.contract import head_to_head_order
 from ranking.contract_schema import DISTRIBUTION_KEYS
@@ -493,6 +494,15 @@ def reliability_table(reliability: Mapping) -> LatexTable:
     )
 
 
+def latex_p_value(p_value: float | None) -> str:
+    """A rater-QC p-value as the other reports write it (``shown_p_value``: four decimals, "< 0.0001" below), the
+    "<" in math mode (text mode without T1 fonts prints it as an inverted exclamation mark); ``""`` when missing."""
+    if p_value is None:
+        return ""
+    shown = shown_p_value(p_value)
+    return f"$<${shown[2:]}" if shown.startswith("<") else shown
+
+
 def rater_qc_table(qc: Mapping) -> LatexTable:
     """The raters rater QC excluded, with their numbers: control screens where Source+error was judged worse, the
     Mann-Whitney p-value, total and median seconds, and why."""
@@ -503,7 +513,7 @@ def rater_qc_table(qc: Mapping) -> LatexTable:
                     else notes.undefined(reason_for(row, "control_rate")))
         rows.append(
             f"{escape_latex(row['rater'])} & {row['attempt']} & {row['screens']} & {controls} & "
-            f"{notes.shown(row, 'p_value', fixed(row['p_value'], 4))} & "
+            f"{notes.shown(row, 'p_value', latex_p_value(row['p_value']))} & "
             f"{notes.shown(row, 'total_seconds', fixed(row['total_seconds'], 0))} & "
             f"{notes.shown(row, 'median_seconds', fixed(row['median_seconds'], 1))} & {escape_latex(row['why'])} \\\\"
         )

@@ -18,6 +18,7 @@ from ranking.reports.latex import (
     PUNCTUATION_IN_T1,
     escape_latex,
     in_t1,
+    latex_p_value,
     latex_tables,
     prws_table,
     reliability_table,
@@ -284,3 +285,9 @@ def test_table_6_says_why_the_judges_have_no_correlations(full_analysis, tmp_pat
         done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
                               cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout[-3000:]
+
+
+@pytest.mark.parametrize(("p_value", "shown"), [(0.45253, "0.4525"), (0.00004, "$<$0.0001"), (None, "")])
+def test_rater_qc_p_values_read_as_in_the_other_reports(p_value, shown):
+    """A tiny p-value printed "0.0000", where the Rater QC page, the dashboard and the HTML report say "< 0.0001"."""
+    assert latex_p_value(p_value) == shown
