@@ -141,13 +141,8 @@ GOOD = "zed,2,INPUT,10\nzed,2,ZEPHYRSYS,70\n"
         (GOOD + "ann,٣,INPUT,50\n", "row 3: segment '٣' is not a line number"),
         (GOOD + "ann,1_0,INPUT,50\n", "row 3: segment '1_0' is not a line number"),
         (GOOD + "ann," + "9" * 5000 + ",INPUT,50\n", "row 3: segment '999999"),
-        (GOOD + "ann,0,INPUT,1_0\n", "row 3: score '1_0' is not a number"),
-        (GOOD + "ann,0,INPUT,٣\n", "row 3: score '٣' is not a number"),
-        (GOOD + "ann,0,INPUT,0x10\n", "row 3: score '0x10' is not a number"),
         (GOOD + "ann,0,INPUT,inf\n", "row 3: score 'inf' is outside 0-100"),
         (GOOD + "ann,0,INPUT,1e400\n", "row 3: score '1e400' is too large"),
-        (GOOD + "ann,0,INPUT,1e-400\n", "row 3: score '1e-400' is too close to 0"),
-        (GOOD + "ann,0,INPUT,0.00001e-304\n", "row 3: score '0.00001e-304' is too close to 0"),
         (GOOD + "ann,0,INPUT,5" + "0" * 100_000 + "\n",
          "row 3: score '5" + "0" * 59 + "'... (100001 characters) is too large"),
         (GOOD + "u" * 151 + ",0,INPUT,50\n", "row 3: rater 'uuuu"),
@@ -299,7 +294,8 @@ def test_numbers_are_taken_as_written_or_refused():
     assert str(plain_number("-0.0")) == "0.0"
     for text, reason in [("1e-400", "is too close to 0"), ("1e-310", "is too close to 0"), ("-1e-320", "too close"),
                          ("1e400", "is too large"), ("-1.8e308", "is too large"), ("inf", "is not a number"),
-                         ("1_0", "is not a number"), ("", "is not a number")]:
+                         ("1_0", "is not a number"), ("٣", "is not a number"), ("0x10", "is not a number"),
+                         ("0.00001e-304", "is too close to 0"), ("", "is not a number")]:
         with pytest.raises(NumberError, match=reason):
             plain_number(text)
 
