@@ -58,6 +58,12 @@ def counted(rows: models.QuerySet, key: str) -> models.Expression:
     return Coalesce(models.Subquery(grouped.annotate(n=models.Count("pk")).values("n")), 0)
 
 
+def unique_within(prefix: str, parent: str, *fields: str) -> list[models.UniqueConstraint]:
+    """One unique constraint for each of ``fields`` among the rows of one ``parent`` (a foreign key), named
+    ``{prefix}_unique_{field}``: e.g. a document's name and position are each unique within its campaign."""
+    return [models.UniqueConstraint(fields=[parent, field], name=f"{prefix}_unique_{field}") for field in fields]
+
+
 class CampaignQuerySet(models.QuerySet):
     def with_sizes(self) -> CampaignQuerySet:
         """The campaigns with their sizes: ``n_systems``, ``n_documents`` and ``n_segments`` (the test set's: its
@@ -248,7 +254,7 @@ class System(models.Model):
     class Meta:
         ordering = ["campaign_id", "name"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name"),
+            *unique_within("system", "campaign", "name"),
             models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
         ]
 
@@ -265,10 +271,7 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["campaign_id", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "name"], name="document_unique_name"),
-            models.UniqueConstraint(fields=["campaign", "position"], name="document_unique_position"),
-        ]
+        constraints = unique_within("document", "campaign", "name", "position")
 
     def __str__(self) -> str:
         return self.name
@@ -290,10 +293,7 @@ class Segment(models.Model):
 
     class Meta:
         ordering = ["campaign_id", "line"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "line"], name="segment_unique_line"),
-            models.UniqueConstraint(fields=["document", "position"], name="segment_unique_position"),
-        ]
+        constraints = unique_within("segment", "campaign", "line") + unique_within("segment", "document", "position")
 
     def __str__(self) -> str:
         return f"{self.campaign_id}:{self.line}"
@@ -377,7 +377,7 @@ class Screen(models.Model):
     class Meta:
         ordering = ["campaign_id", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "number"], name="screen_unique_number"),
+            *unique_within("screen", "campaign", "number"),
             # The target of Assignment's (screen, campaign) foreign key (migration 0005, PostgreSQL).
             models.UniqueConstraint(fields=["id", "campaign"], name="screen_unique_id_campaign"),
         ]
@@ -397,10 +397,7 @@ class ScreenCandidate(models.Model):
 
     class Meta:
         ordering = ["screen_id", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["screen", "position"], name="screen_candidate_unique_position"),
-            models.UniqueConstraint(fields=["screen", "candidate"], name="screen_candidate_unique_candidate"),
-        ]
+        constraints = unique_within("screen_candidate", "screen", "position", "candidate")
 
 
 class AssignmentQuerySet(models.QuerySet):
@@ -709,7 +706,7 @@ class CandidateJudgment(models.Model):
         ordering = ["judgment_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["judgment", "candidate"], name="candidate_judgment_unique"),
-            models.UniqueConstraint(fields=["judgment", "position"], name="candidate_judgment_unique_position"),
+            *unique_within("candidate_judgment", "judgment", "position"),
             models.CheckConstraint(
                 condition=Q(rank__isnull=True) | (Q(rank__gte=1) & Q(rank__lte=10)), name="candidate_rank_range"
             ),
@@ -820,9 +817,7 @@ class TrainingScreen(models.Model):
 
     class Meta:
         ordering = ["campaign_id", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "position"], name="training_screen_unique_position"),
-        ]
+        constraints = unique_within("training_screen", "campaign", "position")
 
 
 class TrainingCandidate(models.Model):
@@ -837,10 +832,7 @@ class TrainingCandidate(models.Model):
     class Meta:
         ordering = ["training_screen_id", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["training_screen", "position"], name="training_candidate_unique_position"),
-            models.UniqueConstraint(
-                fields=["training_screen", "candidate"], name="training_candidate_unique_candidate"
-            ),
+            *unique_within("training_candidate", "training_screen", "position", "candidate"),
             models.CheckConstraint(
                 condition=Q(expected_rank__gte=1) & Q(expected_rank__lte=10), name="training_expected_rank_range"
             ),
