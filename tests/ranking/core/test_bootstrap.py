@@ -54,6 +54,17 @@ def test_sample_ranks_best_first_ties_share_best_rank():
     assert ranks.tolist() == [[3, 1, 2], [1, 1, 3]]
 
 
+def test_systems_that_only_tied_share_their_ranks_and_cluster():
+    """Two systems judged only as ties score alike in every resample. G15's ``eval/cluster.py`` breaks such ties by
+    the runs' second value and then by name (later in the alphabet ranks better), which would give B rank 1 and A
+    rank 2 in every sample, and so two clusters, from the names alone; tied systems share the best rank instead."""
+    pairs = make_pairs([(0, 1, 0)] * 10 + [(0, 2, -1)] * 5 + [(1, 2, -1)] * 5)
+    samples = bootstrap_expected_wins(pairs, 3, 200, np.random.default_rng(3))
+    result = bootstrap_ranking(samples, counts_expected_wins(outcome_counts(pairs, 3)), ["A", "B", "C"], 0.95)
+    assert {row.system: (row.range, row.cluster) for row in result.systems} == {
+        "A": ((1, 1), 1), "B": ((1, 1), 1), "C": ((3, 3), 2)}
+
+
 def test_rank_ranges_drop_lowest_and_highest():
     # Four samples, confidence 0.5: one rank dropped at each end.
     samples = np.array([[3.0, 2.0, 1.0], [2.0, 3.0, 1.0], [1.0, 3.0, 2.0], [3.0, 1.0, 2.0]])
