@@ -54,6 +54,7 @@ from .models import (
 )
 from .number_fields import PlainFloatField, PlainIntegerField
 from .request_numbers import whole_number
+from .services import campaign_closing
 
 
 def changelist_link(model, label: str, **filters) -> str:
@@ -188,10 +189,14 @@ class CampaignAdmin(SupportAdmin):
     def screens(self, campaign: Campaign) -> str:
         return changelist_link(Screen, "screens", campaign__id__exact=campaign.pk)
 
-
-
-
-
+    def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
+        """Save the campaign; closing it (``closed_at`` set where it was empty) goes through
+        ``campaign_closing.close``, which ends its crowd workers' sessions with their codes in the same
+        transaction."""
+        closing = change and obj.closed_at is not None and form.initial.get("closed_at") is None
+        if closing:
+            campaign_closing.close(obj, obj.closed_at)
+        super().save_model(request, obj, form, change)
 
 
 #: The models the admin lists read-only with nothing but their columns, filters and searched fields: model ->

@@ -5,6 +5,7 @@ A session is one platform submission (``CrowdSession``): the worker judges in th
 their last visit of the study link named. It ends when the worker has judged the campaign's
 ``crowd_session_screens`` screens in it, has reached the campaign's ``crowd_campaign_screens`` in all (over all
 their sessions), or nothing is left to judge; once its code is given it is over, and its link shows the code again.
+Closing the campaign ends every session of its workers at once, by the same rules (``end_sessions_at_close``).
 The completion code is
 
     code = BASE32(HMAC-SHA256(SECRET_KEY, "crowd-completion" | campaign key | platform | worker id | session id
@@ -21,10 +22,12 @@ organizer can approve or reject a submission by its code alone.
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from urllib.parse import quote
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
@@ -118,9 +121,22 @@ def completion_code(campaign: Campaign, platform: str, worker_id: str, session_i
 def outcome_of(worker: CrowdWorker) -> str:
     """``completed``, or with ``crowd_code_encodes_qc`` the worker's rater QC outcome (``passed``/``failed``: failed
     when the analyses exclude the rater)."""
-    if not worker.campaign.crowd_code_encodes_qc:
+    campaign = worker.campaign
+    return _outcome(campaign, campaign.crowd_code_encodes_qc and rater_qc.verdict_for(campaign, worker.judge).excluded)
+
+
+def _outcome(campaign: Campaign, excluded: bool) -> str:
+    """The outcome a code of ``campaign`` encodes for a worker whom rater QC ``excluded`` (or not)."""
+    if not campaign.crowd_code_encodes_qc:
         return Outcome.COMPLETED
-    return Outcome.FAILED if rater_qc.verdict_for(worker.campaign, worker.judge).excluded else Outcome.PASSED
+    return Outcome.FAILED if excluded else Outcome.PASSED
+
+
+def _give_code(session: CrowdSession, worker: CrowdWorker, outcome: str, now: datetime) -> None:
+    """Set ``session``'s ``outcome``, its code and its completion time ``now`` (not saved)."""
+    session.outcome = outcome
+    session.code = completion_code(worker.campaign, worker.platform, worker.worker_id, session.session_id, outcome)
+    session.completed_at = now
 
 
 def complete(session: CrowdSession) -> CrowdSession:
@@ -133,13 +149,43 @@ def complete(session: CrowdSession) -> CrowdSession:
         )
         worker = locked.worker
         if locked.completed_at is None and session_screens(locked, submitted_screens(worker)) > 0:
-            locked.outcome = outcome_of(worker)
-            locked.code = completion_code(
-                worker.campaign, worker.platform, worker.worker_id, locked.session_id, locked.outcome
-            )
-            locked.completed_at = timezone.now()
+            _give_code(locked, worker, outcome_of(worker), timezone.now())
             locked.save(update_fields=["outcome", "code", "completed_at"])
     return locked
+
+
+def end_sessions_at_close(campaign: Campaign) -> int:
+    """End every session of ``campaign``'s crowd workers that is not over, as ``complete`` ends one, at once: those in
+    which the worker submitted a screen get their outcome and code (with ``crowd_code_encodes_qc``, from the
+    workers' rater QC verdicts now, ``rater_qc.campaign_verdicts``); a session without a submitted screen gets no
+    code and stays open. Returns how many sessions got a code.
+
+    Called by ``campaign_closing.close`` in the transaction that closes the campaign, once it holds the locks that
+    keep submits and session switches out (the workers' rows among them), so that the crowd-workers CSV is complete
+    at the close, whether or not a worker comes back to the study link."""
+    workers = {worker.pk: worker for worker in campaign.crowd_workers.all()}
+    for worker in workers.values():
+        worker.campaign = campaign
+    submitted = dict(
+        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
+        .order_by().values_list("judge").annotate(n=Count("id")).values_list("judge", "n")
+    )
+    open_sessions = CrowdSession.objects.filter(worker__campaign=campaign, completed_at__isnull=True).order_by("pk")
+    ending = [
+        session for session in open_sessions
+        if session_screens(session, submitted.get(workers[session.worker_id].judge_id, 0)) > 0
+    ]
+    if not ending:
+        return 0
+    excluded = set()
+    if campaign.crowd_code_encodes_qc:
+        excluded = {verdict.judge_id for verdict in rater_qc.campaign_verdicts(campaign) if verdict.excluded}
+    now = timezone.now()
+    for session in ending:
+        worker = workers[session.worker_id]
+        _give_code(session, worker, _outcome(campaign, worker.judge_id in excluded), now)
+    CrowdSession.objects.bulk_update(ending, ["outcome", "code", "completed_at"])
+    return len(ending)
 
 
 def undo_refusal(campaign: Campaign, judge: AbstractBaseUser) -> str | None:

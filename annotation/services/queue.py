@@ -174,6 +174,14 @@ def _lock_membership(campaign_id: int, judge: AbstractBaseUser) -> bool:
     return membership.exists()
 
 
+def _closed_now(campaign: Campaign) -> bool:
+    """Whether ``campaign`` is closed, read again (and set on it) once the judge's membership row is locked: closing
+    locks every membership row of the campaign first (``campaign_closing.close``), so a submit or an undo that waited
+    for a close sees it, and one that went first is counted by it."""
+    campaign.closed_at = Campaign.objects.filter(pk=campaign.pk).values_list("closed_at", flat=True).first()
+    return campaign.closed_at is not None
+
+
 def _serve(assignment: Assignment, judge: AbstractBaseUser, now: datetime) -> Assignment:
     """Serve ``assignment`` to ``judge`` now, under a new token and a fresh lease."""
     assignment.judge = judge
@@ -477,7 +485,7 @@ def _finish(
         if assignment.status == Assignment.Status.SUBMITTED:
             return SubmitResult(assignment, assignment.judgment, created=False)
         campaign = assignment.screen.campaign
-        if campaign.closed_at is not None:
+        if _closed_now(campaign):
             raise CampaignClosed(CLOSED_MESSAGE, campaign)
         judgment = write(assignment, campaign, lambda: _store(assignment, campaign, now, active_time))
         following = _next_locked(campaign, judge, now) if serve_next else None
@@ -671,7 +679,7 @@ def undo_last(
         last = last_submitted(campaign, judge)
         if last is None or last.token != token:
             raise QueueError("Only the last screen you submitted can be undone, before you submit the next one.")
-        if campaign.closed_at is not None:
+        if _closed_now(campaign):
             raise CampaignClosed("This campaign is closed; its judgments can no longer change.", campaign)
         for served in _mine(campaign, judge).filter(status=Assignment.Status.SERVED).select_for_update():
             served.status = Assignment.Status.PENDING

@@ -21,7 +21,7 @@ from django.utils import timezone
 from annotation.campaign_forms import CampaignImportForm
 from annotation.models import Assignment, Campaign, CrowdSession, CrowdWorker, Invite, Judgment, RaterStatus
 from annotation.permissions import ORGANIZERS_GROUP
-from annotation.services import crowd_completion, crowd_exports, queue, rater_qc
+from annotation.services import campaign_closing, crowd_completion, crowd_exports, queue, rater_qc
 from annotation.services.crowd_entry import MTURK_PREVIEW, CrowdLinkError, parse_visit
 from annotation.services.invites import InviteError, LoginRequired, create_invite, digest, link_logs_in, redeem_invite
 from annotation.views.crowd import NO_STUDY
@@ -143,8 +143,7 @@ def test_a_crowd_worker_whose_campaign_closed_mid_session_is_led_to_the_completi
     client = Client()
     first = open_screen(client, prolific(crowd, "PID1"))
     second = submit(client, first)
-    crowd.closed_at = timezone.now()
-    crowd.save()
+    close(crowd)
     refused = client.post(second, {"rank_0": "1"})
     assert refused.status_code == 409
     way_on = re.search(r'<a class="button" id="way-on" href="([^"]+)">Finish</a>', refused.content.decode())
@@ -155,8 +154,7 @@ def test_a_crowd_worker_whose_campaign_closed_mid_session_is_led_to_the_completi
 
 
 def close(campaign: Campaign) -> None:
-    campaign.closed_at = timezone.now()
-    campaign.save()
+    campaign_closing.close(campaign)
 
 
 def stored() -> tuple[int, ...]:
@@ -236,7 +234,7 @@ def test_a_worker_without_a_screen_in_their_session_is_told_the_study_closed(cro
     assert CrowdSession.objects.get().completed_at is None
 
 
-def test_an_earlier_session_id_after_the_close_ends_that_session_and_leaves_the_current_one(crowd):
+def test_an_earlier_session_id_after_the_close_shows_that_sessions_code_and_leaves_the_current_one(crowd):
     client = Client()
     submit(client, open_screen(client, prolific(crowd, "PID1", session="S1")))
     submit(client, open_screen(client, prolific(crowd, "PID1", session="S2")))
@@ -244,9 +242,118 @@ def test_an_earlier_session_id_after_the_close_ends_that_session_and_leaves_the_
     first = code_on(Client().get(prolific(crowd, "PID1", session="S1")))
     assert first == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
     current = CrowdSession.objects.get(current=True)
-    assert (current.session_id, current.code) == ("S2", "")
-    assert code_on(Client().get(prolific(crowd, "PID1", session="S2"))) == CrowdSession.objects.get(
-        session_id="S2").code != first
+    assert (current.session_id, current.code) == (
+        "S2", crowd_completion.completion_code(crowd, "prolific", "PID1", "S2", "completed"))
+    assert code_on(Client().get(prolific(crowd, "PID1", session="S2"))) == current.code != first
+
+
+def sessions_now() -> list[tuple]:
+    return list(CrowdSession.objects.order_by("pk").values_list(
+        "worker__worker_id", "session_id", "current", "screens", "base", "completed_at", "outcome", "code"))
+
+
+def test_closing_the_study_gives_every_session_with_a_screen_its_code_at_once(crowd):
+    """Closing ended a session only when its worker came back to the study link: a worker who judged and never came
+    back had no code in the crowd-workers CSV, and the organizer could not pay them. The close now ends every
+    session: each with a submitted screen gets its code there and then (a screen its worker held counts in none);
+    one without a submitted screen gets none and stays open. A worker who comes back sees the CSV's code."""
+    for line in range(6):
+        add_screen(crowd, line)
+    full, part, idle, two = Client(), Client(), Client(), Client()
+    submit(full, submit(full, open_screen(full, prolific(crowd, "FULL"))))
+    submit(part, open_screen(part, prolific(crowd, "PART")))
+    open_screen(idle, prolific(crowd, "IDLE"))
+    submit(two, open_screen(two, prolific(crowd, "TWO", session="S1")))
+    submit(two, open_screen(two, prolific(crowd, "TWO", session="S2")))
+    assert CrowdSession.objects.exclude(code="").count() == 0, "nobody reached the completion page"
+    assert campaign_closing.close(crowd) == 4
+    _, rows = workers_csv(crowd)
+    expected = {(worker, session): crowd_completion.completion_code(crowd, "prolific", worker, session, "completed")
+                for worker, session in (("FULL", "S1"), ("PART", "S1"), ("TWO", "S1"), ("TWO", "S2"))}
+    assert {(row["worker_id"], row["session_id"]): (row["session_screens"], row["code"]) for row in rows} == {
+        ("FULL", "S1"): ("2", expected["FULL", "S1"]), ("PART", "S1"): ("1", expected["PART", "S1"]),
+        ("IDLE", "S1"): ("0", ""), ("TWO", "S1"): ("1", expected["TWO", "S1"]),
+        ("TWO", "S2"): ("1", expected["TWO", "S2"]),
+    }
+    assert all(row["completed_at"] for row in rows if row["code"])
+    assert CrowdSession.objects.get(worker__worker_id="IDLE").completed_at is None
+    assert CrowdSession.objects.get(current=True, worker__worker_id="TWO").session_id == "S2"
+    for (worker, session), code in expected.items():
+        assert code_on(Client().get(prolific(crowd, worker, session=session))) == code
+    assert code_on(part.get(reverse("judge-done", args=[crowd.pk]))) == expected["PART", "S1"]
+
+
+def test_a_code_given_at_the_close_encodes_the_rater_qc_verdict(crowd):
+    crowd.crowd_code_encodes_qc = True
+    crowd.save()
+    for worker in ("GOOD", "BAD"):
+        client = Client()
+        submit(client, open_screen(client, prolific(crowd, worker)))
+    rater_qc.set_decision(crowd, CrowdWorker.objects.get(worker_id="BAD").judge, RaterStatus.Decision.EXCLUDE)
+    close(crowd)
+    assert dict(CrowdSession.objects.values_list("worker__worker_id", "code")) == {
+        "GOOD": crowd_completion.completion_code(crowd, "prolific", "GOOD", "S1", "passed"),
+        "BAD": crowd_completion.completion_code(crowd, "prolific", "BAD", "S1", "failed"),
+    }
+
+
+def admin_form(client: Client, campaign: Campaign, **changes) -> dict:
+    """What the admin's change page of ``campaign`` posts as it is shown, with ``changes`` (field: posted value)."""
+    form = client.get(reverse("admin:annotation_campaign_change", args=[campaign.pk])).context["adminform"].form
+    data = {"_save": "Save"}
+    for name, field in form.fields.items():
+        value = form[name].value()
+        if hasattr(field.widget, "decompress"):
+            data.update({f"{name}_{i}": part or "" for i, part in enumerate(field.widget.decompress(value))})
+        elif isinstance(value, (list, tuple)):
+            data[name] = [getattr(item, "pk", item) for item in value]
+        elif value is True:
+            data[name] = "on"
+        elif value is not None and value is not False:
+            data[name] = value
+    for name, value in changes.items():
+        data.pop(name, None)
+        if value is not None:
+            data[name] = value
+    return data
+
+
+@pytest.fixture
+def admin(db) -> Client:
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", password="pw"))
+    return client
+
+
+def test_closing_the_study_in_the_admin_gives_the_codes(crowd, admin):
+    """``closed_at`` is set in the admin's campaign page: the close ends the sessions there, as the service does."""
+    worker = Client()
+    submit(worker, open_screen(worker, prolific(crowd, "PID1")))
+    now = timezone.now()
+    data = admin_form(admin, crowd, closed_at_0=now.strftime("%Y-%m-%d"), closed_at_1=now.strftime("%H:%M:%S"))
+    response = admin.post(reverse("admin:annotation_campaign_change", args=[crowd.pk]), data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    crowd.refresh_from_db()
+    assert crowd.closed_at is not None
+    _, rows = workers_csv(crowd)
+    assert [(row["session_screens"], row["code"]) for row in rows] == [
+        ("1", crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed"))]
+
+
+def test_a_submit_read_before_the_close_and_stored_after_it_is_refused(crowd):
+    """A submit reads its screen and campaign, the close commits, then the submit stores: it went by the campaign it
+    read, open, and stored a screen after the session's code was given, which the code did not count. The submit
+    reads the campaign again once it holds the judge's lock, which the close takes too."""
+    client = Client()
+    screen_url = open_screen(client, prolific(crowd, "PID1"))
+    token = screen_url.rstrip("/").split("/")[-1]
+    judge = CrowdWorker.objects.get().judge
+    served = queue.assignment_for(token, judge)
+    close(crowd)
+    keys = queue.candidate_keys(served)
+    with pytest.raises(queue.CampaignClosed):
+        queue.submit_ranking(token, judge, [1] * len(keys), keys, None, serve_next=False, served=served)
+    assert not Judgment.objects.exists()
 
 
 def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):

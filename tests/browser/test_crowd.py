@@ -10,11 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.urls import reverse
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, CrowdSession, CrowdWorker
-from annotation.services import crowd_completion, queue
+from annotation.services import campaign_closing, crowd_completion, queue
 from tests.annotation.factories import add_screen, judge, small_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -163,8 +162,7 @@ def test_a_crowd_workers_open_screen_leads_to_the_code_when_the_study_closes(liv
     first = Assignment.objects.get(token=page.url.rstrip("/").split("/")[-1])
     rank_and_submit(page, len(queue.candidate_keys(first)))
     expect(page.locator("#screen-counter")).to_have_text("Screen 2 of 2")
-    crowd.closed_at = timezone.now()
-    crowd.save()
+    campaign_closing.close(crowd)
 
     page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     expect(page.locator("#screen-gone")).to_contain_text("This campaign is closed; it takes no more judgments.")
