@@ -4,9 +4,10 @@ of workers' sessions.
 The study link parses the platform's parameters (``crowd_entry.parse_visit``), makes the link's session the
 worker's current one, logs the worker in as their campaign-local judge and sends them on to their current screen;
 an MTurk preview shows a sample screen and stores nothing. A closed study takes no new worker or session, but a
-worker it knows still gets the end of their session (its completion code). A refused link changes nothing and says
-why. Someone signed in with an account of their own (an organizer trying the link, an invited judge) is asked
-first: continuing signs them out and in as the crowd worker; until they confirm, nothing is stored.
+worker it knows still gets the end of their session (the completion code the close gave it), and its link stores
+nothing. A refused link changes nothing and says why. Someone signed in with an account of their own (an organizer
+trying the link, an invited judge) is asked first: continuing signs them out and in as the crowd worker; until they
+confirm, nothing is stored.
 """
 from __future__ import annotations
 
@@ -48,8 +49,10 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     go on judging in it; the link of an earlier session whose code was given shows that code again.
 
     Once the study is closed, a worker it knows still comes back, to the end of the session the link names (or of
-    their current one): its completion code when they submitted a screen in it, as the done page gives it at the
-    close; anyone else (a new worker, a new session id, an MTurk preview) gets a 410 and nothing is stored.
+    their current one): the completion code the close gave it when they submitted a screen in it
+    (``campaign_closing``), or why it has none; anyone else (a new worker, a new session id, an MTurk preview) gets
+    a 410. Either way nothing is stored and no browser is logged in: a link preview or a prefetch of the link
+    changes nothing.
 
     GET asks first when the browser is signed in to an account that is not a crowd worker's (the worker's POST of
     that page, with the same query string, goes on)."""
@@ -60,23 +63,24 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
         visit = crowd_entry.parse_visit(request.GET)
     except crowd_entry.CrowdLinkError as error:
         return _refused(request, str(error), 400)
-    closed = campaign.closed_at is not None
-    ended = crowd_entry.closed_study_session(campaign, visit) if closed else None
-    if closed and ended is None:
-        return _refused(request, "This study is closed; it takes no more work.", 410)
+    if campaign.closed_at is not None:
+        ended = crowd_entry.closed_study_session(campaign, visit)
+        if ended is None:
+            return _refused(request, "This study is closed; it takes no more work.", 410)
+        return _end_page(request, campaign, ended)
     if visit.preview:
         return _preview(request, campaign)
     if request.method != "POST" and _signed_in_elsewhere(request):
         context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
         return render(request, "judge/crowd_switch.html", context)
     try:
-        session = ended or crowd_entry.enter(campaign, visit, client_address(request))
+        session = crowd_entry.enter(campaign, visit, client_address(request))
     except crowd_entry.TooManyNewWorkers as error:
         return _refused(request, str(error), 429)
     judge = session.worker.judge
     if request.user != judge:
         login(request, judge, backend=MODEL_BACKEND)
-    if closed or not session.current:
+    if not session.current:
         return completion(request, campaign, session)
     return redirect("judge-campaign", campaign.pk)
 
@@ -106,8 +110,13 @@ def _preview(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def completion(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
     """The end of the worker's ``session``: its completion code and, if the organizer set one, the way (followed at
     once by the browser) to the platform's completion URL; a session without a submitted screen gets no code."""
-    finished = crowd_completion.complete(session)
-    context = {"campaign": campaign, "session": finished, "completion_url": crowd_completion.completion_url(finished)}
+    return _end_page(request, campaign, crowd_completion.complete(session))
+
+
+def _end_page(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
+    """The end page of ``session`` as it is stored: its code and the way to the completion URL, or, without a code,
+    why there is none."""
+    context = {"campaign": campaign, "session": session, "completion_url": crowd_completion.completion_url(session)}
     return render(request, "judge/crowd_done.html", context)
 
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import connection
 from django.http import QueryDict
@@ -354,6 +355,48 @@ def test_a_submit_read_before_the_close_and_stored_after_it_is_refused(crowd):
     with pytest.raises(queue.CampaignClosed):
         queue.submit_ranking(token, judge, [1] * len(keys), keys, None, serve_next=False, served=served)
     assert not Judgment.objects.exists()
+
+
+def everything() -> tuple:
+    """Every row a visit could write: accounts (with their last login), login sessions, workers, sessions,
+    assignments and judgments."""
+    return (
+        list(User.objects.order_by("pk").values_list("pk", "username", "last_login")),
+        list(Session.objects.order_by("pk").values_list("pk", "expire_date")),
+        list(CrowdWorker.objects.order_by("pk").values_list("pk", "worker_id", "judge")),
+        sessions_now(),
+        list(Assignment.objects.order_by("pk").values_list("pk", "status", "judge", "token", "lease_expires_at")),
+        Judgment.objects.count(),
+    )
+
+
+def test_no_get_of_a_closed_studys_urls_changes_anything(crowd):
+    """A GET of a closed study's link ended the session and logged the browser in: a link preview or a prefetch
+    (a chat app, a browser) of a worker's link changed what the organizer pays against. No GET or HEAD of the
+    study link, of a worker's pages or of the CSV now stores anything."""
+    client = Client()
+    held = submit(client, open_screen(client, prolific(crowd, "PID1")))
+    submit(client, open_screen(client, prolific(crowd, "PID1", session="S2")))
+    idle = Client()
+    open_screen(idle, prolific(crowd, "IDLE"))
+    close(crowd)
+    organizer = Client()
+    organizer.force_login(User.objects.get(username="orga"))
+    before = everything()
+    links = [prolific(crowd, "PID1"), prolific(crowd, "PID1", session="S1"), prolific(crowd, "PID1", session="S2"),
+             prolific(crowd, "PID1", session="S3"), prolific(crowd, "IDLE"), prolific(crowd, "NEW"),
+             link(crowd, assignmentId=MTURK_PREVIEW, hitId="H1"), link(crowd, worker="bad id")]
+    pages = [reverse("judge-home"), reverse("judge-campaign", args=[crowd.pk]),
+             reverse("judge-done", args=[crowd.pk]), held]
+    for method in ("get", "head"):
+        for url in links:
+            getattr(Client(), method)(url)
+            getattr(client, method)(url)
+        for url in pages:
+            getattr(client, method)(url)
+            getattr(idle, method)(url)
+        assert getattr(organizer, method)(reverse("campaign-crowd-workers", args=[crowd.pk])).status_code == 200
+    assert everything() == before
 
 
 def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):
