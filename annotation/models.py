@@ -17,12 +17,15 @@ import secrets
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from knox.models import AbstractAuthToken
+
+from gecappraise import plurals
 
 from .validators import validate_completion_url, validate_one_line, validate_p_value_above_zero
 
@@ -231,6 +234,20 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """A campaign with crowd workers stays in crowd mode (every form of it, the admin's among them, checks this):
+        out of it, its study link answers 404, and its workers' accounts, which have no password and no other way
+        in, could no longer reach their completion codes, nor be told apart from invited judges."""
+        if self.pk is None or self.crowd:
+            return
+        workers = CrowdWorker.objects.filter(campaign_id=self.pk).count()
+        if workers:
+            raise ValidationError({"crowd": (
+                f"This campaign has {plurals.counted(workers, 'crowd worker')}, who joined by its study link and "
+                "have no account of their own: it stays a crowd campaign while it has them. To end the study, close "
+                "the campaign (each session in which a screen was submitted gets its completion code)."
+            )})
 
 
 class System(models.Model):

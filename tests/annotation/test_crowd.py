@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.http import QueryDict
 from django.test import Client
@@ -397,6 +398,31 @@ def test_no_get_of_a_closed_studys_urls_changes_anything(crowd):
             getattr(idle, method)(url)
         assert getattr(organizer, method)(reverse("campaign-crowd-workers", args=[crowd.pk])).status_code == 200
     assert everything() == before
+
+
+def test_a_campaign_with_crowd_workers_stays_in_crowd_mode(crowd, admin):
+    """Unticking "crowd campaign" in the admin left its workers' accounts behind, of a campaign whose study link
+    answered 404: their codes out of reach, and accounts without a password taken for invited judges. The admin
+    (every form of the campaign: the model's rule) refuses it, saying why, while the campaign has crowd workers."""
+    url = reverse("admin:annotation_campaign_change", args=[crowd.pk])
+    assert admin.post(url, admin_form(admin, crowd, crowd=None)).status_code == 302, "no workers yet: allowed"
+    crowd.refresh_from_db()
+    assert not crowd.crowd
+    crowd.crowd = True
+    crowd.save()
+    worker = Client()
+    submit(worker, open_screen(worker, prolific(crowd, "PID1")))
+    response = admin.post(url, admin_form(admin, crowd, crowd=None))
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors["crowd"]
+    assert errors == ["This campaign has 1 crowd worker, who joined by its study link and have no account of their "
+                      "own: it stays a crowd campaign while it has them. To end the study, close the campaign (each "
+                      "session in which a screen was submitted gets its completion code)."]
+    crowd.refresh_from_db()
+    assert crowd.crowd and Client().get(prolific(crowd, "PID1"), follow=True).status_code == 200
+    crowd.crowd = False
+    with pytest.raises(ValidationError):
+        crowd.full_clean()
 
 
 def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):
