@@ -188,6 +188,20 @@ def end_sessions_at_close(campaign: Campaign) -> int:
     return len(ending)
 
 
+def held_screen_refusal(campaign: Campaign, judge: AbstractBaseUser) -> str | None:
+    """Why ``judge`` may not open, submit or flag the screen they hold, or None when they may: a crowd worker may not
+    once their current session's code was given. That happens to a screen held at the close of the campaign, opened
+    again since: the code stands for the screens submitted before the close, and a screen submitted now would count
+    in a session that is over. A new session (the study link with its session id) goes on, with that screen."""
+    session = current_session_of(campaign, judge)
+    if session is None or session.completed_at is None:
+        return None
+    return (
+        "Your session is complete and its code was given, so this screen can no longer be sent in it; nothing was "
+        "saved. To go on, open the study again from the platform (a new session)."
+    )
+
+
 def undo_refusal(campaign: Campaign, judge: AbstractBaseUser) -> str | None:
     """Why ``judge`` may not undo their last screen, or None when they may: a crowd worker may not once their
     session's code was given (the code stands for the screens submitted then), nor when their last screen was

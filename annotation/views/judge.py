@@ -441,8 +441,9 @@ def _submitted_already(request: HttpRequest, assignment: Assignment) -> HttpResp
 
 
 def _open_assignment(view: Callable[[HttpRequest, Assignment, uuid.UUID], HttpResponse]):
-    """Wrap a view of the screen served as ``token``: it is called with the judge's assignment if it is still open;
-    otherwise the page that says why not is the answer."""
+    """Wrap a view of the screen served as ``token``: it is called with the judge's assignment if it is still open
+    and, for a crowd worker, their session is not over (``crowd_completion.held_screen_refusal``); otherwise the
+    page that says why not is the answer."""
 
     @functools.wraps(view)
     def wrapped(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
@@ -452,6 +453,9 @@ def _open_assignment(view: Callable[[HttpRequest, Assignment, uuid.UUID], HttpRe
             return _refused_by_queue(request, error)
         if assignment.status == Assignment.Status.SUBMITTED:
             return _submitted_already(request, assignment)
+        refusal = crowd_completion.held_screen_refusal(assignment.screen.campaign, request.user)
+        if refusal is not None:
+            return _refused(request, refusal, 409, finished=assignment.screen.campaign)
         return view(request, assignment, token)
 
     return wrapped

@@ -358,6 +358,26 @@ def test_a_submit_read_before_the_close_and_stored_after_it_is_refused(crowd):
     assert not Judgment.objects.exists()
 
 
+def test_a_screen_held_at_the_close_is_not_sent_into_the_ended_session_when_the_study_reopens(crowd):
+    """A worker held their second screen when the study closed, and their session got its code for the first.
+    Opened again, the study took that screen's submit into the ended session: the CSV then counted 2 screens for a
+    code given for 1. The held screen now says the session is over and leads to its code; a new session goes on."""
+    client = Client()
+    held = submit(client, open_screen(client, prolific(crowd, "PID1")))
+    close(crowd)
+    code = CrowdSession.objects.get().code
+    crowd.closed_at = None
+    crowd.save()
+    refused = client.post(held, {"rank_0": "1"})
+    assert refused.status_code == 409 and "Your session is complete and its code was given" in refused.content.decode()
+    assert re.search(r'id="way-on" href="([^"]+)"', refused.content.decode()).group(1) == reverse(
+        "judge-done", args=[crowd.pk])
+    assert client.get(held).status_code == 409
+    _, rows = workers_csv(crowd)
+    assert [(row["session_screens"], row["code"]) for row in rows] == [("1", code)]
+    assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
+
+
 def everything() -> tuple:
     """Every row a visit could write: accounts (with their last login), login sessions, workers, sessions,
     assignments and judgments."""
