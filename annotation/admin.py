@@ -462,8 +462,10 @@ class CrowdWorkerAdmin(ReadOnlyAdmin):
 
 
 @admin.register(CrowdSession)
-class CrowdSessionAdmin(ReadOnlyAdmin):
-    """Crowd workers' sessions (platform submissions); the study link makes them (``services.crowd_entry``)."""
+class CrowdSessionAdmin(UndeletableAdmin):
+    """Crowd workers' sessions (platform submissions); the study link makes them (``services.crowd_entry``). Never
+    deleted here: a session is the record a submission is paid against, and a worker whose current session was
+    deleted could no longer open the study link (a session leaves only with its worker)."""
 
     list_display = ("session_id", "worker", "current", "started_at", "completed_at", "outcome")
     list_filter = ("worker__campaign", "current", "outcome")

@@ -445,6 +445,18 @@ def test_a_campaign_with_crowd_workers_stays_in_crowd_mode(crowd, admin):
         crowd.full_clean()
 
 
+def test_a_session_cannot_be_deleted_in_the_admin(crowd, admin):
+    """Deleting a worker's current session in the admin left the worker without one: their next visit of the study
+    link was a server error, and the record the organizer pays against was gone. Sessions leave only with their
+    worker."""
+    worker = Client()
+    open_screen(worker, prolific(crowd, "PID1"))
+    session = CrowdSession.objects.get()
+    response = admin.post(reverse("admin:annotation_crowdsession_delete", args=[session.pk]), {"post": "yes"})
+    assert response.status_code == 403 and CrowdSession.objects.filter(pk=session.pk).exists()
+    assert "/judge/screens/" in open_screen(Client(), prolific(crowd, "PID1"))
+
+
 def test_a_worker_whose_study_was_deleted_is_told_so_by_the_link(crowd):
     """The organizer deleted the campaign after a worker judged in it: the link said only "There is nothing here"
     and "ask them for a new one", as for any mistyped address; it now says the study may have been removed and whom
