@@ -262,3 +262,13 @@ def test_a_refused_new_campaign_says_to_choose_its_files_again(organizer, client
 def test_a_refused_new_campaign_without_files_says_nothing_of_them(organizer, client_for):
     response = client_for(organizer).post(reverse("campaign-create"), form_data())
     assert response.status_code == 400 and "Choose the file" not in response.content.decode()
+
+
+def test_the_messages_are_a_list_inside_a_status_region(organizer, client_for):
+    """``role="status"`` on the list itself took its list semantics away, leaving its items outside any list (axe:
+    'listitem', serious): the status region now holds the list."""
+    campaign = small_campaign("listed", owner=organizer)
+    page = client_for(organizer).post(reverse("campaign-screens", args=[campaign.pk]), {"count": 2},
+                                      follow=True).content.decode()
+    assert '<div role="status"><ul class="messages"><li class="success">Added 2 screens.</li></ul></div>' in page
+    assert '<ul class="messages" role="status">' not in page
