@@ -17,8 +17,10 @@ candidate, the collapsed output it shares with the systems that produced the sam
 candidate rated through several systems by one rater must get the same score and box every time, and counts once.
 
 Raters are accounts of this campaign only (a new account without a usable password, or one that judges this
-campaign and nothing else), unless the import maps a name to an account explicitly (``users``, ``--map-user``); the
-rater of a wide file is named explicitly (``rater``, ``--rater``).
+campaign and nothing else), unless the import maps a name to an account explicitly (``users``: ``--map-user``, the
+campaign page's user map); on the web (``by``: the organizer importing) a map reaches only the accounts
+``judge_accounts.import_refusal`` allows that organizer. The rater of a wide file is named explicitly (``rater``,
+``--rater``). Only PRWS campaigns take scores (``check_takes_scores``).
 
 The file is checked whole before anything is written; any error (a file over ``MAX_UPLOAD_BYTES``, bad encoding,
 wrong column count, unknown system, a line number that is not ASCII digits or out of range, a score that is not a
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -91,13 +94,37 @@ class ParsedRatings:
 
 @dataclass(frozen=True)
 class ScoreImportSummary:
-    """What an import added, and the cells it skipped (``skip_unknown``) with the unknown names they gave."""
+    """What an import added, and the cells it skipped with the unknown names they gave (``skip_unknown``: whether
+    the import was asked to skip them)."""
 
     ratings: int
     screens: int
     raters: int
     skipped: int = 0
     unknown: tuple[str, ...] = ()
+    skip_unknown: bool = False
+
+    def as_result(self) -> dict:
+        """The summary as the API answers it and a background job keeps it."""
+        return {"ratings": self.ratings, "screens": self.screens, "raters": self.raters, "skipped": self.skipped,
+                "unknown": list(self.unknown), "skip_unknown": self.skip_unknown}
+
+    @classmethod
+    def from_result(cls, result: Mapping) -> ScoreImportSummary:
+        """The summary of ``as_result``'s dict (a background job's result)."""
+        return cls(result["ratings"], result["screens"], result["raters"], result.get("skipped", 0),
+                   tuple(result.get("unknown", ())), result.get("skip_unknown", False))
+
+    def sentences(self, into: str = "") -> list[str]:
+        """The import in the organizer's words, ``into`` (e.g. " into 'fce'") after the raters: "Imported 6 ratings
+        on 3 screens by 2 raters." and, when the import was asked to skip unknown systems, "Skipped 2 cells naming
+        no system of the campaign (ref)." (singular where one)."""
+        said = [f"Imported {counted(self.ratings, 'rating')} on {counted(self.screens, 'screen')} by "
+                f"{counted(self.raters, 'rater')}{into}."]
+        if self.skip_unknown:
+            said.append(f"Skipped {counted(self.skipped, 'cell')} naming no system of the campaign "
+                        f"({', '.join(map(shown, self.unknown)) or 'none'}).")
+        return said
 
 
 def _rows(name: str, data: bytes) -> list[list[str]]:
@@ -314,6 +341,15 @@ def _check_not_rated(name: str, campaign: Campaign, screens: list[_Screen]) -> N
             )
 
 
+def check_takes_scores(campaign: Campaign) -> None:
+    """ScoreImportError unless ``campaign`` is a PRWS campaign: scores are PRWS ratings."""
+    if campaign.mode != Campaign.Mode.PRWS:
+        raise ScoreImportError(
+            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; scores go into PRWS campaigns "
+            f"(created in the mode {Campaign.Mode.PRWS.label!r}: import_outputs --mode prws)"
+        )
+
+
 def import_scores(
     campaign: Campaign,
     data: bytes,
@@ -323,18 +359,16 @@ def import_scores(
     rater: str = WIDE_RATER,
     users: Mapping[str, str] | None = None,
     skip_unknown: bool = False,
+    by: AbstractBaseUser | None = None,
 ) -> ScoreImportSummary:
     """Add the PRWS ratings of a long or wide CSV file to ``campaign``, all or nothing (module docstring).
 
-    ``users`` maps rater names of a long file to the accounts that receive their ratings, explicitly.
-    ``skip_unknown`` skips the columns (wide) or rows (long) that name no system of the campaign, such as GMEG's
-    ``ref`` column, and counts their cells in the summary.
+    ``users`` maps rater names of a long file to the accounts that receive their ratings, explicitly; ``by`` is the
+    organizer importing on the web (None on the command line), which limits the accounts a map may reach and what a
+    refusal says of them (``judge_accounts.import_refusal``). ``skip_unknown`` skips the columns (wide) or rows
+    (long) that name no system of the campaign, such as GMEG's ``ref`` column, and counts their cells in the summary.
     """
-    if campaign.mode != Campaign.Mode.PRWS:
-        raise ScoreImportError(
-            f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign; scores go into PRWS campaigns "
-            "(import_outputs --mode prws)"
-        )
+    check_takes_scores(campaign)
     outputs = {
         (line, system): candidate
         for line, system, candidate in Output.objects.filter(segment__campaign=campaign).values_list(
@@ -361,12 +395,14 @@ def import_scores(
         Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
         _check_not_rated(name, campaign, screens)
         try:
-            raters = write_judged_screens(campaign, [_judged(screen) for screen in screens], set(users.values()))
+            raters = write_judged_screens(
+                campaign, [_judged(screen) for screen in screens], set(users.values()), by
+            )
         except JudgeAccountError as error:
-            raise ScoreImportError(_refused_account(name, error, ratings)) from None
+            raise ScoreImportError(_refused_account(name, error, ratings, users, wide)) from None
     return ScoreImportSummary(
         ratings=sum(len(screen.candidates) for screen in screens), screens=len(screens), raters=len(raters),
-        skipped=parsed.skipped, unknown=parsed.unknown,
+        skipped=parsed.skipped, unknown=parsed.unknown, skip_unknown=skip_unknown,
     )
 
 
@@ -390,16 +426,25 @@ def _check_rater_spellings(name: str, ratings: list[Rating]) -> None:
             raise ScoreImportError(
                 f"{name}: row {rating.row}: rater {rating.rater!r} is {earlier.rater!r} of row {earlier.row} written "
                 "otherwise (in letter case, or in how its accents are encoded); write a rater's name the same way on "
-                "every row, or map one of them to another account (--map-user)"
+                "every row, or map one of them to another account (the user map, --map-user on the command line)"
             )
 
 
-def _refused_account(name: str, error: JudgeAccountError, ratings: list[Rating]) -> str:
-    """The message for an account the import may not use, naming the first row of its rater."""
+def _refused_account(
+    name: str, error: JudgeAccountError, ratings: list[Rating], users: Mapping[str, str], wide: bool
+) -> str:
+    """The message for an account the import may not use: a wide file's rater, or the first row of a long file's
+    rater (one the user map ``users`` gave an account: the name in the file and that account)."""
+    if wide:
+        return f"{name}: rater {error.name!r} {error.reason}; name another rater for the file's ratings"
     row = next(rating.row for rating in ratings if rating.rater == error.name)
+    names = [rater for rater, account in users.items() if account == error.name]
+    if names:
+        return f"{name}: row {row}: rater {names[0]!r} is mapped to the account {error.name!r}, which {error.reason}"
     return (
         f"{name}: row {row}: rater {error.name!r} {error.reason}. Imported raters are accounts of this campaign "
-        f"only: map the name to an account explicitly (--map-user {error.name}=ACCOUNT), or rename it in the file"
+        f"only: map the name to an account explicitly ({error.name}=ACCOUNT in the user map, --map-user "
+        f"{error.name}=ACCOUNT on the command line), or rename it in the file"
     )
 
 

@@ -237,7 +237,8 @@ def test_raters_do_not_take_over_existing_accounts(campaign, make, reason):
     with pytest.raises(ScoreImportError) as error:
         import_scores(campaign, LONG.encode())
     assert (f"scores.csv: row 2: rater 'ann' {reason}. Imported raters are accounts of this campaign only: map the "
-            "name to an account explicitly (--map-user ann=ACCOUNT)") in str(error.value)
+            "name to an account explicitly (ann=ACCOUNT in the user map, --map-user ann=ACCOUNT on the command line), "
+            "or rename it in the file") in str(error.value)
     assert state() == before and not campaign.judges.exists()
 
 
@@ -308,7 +309,7 @@ def test_one_rater_written_in_two_letter_cases_is_refused(campaign):
     assert str(error.value) == (
         "scores.csv: row 3: rater 'bob' is 'Bob' of row 1 written otherwise (in letter case, or in how its accents "
         "are encoded); write a rater's name the same way on every row, or map one of them to another account "
-        "(--map-user)"
+        "(the user map, --map-user on the command line)"
     )
     assert state() == before
     summary = import_scores(campaign, b"Bob,0,INPUT,50\nann,1,INPUT,40\nbob,1,INPUT,60\n", users={"bob": "bob.2"})
@@ -324,7 +325,27 @@ def test_a_rater_written_otherwise_than_a_judge_of_the_campaign_is_refused(campa
     assert str(error.value).startswith(
         "scores.csv: row 1: rater 'Ann' is the judge 'ann' of this campaign written otherwise (in letter case, or in "
         "how its accents are encoded). Imported raters are accounts of this campaign only: map the name to an account "
-        "explicitly (--map-user Ann=ACCOUNT), or rename it in the file"
+        "explicitly (Ann=ACCOUNT in the user map, --map-user Ann=ACCOUNT on the command line), or rename it in the file"
     )
     assert state() == before
     assert import_scores(campaign, b"Ann,1,INPUT,40\n", users={"Ann": "ann"}).raters == 1
+
+
+def test_an_organizer_importing_on_the_web_maps_raters_only_to_accounts_they_may_use(campaign):
+    """``by``: the organizer importing on the web, who may give ratings only to judge-only accounts of campaigns
+    they manage and is told one reason for any other account; the command line (no ``by``) maps to any account."""
+    organizer = get_user_model().objects.create_user("olga", password="olga-password-1")
+    campaign.organizers.add(organizer)
+    get_user_model().objects.create_superuser("root", password="root-password-1")
+    before = state()
+    with pytest.raises(ScoreImportError) as mapped:
+        import_scores(campaign, LONG.encode(), users={"ann": "root"}, by=organizer)
+    assert str(mapped.value) == ("scores.csv: row 2: rater 'ann' is mapped to the account 'root', which cannot be "
+                                 "used; choose another name")
+    with pytest.raises(ScoreImportError) as wide:
+        import_scores(campaign, WIDE.encode(), wide=True, rater="root", by=organizer)
+    assert str(wide.value) == ("scores.csv: rater 'root' cannot be used; choose another name; name another rater "
+                               "for the file's ratings")
+    assert state() == before
+    import_scores(campaign, LONG.encode(), users={"ann": "root"})
+    assert campaign.judges.filter(username="root").exists()

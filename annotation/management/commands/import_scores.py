@@ -11,8 +11,7 @@ from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import CampaignCommand, user_map
 from annotation.services.score_import import WIDE_RATER, ScoreImportError, import_scores
-from annotation.services.textfiles import InputFileError, check_size, shown
-from gecappraise.plurals import counted
+from annotation.services.textfiles import InputFileError, check_size
 
 
 class Command(CampaignCommand):
@@ -53,13 +52,5 @@ class Command(CampaignCommand):
             )
         except ScoreImportError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(
-            f"Imported {counted(summary.ratings, 'rating')} on {counted(summary.screens, 'screen')} by "
-            f"{counted(summary.raters, 'rater')} into "
-            f"{campaign.name!r}."
-        )
-        if options["skip_unknown"]:
-            self.stdout.write(
-                f"Skipped {counted(summary.skipped, 'cell')} naming no system of the "
-                f"campaign ({', '.join(map(shown, summary.unknown)) or 'none'})."
-            )
+        for sentence in summary.sentences(into=f" into {campaign.name!r}"):
+            self.stdout.write(sentence)
