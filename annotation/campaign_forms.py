@@ -19,6 +19,7 @@ from .models import BackgroundJob, Campaign, markdown_too_long
 from .number_fields import PlainFloatField, PlainIntegerField
 from .services import background_jobs
 from .services.appraise_import import check_takes_appraise_xml
+from .services.appraise_xml import check_upload_size
 from .services.field_rules import check_campaign_name
 from .services.importing import check_system_names, import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
@@ -264,11 +265,12 @@ class AppraiseUploadForm(forms.Form):
     def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
         None for a file the request imports itself (after ``is_valid``). AppraiseXMLError, with nothing recorded,
-        for a campaign that takes no Appraise XML (a PRWS one)."""
+        for a campaign that takes no Appraise XML (a PRWS one) or a file over ``MAX_UPLOAD_MB``."""
         upload = self.cleaned_data["file"]
         if background_jobs.in_request(upload.size):
             return None
         check_takes_appraise_xml(campaign)
+        check_upload_size(upload.size, settings.MAX_UPLOAD_BYTES)
         return background_jobs.record_job(BackgroundJob.Kind.APPRAISE_XML, [("file", named_file(upload))],
                                           {"map_users": self.cleaned_data["map_users"]}, by, campaign)
 

@@ -274,8 +274,8 @@ class _LimitedReader:
 
     def __init__(self, source: bytes | BinaryIO, limit: int | None):
         size = _known_size(source)
-        if limit is not None and size is not None and size > limit:
-            raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
+        if limit is not None and size is not None:
+            check_upload_size(size, limit)
         self.source = io.BytesIO(source) if isinstance(source, bytes) else source
         self.limit, self.total = limit, 0
         self.decoder = codecs.getincrementaldecoder("utf-8")()
@@ -323,6 +323,12 @@ def _known_size(source: bytes | BinaryIO) -> int | None:
 
 def _megabytes(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
+
+
+def check_upload_size(size: int, limit: int) -> None:
+    """AppraiseXMLError for a file of ``size`` bytes over ``limit``, said as the parser says it before reading."""
+    if size > limit:
+        raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
 
 
 def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> AppraiseResults:

@@ -694,6 +694,21 @@ def test_the_upload_limit_holds_for_the_form_the_api_and_the_command(campaign, o
     assert nothing_judged()
 
 
+def test_a_file_over_the_upload_limit_is_refused_where_a_background_job_would_import_it(campaign, organizer,
+                                                                                      small_limit, settings):
+    """A file over MAX_UPLOAD_MB, and so over IMPORT_IN_REQUEST_MB (50 and 8 MB by default), was a server error (500)
+    on the page and in the API: the form's background job refused it as it stored it, which neither caught."""
+    settings.IMPORT_IN_REQUEST_BYTES = 10
+    over = f"{len(GOOD)} bytes is over the upload limit of {small_limit} bytes"
+    page = logged_in(organizer).post(reverse("campaign-appraise-import", args=[campaign.pk]),
+                                     {"file": SimpleUploadedFile("big.xml", GOOD.encode())}, follow=True)
+    assert page.status_code == 200 and f"big.xml: {over}. Nothing was imported." in page.content.decode()
+    api = logged_in(organizer).post(f"/api/campaigns/{campaign.pk}/appraise-xml/",
+                                    {"file": SimpleUploadedFile("big.xml", GOOD.encode())})
+    assert api.status_code == 400 and api.json() == {"file": [f"big.xml: {over}"]}
+    assert not BackgroundJob.objects.exists() and nothing_judged()
+
+
 class Stream(io.RawIOBase):
     """A readable stream of unknown size: ``head``, then ``filler`` bytes of spaces, then ``tail``."""
 
