@@ -1,4 +1,5 @@
-"""REST API for organizers: campaigns, test-set import, screens, Appraise XML. Thin views over the services."""
+"""REST API for organizers: campaigns, test-set import, screens, Appraise XML, PRWS scores. Thin views over the
+services."""
 from __future__ import annotations
 
 import codecs
@@ -21,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.utils import json
 
 from .api_responses import JOB_NOT_FOUND, NOT_RANKINGS, READ_ERRORS, WRITE_ERRORS
-from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm, named_file
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm, named_file
 from .models import BackgroundJob, Campaign, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
@@ -36,6 +37,8 @@ from .serializers import (
     RaterVerdictSerializer,
     ReferenceSetSerializer,
     ReferencesUploadSerializer,
+    ScoreImportSummarySerializer,
+    ScoresUploadSerializer,
     ScreenJobSerializer,
     ScreensCreatedSerializer,
     ScreensRequestSerializer,
@@ -45,6 +48,7 @@ from .services import background_jobs, rater_qc
 from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
+from .services.score_import import check_takes_scores, import_scores
 from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from .services.screens import screen_count
 from .services.textfiles import InputFileError
@@ -283,6 +287,36 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
             raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None
+        return Response(summary.as_result(), status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Import PRWS scores from CSV (all or nothing; PRWS campaigns)",
+                   request={"multipart/form-data": ScoresUploadSerializer},
+                   responses={201: ScoreImportSummarySerializer, 202: ACCEPTED, **WRITE_ERRORS})
+    @action(detail=True, methods=["post"], parser_classes=[SentNamesParser, FormParser])
+    def scores(self, request, pk=None):
+        """POST (multipart ``file``, optional ``layout``, ``rater``, ``map_users`` and ``skip_unknown``, as on the
+        campaign page and as ``manage.py import_scores`` takes them): add the file's ratings; 400 naming the row at
+        fault, with nothing stored, or for a campaign that is not a PRWS one."""
+        campaign = self.get_object()
+        checked_fields(request, ScoresUploadForm.base_fields, files={"file"})
+        if request.FILES.get("file") is None:
+            raise ValidationError({"file": ["Upload a scores CSV file in the field 'file'."]})
+        try:
+            check_takes_scores(campaign)
+        except InputFileError as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
+        form = ScoresUploadForm(request.data, request.FILES)
+        if not form.is_valid():
+            raise ValidationError(form_errors(form))
+        upload = form.cleaned_data["file"]
+        try:
+            job = form.queued_job(campaign, request.user)
+            if job is not None:
+                return _accepted(job)
+            summary = import_scores(campaign, named_file(upload).data, name=upload.name, by=request.user,
+                                    **form.import_options())
+        except InputFileError as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
         return Response(summary.as_result(), status=status.HTTP_201_CREATED)
 
     @extend_schema(methods=["GET"], summary="The campaign's references for automatic metrics",

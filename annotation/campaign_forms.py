@@ -1,4 +1,4 @@
-"""Organizer forms: creating a campaign from uploaded files, adding screens, importing Appraise XML.
+"""Organizer forms: creating a campaign from uploaded files, adding screens, importing Appraise XML and PRWS scores.
 
 The web pages and the REST API validate uploads with these same forms, then call the import services.
 """
@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -23,6 +24,7 @@ from .services.appraise_xml import check_upload_size
 from .services.field_rules import check_campaign_name
 from .services.importing import check_system_names, import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
+from .services.score_import import WIDE_RATER, check_takes_scores
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
 from .upload_names import check_sent_name
@@ -240,6 +242,27 @@ class ScreensForm(forms.Form):
     )
 
 
+def user_map_field(file_has: str) -> forms.CharField:
+    """The optional *User map* of an import form, written as USER_MAP_SYNTAX (``checked_user_map``); ``file_has``
+    names what the file calls its judges ("A user of the file")."""
+    return forms.CharField(
+        required=False,
+        max_length=100_000,
+        label="User map",
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "annotator01=alice annotator02=bob"}),
+        help_text=f"Optional: {USER_MAP_SYNTAX}. {file_has} is otherwise an account of this campaign only.",
+    )
+
+
+def checked_user_map(text: str) -> dict[str, str]:
+    """A user map field's pairs as {name in the file: account} (``parse_user_map``); ValidationError naming the first
+    pair that is not NAME=ACCOUNT, holds a name that is not a valid username, or maps a name or an account twice."""
+    try:
+        return parse_user_map(text)
+    except ValueError as error:
+        raise ValidationError(str(error)) from None
+
+
 class AppraiseUploadForm(forms.Form):
     """An Appraise XML file of ranking judgments to add to a campaign, and which accounts its users are.
 
@@ -251,13 +274,7 @@ class AppraiseUploadForm(forms.Form):
         help_text="Appraise XML, in the schema of CoNLL-14's judgments.xml.",
         error_messages={"required": "Choose an Appraise XML file to upload."},
     )
-    map_users = forms.CharField(
-        required=False,
-        max_length=100_000,
-        label="User map",
-        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "annotator01=alice annotator02=bob"}),
-        help_text=f"Optional: {USER_MAP_SYNTAX}. A user of the file is otherwise an account of this campaign only.",
-    )
+    map_users = user_map_field("A user of the file")
 
     def clean_file(self):
         return field_checked(check_sent_name, self.cleaned_data["file"])
@@ -275,7 +292,89 @@ class AppraiseUploadForm(forms.Form):
                                           {"map_users": self.cleaned_data["map_users"]}, by, campaign)
 
     def clean_map_users(self) -> dict[str, str]:
-        try:
-            return parse_user_map(self.cleaned_data["map_users"])
-        except ValueError as error:
-            raise ValidationError(str(error)) from None
+        return checked_user_map(self.cleaned_data["map_users"])
+
+
+class ScoresUploadForm(forms.Form):
+    """A CSV file of PRWS scores to add to a PRWS campaign, as ``manage.py import_scores`` takes it: its layout
+    (``long``, or ``wide`` with the ``rater`` its ratings go to), which accounts a long file's raters are
+    (``map_users``, USER_MAP_SYNTAX, as ``--map-user``), and whether to skip what names no system of the campaign.
+
+    A wide file needs its rater, and takes no user map; a long file names its raters itself and takes no rater. After
+    ``is_valid``, ``import_options()`` holds what ``score_import.import_scores`` takes besides the file.
+    """
+
+    file = forms.FileField(
+        label="Scores CSV",
+        help_text="UTF-8 CSV. Long: one rating per row, rater,segment,system,score[,meaning_changed], segment the "
+        "0-based line of the source, score 0-100 (a header row of these names may come first). Wide: a header of "
+        "system names, then one row per line of the source in order, one column per system, an empty cell not "
+        "rated (GMEG-Data's *-segment-scores.csv).",
+        error_messages={"required": "Choose a scores CSV file to upload."},
+    )
+    layout = forms.TypedChoiceField(
+        choices=[("long", "Long: one rating per row"), ("wide", "Wide: one column per system")],
+        coerce=str, required=False, empty_value="long", initial="long", widget=forms.RadioSelect, label="Layout",
+    )
+    rater = forms.CharField(
+        required=False, max_length=150, label="Rater",
+        help_text=f"Wide files: the rater whose ratings they are (GMEG-Data's released means: {WIDE_RATER}); a new "
+        "name becomes an account of this campaign only.",
+    )
+    map_users = user_map_field("Long files: a rater of the file")
+    skip_unknown = forms.BooleanField(
+        required=False, label="Skip unknown systems",
+        help_text="Skip a column (wide) or row (long) that names no system of the campaign, such as GMEG's ref "
+        "column, instead of refusing the file; the summary says how many cells were skipped.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "id_scores_%s")  # its own ids on the campaign page, beside its other forms
+        super().__init__(*args, **kwargs)
+
+    def clean_file(self):
+        return field_checked(check_sent_name, self.cleaned_data["file"])
+
+    def clean_rater(self) -> str:
+        rater = self.cleaned_data["rater"].strip()
+        if rater:
+            try:
+                get_user_model().username_validator(rater)
+            except ValidationError:
+                raise ValidationError(f"Rater {rater!r} is not a valid user name (letters, digits, @.+-_).") from None
+        return rater
+
+    def clean_map_users(self) -> dict[str, str]:
+        return checked_user_map(self.cleaned_data["map_users"])
+
+    def clean(self):
+        data = super().clean()
+        wide = data.get("layout") == "wide"
+        if wide and "rater" in data and not data["rater"]:
+            self.add_error("rater", "A wide file's ratings belong to one rater: name the rater (GMEG-Data's "
+                           f"released means: {WIDE_RATER}).")
+        if not wide and data.get("rater"):
+            self.add_error("rater", "A long file names its raters in its first column; the rater is for wide files "
+                           "(choose Wide, or leave the rater empty).")
+        if wide and data.get("map_users"):
+            self.add_error("map_users", "A wide file has one rater, named in Rater; the user map is for long files.")
+        return data
+
+    def import_options(self) -> dict:
+        """What ``score_import.import_scores`` takes besides the campaign, the file and who imports (JSON-able, for a
+        background job): ``wide``, ``rater``, ``users`` and ``skip_unknown``."""
+        data = self.cleaned_data
+        wide = data["layout"] == "wide"
+        return {"wide": wide, "rater": data["rater"] if wide else WIDE_RATER, "users": data["map_users"],
+                "skip_unknown": data["skip_unknown"]}
+
+    def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
+        """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
+        None for a file the request imports itself (after ``is_valid``). InputFileError, with nothing recorded, for
+        a campaign that takes no scores (a ranking one: ScoreImportError) or a file over ``MAX_UPLOAD_MB``."""
+        upload = self.cleaned_data["file"]
+        if background_jobs.in_request(upload.size):
+            return None
+        check_takes_scores(campaign)
+        return background_jobs.record_job(BackgroundJob.Kind.SCORES, [("file", named_file(upload))],
+                                          self.import_options(), by, campaign)

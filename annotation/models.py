@@ -594,9 +594,10 @@ class ScreenJob(models.Model):
 
 
 class BackgroundJob(models.Model):
-    """Work too large for a web request (``services.background_jobs``): importing a large upload, or putting
-    attention checks on many screens. An upload's files are kept in the database (``JobFile``), so a worker on
-    another machine reads them; a background task does the work all or nothing, as the request would have.
+    """Work too large for a web request (``services.background_jobs``): importing a large upload (a test set,
+    Appraise XML, a PRWS scores CSV), or putting attention checks on many screens. An upload's files are kept in the
+    database (``JobFile``), so a worker on another machine reads them; a background task does the work all or
+    nothing, as the request would have.
     ``options`` holds the request's other fields; ``result`` what the job made (the new campaign's id, counts);
     ``error`` why it failed, naming the file and line or item. A finished job's files are deleted (names stay)."""
 
@@ -604,6 +605,7 @@ class BackgroundJob(models.Model):
         TEST_SET = "test_set", "Test set import (a new campaign)"
         APPRAISE_XML = "appraise_xml", "Appraise XML import"
         ATTENTION_CHECKS = "attention", "Attention checks"
+        SCORES = "scores", "PRWS scores import"
 
     Status = JobStatus
 

@@ -3,7 +3,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from .campaign_forms import AppraiseUploadForm, CampaignImportForm
+from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScoresUploadForm
 from .models import BackgroundJob, Campaign, RaterStatus, ReferenceSet, ScreenJob, System
 from .rater_forms import RaterDecisionForm
 from .services.screens import MAX_SCREENS_PER_JOB, MAX_SCREENS_PER_REQUEST
@@ -136,6 +136,33 @@ class AppraiseImportSummarySerializer(serializers.Serializer):
     skipped = serializers.IntegerField(help_text="Items imported as flagged (skipped in Appraise).")
     judges = serializers.IntegerField(help_text="Distinct judges of the imported items.")
     already_imported = serializers.IntegerField(help_text="Items of the file the campaign held before (left out).")
+
+
+class ScoresUploadSerializer(serializers.Serializer):
+    """The multipart body of ``POST /api/campaigns/{id}/scores/`` (validated by ``ScoresUploadForm``)."""
+
+    file = serializers.FileField(help_text=_form_help(ScoresUploadForm, "file"))
+    layout = serializers.ChoiceField(choices=["long", "wide"], required=False, default="long",
+                                     help_text="long (the default) or wide, as described under file.")
+    rater = serializers.CharField(required=False, allow_blank=True, max_length=150,
+                                  help_text=_form_help(ScoresUploadForm, "rater") + " Required with wide, refused "
+                                  "with long.")
+    map_users = serializers.CharField(required=False, allow_blank=True,
+                                      help_text=_form_help(ScoresUploadForm, "map_users") + " Refused with wide.")
+    skip_unknown = serializers.BooleanField(required=False, default=False,
+                                            help_text=_form_help(ScoresUploadForm, "skip_unknown"))
+
+
+class ScoreImportSummarySerializer(serializers.Serializer):
+    ratings = serializers.IntegerField(help_text="Ratings imported (one per rated correction: a sentence several "
+                                       "systems produced counts once).")
+    screens = serializers.IntegerField(help_text="Judged screens made: one per rater and line.")
+    raters = serializers.IntegerField(help_text="Distinct raters (accounts) of the imported ratings.")
+    skipped = serializers.IntegerField(help_text="Cells skipped because they name no system of the campaign "
+                                       "(skip_unknown).")
+    unknown = serializers.ListField(child=serializers.CharField(),
+                                    help_text="The names of no system of the campaign that the skipped cells gave.")
+    skip_unknown = serializers.BooleanField(help_text="Whether the import was asked to skip unknown systems.")
 
 
 class ReferenceSetSerializer(serializers.ModelSerializer):

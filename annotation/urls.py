@@ -1,7 +1,7 @@
 """Page URLs: organizer pages here, judge pages in judge_urls."""
 from django.urls import include, path, re_path
 
-from .views import crowd, dashboard, organizer, organizer_judging, rater_qc, references
+from .views import crowd, dashboard, organizer, organizer_judging, rater_qc, references, scores
 
 #: The pages of one campaign, below ``campaigns/<pk>/``.
 campaign_pages = [
@@ -14,6 +14,7 @@ campaign_pages = [
     path("references/import/", references.campaign_references_import, name="campaign-references-import"),
     path("appraise/import/", organizer.campaign_appraise_import, name="campaign-appraise-import"),
     path("appraise/judgments.xml", organizer.campaign_appraise_export, name="campaign-appraise-export"),
+    path("scores/import/", scores.campaign_scores_import, name="campaign-scores-import"),
     re_path(r"^judgments\.(?P<extension>csv|json)$", organizer.campaign_judgments_export,
             name="campaign-judgments-export"),
     path("crowd-workers.csv", crowd.crowd_workers_csv, name="campaign-crowd-workers"),

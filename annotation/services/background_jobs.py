@@ -2,9 +2,9 @@
 and attention checks on many screens.
 
 An upload of at most ``settings.IMPORT_IN_REQUEST_BYTES`` in all (``IMPORT_IN_REQUEST_MB``, default 8) is imported
-in the request. A larger one (a test set of hundreds of thousands of lines, an Appraise XML file of many rankings)
-would hold a web worker for minutes, past gunicorn's timeout: the request stores the files in the database
-(``JobFile``; a worker on another machine needs only the database) and answers at once with the job's page
+in the request. A larger one (a test set of hundreds of thousands of lines, an Appraise XML or PRWS scores file of
+many judgments) would hold a web worker for minutes, past gunicorn's timeout: the request stores the files in the
+database (``JobFile``; a worker on another machine needs only the database) and answers at once with the job's page
 (``/jobs/<id>/``, or 202 and ``/api/jobs/{id}/`` in the API), which follows it to the end. Attention checks on
 more than ``attention_requests.MAX_CHECKS_PER_REQUEST`` screens go the same way (no files; the share in
 ``options``).
@@ -44,6 +44,7 @@ from .appraise_xml import AppraiseXMLError
 from .attention import AttentionCheckError
 from .attention_requests import add_checks_in_turn
 from .importing import import_test_set
+from .score_import import import_scores
 from .textfiles import InputFileError, NamedFile
 
 logger = logging.getLogger(__name__)
@@ -148,6 +149,9 @@ def _work(job: BackgroundJob, files: list[tuple[str, NamedFile]]) -> tuple[dict,
         done = add_checks_in_turn(job.campaign, float(job.options["share"]))
         return {"added": done.added, "open": done.open}, job.campaign
     (_, named), = files
+    if job.kind == BackgroundJob.Kind.SCORES:  # options: ScoresUploadForm.import_options()
+        summary = import_scores(job.campaign, named.data, name=named.name, by=job.requested_by, **job.options)
+        return summary.as_result(), job.campaign
     summary = import_appraise_xml(job.campaign, named.data, job.options.get("map_users") or {}, job.requested_by)
     return summary.as_result(), job.campaign
 

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from gecappraise.plurals import counted
 
-from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScreensForm
+from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm
 from ..downloads import download_name, save_as
 from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob, System
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
@@ -27,6 +27,7 @@ from ..services.appraise_import import (
 from ..services.appraise_xml import AppraiseXMLError
 from ..services.judging_overview import campaign_progress
 from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
+from ..services.score_import import ScoreImportSummary
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST
 from .organizer_judging import judging_context
@@ -83,10 +84,19 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     JavaScript, static/js/background_job.js; by reloading without)."""
     background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
-    imported = job.kind == BackgroundJob.Kind.APPRAISE_XML and job.status == JobStatus.DONE and bool(job.result)
-    return render(request, "organizer/background_job.html", {
-        "job": job, "appraise_summary": AppraiseImportSummary.from_result(job.result).text() if imported else None,
-    })
+    return render(request, "organizer/background_job.html", {"job": job, "summary": _imported_summary(job)})
+
+
+def _imported_summary(job: BackgroundJob) -> str | None:
+    """What a finished import of judgments (Appraise XML, PRWS scores) added, in the organizer's words; None for
+    another job, or one not done."""
+    if job.status != JobStatus.DONE or not job.result:
+        return None
+    if job.kind == BackgroundJob.Kind.APPRAISE_XML:
+        return AppraiseImportSummary.from_result(job.result).text()
+    if job.kind == BackgroundJob.Kind.SCORES:
+        return " ".join(ScoreImportSummary.from_result(job.result).sentences())
+    return None
 
 
 @never_cache
@@ -114,6 +124,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
         "appraise_form": form_with_refused_input(request, campaign.pk, AppraiseUploadForm),
+        "scores_form": form_with_refused_input(request, campaign.pk, ScoresUploadForm),
         "study_link": request.build_absolute_uri(reverse("crowd-study-link", args=[campaign.crowd_key]))
         if campaign.crowd else None,
         "messages_section": messages_section(request),

@@ -91,6 +91,7 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[0-9]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[0-9]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/scores/$": post(API_ITS_ORGANIZERS),
     "api/^campaigns/(?P<pk>[0-9]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
     "api/^jobs/(?P<job_id>[0-9]+)/$": get(API_ITS_ORGANIZERS),
     # organizers' pages
@@ -106,6 +107,7 @@ EXPECTED: dict[str, list[Check]] = {
     "campaigns/<int:pk>/references/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/appraise/judgments.xml": get(ITS_ORGANIZERS),
+    "campaigns/<int:pk>/scores/import/": post(ITS_ORGANIZERS),
     "campaigns/<int:pk>/^judgments\\.(?P<extension>csv|json)$": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/crowd-workers.csv": get(ITS_ORGANIZERS),
     "campaigns/<int:pk>/invites/": post(ITS_ORGANIZERS),

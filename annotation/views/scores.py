@@ -1,0 +1,49 @@
+"""The PRWS campaign page's scores upload: a CSV of 0-100 ratings checked and stored as ``manage.py import_scores``
+does (same service, same messages), all or nothing; a file over ``IMPORT_IN_REQUEST_MB`` by a background job."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+
+from ..campaign_forms import ScoresUploadForm, named_file
+from ..models import Campaign
+from ..services.score_import import check_takes_scores, import_scores
+from ..services.textfiles import InputFileError
+from .posted import campaign_post, choose_files_again, keep_refused_input, to_section
+
+#: The campaign page's section that holds the scores upload (a PRWS campaign's Judgments, where a ranking campaign
+#: has its Appraise XML upload) and shows its messages.
+SECTION = "appraise"
+
+
+@campaign_post
+def campaign_scores_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """POST ``file``, ``layout``, ``rater``, ``map_users`` and ``skip_unknown`` (``ScoresUploadForm``): the summary
+    of what was imported, or the refusal with nothing stored and the typed fields kept for the form. A ranking
+    campaign's page offers no such form; a post made anyway is refused, saying why."""
+    try:
+        check_takes_scores(campaign)
+    except InputFileError as refused:
+        messages.error(request, f"{refused}. Nothing was imported.")
+        return to_section(campaign.pk, SECTION)
+    form = ScoresUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        refusal = " ".join(f"{error.rstrip('.')}." for errors in form.errors.values() for error in errors)
+        messages.error(request, f"{refusal} Nothing was imported. {choose_files_again(request)}".rstrip())
+        keep_refused_input(request, campaign.pk, ScoresUploadForm)
+        return to_section(campaign.pk, SECTION)
+    upload = form.cleaned_data["file"]
+    try:
+        job = form.queued_job(campaign, request.user)
+        if job is not None:
+            messages.success(request, f"Importing {upload.name} in the background.")
+            return redirect("background-job", job_id=job.pk)
+        summary = import_scores(campaign, named_file(upload).data, name=upload.name, by=request.user,
+                                **form.import_options())
+    except InputFileError as exc:
+        messages.error(request, f"{exc}. Nothing was imported. {choose_files_again(request)}")
+        keep_refused_input(request, campaign.pk, ScoresUploadForm)
+    else:
+        messages.success(request, " ".join(summary.sentences()))
+    return to_section(campaign.pk, SECTION)
