@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0029_campaign_slots'),
+        ('annotation', '0030_end_sessions_of_closed_studies'),
     ]
 
     operations = [
