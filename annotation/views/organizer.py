@@ -34,9 +34,10 @@ from .organizer_judging import judging_context
 from .posted import (
     campaign_post,
     choose_files_again,
+    form_refusal,
     form_with_refused_input,
-    keep_refused_input,
     messages_section,
+    refuse_upload,
     to_section,
     valid_post,
 )
@@ -176,9 +177,7 @@ def screen_job_resume(request: HttpRequest, campaign: Campaign, screen_job_id: i
 def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = AppraiseUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        refusal = " ".join(error for errors in form.errors.values() for error in errors)
-        messages.error(request, f"{refusal} {choose_files_again(request)}".rstrip())
-        keep_refused_input(request, campaign.pk, AppraiseUploadForm)
+        refuse_upload(request, campaign.pk, AppraiseUploadForm, form_refusal(form))
     else:
         upload = form.cleaned_data["file"]
         try:
@@ -188,8 +187,7 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
                 return redirect("background-job", job_id=job.pk)
             summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
         except AppraiseXMLError as exc:
-            messages.error(request, f"{upload.name}: {exc}. Nothing was imported. {choose_files_again(request)}")
-            keep_refused_input(request, campaign.pk, AppraiseUploadForm)
+            refuse_upload(request, campaign.pk, AppraiseUploadForm, f"{upload.name}: {exc}")
         else:
             messages.success(request, summary.text())
     return to_section(campaign.pk, "appraise")

@@ -57,6 +57,18 @@ def choose_files_again(request: HttpRequest) -> str:
     return "Choose the files again: a browser does not keep them after an error."
 
 
+def refuse_upload(request: HttpRequest, campaign_pk: int, form_class: type[forms.Form], refusal: str) -> None:
+    """Show a refused import's ``refusal``, a sentence or several, followed by "Nothing was imported." and the word to
+    choose the files again; keep the typed fields of ``form_class`` for the campaign page (``keep_refused_input``)."""
+    messages.error(request, f"{refusal.rstrip('.')}. Nothing was imported. {choose_files_again(request)}".rstrip())
+    keep_refused_input(request, campaign_pk, form_class)
+
+
+def form_refusal(form: forms.Form) -> str:
+    """A refused form's errors as sentences, each ending in one full stop."""
+    return " ".join(f"{error.rstrip('.')}." for errors in form.errors.values() for error in errors)
+
+
 def keep_refused_input(request: HttpRequest, campaign_pk: int, form_class: type[forms.Form]) -> None:
     """Keep the text fields a refused ``form_class`` posted, so that the campaign page shows the form filled in with
     them again (``form_with_refused_input``) and nothing has to be typed twice (a file has to be chosen again)."""

@@ -10,7 +10,7 @@ from ..campaign_forms import ScoresUploadForm, named_file
 from ..models import Campaign
 from ..services.score_import import check_takes_scores, import_scores
 from ..services.textfiles import InputFileError
-from .posted import campaign_post, choose_files_again, keep_refused_input, to_section
+from .posted import campaign_post, form_refusal, refuse_upload, to_section
 
 #: The campaign page's section that holds the scores upload (a PRWS campaign's Judgments, where a ranking campaign
 #: has its Appraise XML upload) and shows its messages.
@@ -29,9 +29,7 @@ def campaign_scores_import(request: HttpRequest, campaign: Campaign) -> HttpResp
         return to_section(campaign.pk, SECTION)
     form = ScoresUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        refusal = " ".join(f"{error.rstrip('.')}." for errors in form.errors.values() for error in errors)
-        messages.error(request, f"{refusal} Nothing was imported. {choose_files_again(request)}".rstrip())
-        keep_refused_input(request, campaign.pk, ScoresUploadForm)
+        refuse_upload(request, campaign.pk, ScoresUploadForm, form_refusal(form))
         return to_section(campaign.pk, SECTION)
     upload = form.cleaned_data["file"]
     try:
@@ -42,8 +40,7 @@ def campaign_scores_import(request: HttpRequest, campaign: Campaign) -> HttpResp
         summary = import_scores(campaign, named_file(upload).data, name=upload.name, by=request.user,
                                 **form.import_options())
     except InputFileError as exc:
-        messages.error(request, f"{exc}. Nothing was imported. {choose_files_again(request)}")
-        keep_refused_input(request, campaign.pk, ScoresUploadForm)
+        refuse_upload(request, campaign.pk, ScoresUploadForm, str(exc))
     else:
         messages.success(request, " ".join(summary.sentences()))
     return to_section(campaign.pk, SECTION)

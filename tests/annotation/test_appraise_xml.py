@@ -511,8 +511,8 @@ def test_a_refused_import_shows_its_user_map_again_once(campaign, organizer):
     User.objects.create_superuser("root", password="root-password-1")
     client = logged_in(organizer)
     url = reverse("campaign-appraise-import", args=[campaign.pk])
-    for typed, refusal in (("judge1=alice judge2", "is not NAME=ACCOUNT"),
-                           ("judge1=root\njudge2=alice", "which cannot be used; choose another name")):
+    for typed, refusal in (("judge1=alice judge2", "is not NAME=ACCOUNT. Nothing was imported."),
+                           ("judge1=root\njudge2=alice", "which cannot be used; choose another name. Nothing was")):
         response = client.post(url, {"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": typed},
                                follow=True)
         assert refusal in html.unescape(response.content.decode())
