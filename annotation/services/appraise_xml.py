@@ -41,7 +41,7 @@ from defusedxml.expatreader import DefusedExpatParser
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 
-from .textfiles import shown
+from .textfiles import human_size, shown
 
 ROOT_TAG = "appraise-results"
 RESULT_TAG = "error-correction-ranking-result"
@@ -288,7 +288,7 @@ class _LimitedReader:
             self._check_utf8(piece)
         self.total += len(piece)
         if self.limit is not None and self.total > self.limit:
-            raise AppraiseXMLError(f"the file is over the upload limit of {_megabytes(self.limit)}")
+            raise AppraiseXMLError(f"the file is over the upload limit of {human_size(self.limit)}")
         return piece
 
     def _check_utf8(self, piece: bytes) -> None:
@@ -321,14 +321,10 @@ def _known_size(source: bytes | BinaryIO) -> int | None:
         return None
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
-
-
 def check_upload_size(size: int, limit: int) -> None:
     """AppraiseXMLError for a file of ``size`` bytes over ``limit``, said as the parser says it before reading."""
     if size > limit:
-        raise AppraiseXMLError(f"{_megabytes(size)} is over the upload limit of {_megabytes(limit)}")
+        raise AppraiseXMLError(f"{human_size(size)} is over the upload limit of {human_size(limit)}")
 
 
 def parse_appraise_xml(source: bytes | BinaryIO, limit: int | None = None) -> AppraiseResults:

@@ -76,14 +76,15 @@ def shown(value: str, limit: int = 60) -> str:
     return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
 
 
-def _human_size(size: int) -> str:
+def human_size(size: int) -> str:
+    """``size`` bytes as a message says it: in MB to one decimal from 1 MB, in bytes below."""
     return f"{size / (1024 * 1024):.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
 
 
 def check_size(name: str, size: int, limit: int) -> None:
     """Refuse a file over ``limit`` bytes."""
     if size > limit:
-        raise InputFileError(f"{name}: {_human_size(size)} is over the upload limit of {_human_size(limit)}")
+        raise InputFileError(f"{name}: {human_size(size)} is over the upload limit of {human_size(limit)}")
 
 
 def decode_lines(file: NamedFile, *, keep_trailing_whitespace: bool = False) -> list[str]:
@@ -156,7 +157,7 @@ class _Budget:
         self.spent += count
         if self.spent > self.limit:
             raise InputFileError(
-                f"{self.archive_name} (uncompressed): over the upload limit of {_human_size(self.limit)} "
+                f"{self.archive_name} (uncompressed): over the upload limit of {human_size(self.limit)} "
                 "(unpacking stopped there)"
             )
 
