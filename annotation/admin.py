@@ -47,6 +47,7 @@ from .models import (
     ScreenCandidate,
     ScreenJob,
     Segment,
+    ServedPrefix,
     System,
     TrainingAnswer,
     TrainingCandidate,
@@ -300,6 +301,17 @@ class CampaignSlotsAdmin(ReadOnlyAdmin):
     """A campaign's original slots as its pages count them (``kept_slots``): read-only, never deleted here."""
 
     list_display = ("campaign", "originals", "original_ids")
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(ServedPrefix)
+class ServedPrefixAdmin(ReadOnlyAdmin):
+    """Where a campaign's unserved screens start, as its list of screens reads them (``served_prefix``): read-only,
+    never deleted here."""
+
+    list_display = ("campaign", "below")
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False

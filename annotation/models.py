@@ -556,6 +556,20 @@ class CampaignSlots(models.Model):
         return f"{self.originals} original slots of {self.campaign_id}"
 
 
+class ServedPrefix(models.Model):
+    """Where a campaign's unserved screens start: every screen numbered below ``below`` has been given to a judge
+    (``ScreenQuerySet.unserved`` keeps none of them), so the organizer's list of screens not served yet reads from
+    there instead of walking the served screens (``services.served_prefix``). The list moves it forward; deleting a
+    judge's account, whose slots go with it, moves it back to the first of the judge's screens, in the deletion's
+    transaction. No row: 0."""
+
+    campaign = models.OneToOneField(Campaign, primary_key=True, on_delete=models.CASCADE, related_name="+")
+    below = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"screens below {self.below} of {self.campaign_id} served"
+
+
 class ScreenJob(models.Model):
     """A request for more screens than one web request writes: a background task writes them in chunks.
 

@@ -6,8 +6,10 @@ keeps: flagged, with a submitted judgment, or not served yet (``ScreenQuerySet.f
 ``unserved``). A page is named by the number its list starts from (``start``: the page holds the first
 ``PAGE_SIZE`` screens the filter keeps from that number on), so that every read is by the campaign's index of
 screen numbers and bounded by the page, not by the campaign: no page counts the campaign's screens or slots (the
-number of screens is the next screen number, ``screens.screen_count``). The list of all screens starts its pages at
-multiples of ``PAGE_SIZE``, as its previous and next links and a screen's way back keep them.
+number of screens is the next screen number, ``screens.screen_count``). The screens not served yet are read from
+the first of them on (``served_prefix.served_below``: every screen before it is served), not through the served
+screens before them. The list of all screens starts its pages at multiples of ``PAGE_SIZE``, as its previous and
+next links and a screen's way back keep them.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from django.db import models
 
 from ..models import Campaign, Screen, ScreenQuerySet
+from .served_prefix import served_below
 
 #: Screens on a page of the list.
 PAGE_SIZE = 50
@@ -38,7 +41,7 @@ def shown_screens(campaign: Campaign, show: Shown) -> ScreenQuerySet:
     if show == Shown.SUBMITTED:
         return screens.submitted()
     if show == Shown.UNSERVED:
-        return screens.unserved()
+        return screens.filter(number__gte=served_below(campaign)).unserved()
     return screens
 
 

@@ -12,7 +12,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Assignment, Screen
+from annotation.models import Assignment, Screen, ServedPrefix
+from annotation.services import served_prefix
 from annotation.services.screen_list import PAGE_SIZE
 from annotation.services.screens import create_screens
 
@@ -190,7 +191,8 @@ def test_the_list_makes_as_many_queries_for_300_screens_as_for_60(organizer, dja
             create_screens(campaign, count)
         for query in ({}, {"from": count - 10}, {"show": "unserved"}, {"show": "flagged"}, {"show": "submitted"}):
             client.get(list_url(campaign, **query))  # the session and the templates, as a running server has them
-            with django_assert_max_num_queries(8):
+            # The unserved screens' page also reads where they start (``served_prefix``): 9.
+            with django_assert_max_num_queries(9):
                 assert client.get(list_url(campaign, **query)).status_code == 200
         with django_assert_max_num_queries(15):
             assert client.get(reverse("campaign-screen", args=[campaign.pk, count - 1]) + "?from=0").status_code \
@@ -266,3 +268,55 @@ def test_excluding_a_screen_keeps_the_list_it_was_opened_from(campaign, organize
     refused = client.post(f"{exclusion}?show=bogus", {"action": "include"})
     assert refused["Location"] == screen_url(campaign, 1, ""), "a list the page would refuse is not kept"
     assert not Screen.objects.get(campaign=campaign, number=1).excluded
+
+
+def serve_first(campaign, count: int, user) -> None:
+    """Give ``user`` the first slot of each of the campaign's first ``count`` screens, as the queue hands them out."""
+    first_slots = Assignment.objects.filter(campaign=campaign, screen__number__lt=count).order_by(
+        "screen_id", "position").distinct("screen_id").values("pk")
+    Assignment.objects.filter(pk__in=first_slots).update(judge=user, status=Assignment.Status.SERVED)
+
+
+def unserved_numbers(campaign, start: int = 0) -> list[int]:
+    """The first page of the campaign's unserved screens from ``start`` by the queryset itself, read from 0."""
+    kept = Screen.objects.filter(campaign=campaign, number__gte=start).unserved().order_by("number")
+    return list(kept.values_list("number", flat=True)[:PAGE_SIZE])
+
+
+def test_the_unserved_list_starts_where_its_first_unserved_screen_is_and_shows_the_same_screens(
+    campaign, organizer, monkeypatch
+):
+    """Once screens were served past the kept start (``MOVE_AFTER``), the list moves it to the first unserved screen
+    and reads from there; its pages and a screen's way through them are those the queryset gives, read from 0."""
+    monkeypatch.setattr(served_prefix, "MOVE_AFTER", 5)
+    create_screens(campaign, 2 * PAGE_SIZE)
+    serve_first(campaign, 30, judge("ann", campaign))
+    client = login(organizer)
+    numbers, page = listed(client, list_url(campaign, show="unserved"))
+    assert numbers == unserved_numbers(campaign) == list(range(30, 30 + PAGE_SIZE))
+    assert ServedPrefix.objects.get(campaign=campaign).below == 30
+    assert link(page, "prev") is None
+    for start in (3, 30, 31, 79):
+        assert listed(client, list_url(campaign, show="unserved", **{"from": start}))[0] == unserved_numbers(
+            campaign, start)
+    assert way(client, campaign, 30, "?show=unserved&from=0")["prev"] is None
+    serve_first(campaign, 33, judge("bob", campaign))
+    assert listed(client, list_url(campaign, show="unserved"))[0][0] == 33
+    assert ServedPrefix.objects.get(campaign=campaign).below == 30, "3 screens served since: not moved yet"
+
+
+def test_deleting_a_judge_puts_the_screens_only_they_were_given_back_in_the_unserved_list(
+    campaign, organizer, monkeypatch
+):
+    monkeypatch.setattr(served_prefix, "MOVE_AFTER", 5)
+    create_screens(campaign, 40)
+    ann, bob = judge("ann", campaign), judge("bob", campaign)
+    serve_first(campaign, 20, ann)
+    Assignment.objects.filter(campaign=campaign, screen__number__in=[7, 12], judge=ann).update(judge=bob)
+    client = login(organizer)
+    assert listed(client, list_url(campaign, show="unserved"))[0][0] == 20
+    bob.delete()
+    numbers = listed(client, list_url(campaign, show="unserved"))[0]
+    assert numbers[:3] == [7, 12, 20] and numbers == unserved_numbers(campaign)
+    assert ServedPrefix.objects.get(campaign=campaign).below == 7
+
