@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0029_campaign_slots'),
+        ('annotation', '0031_background_job_scores'),
     ]
 
     operations = [
