@@ -319,12 +319,18 @@ class Segment(models.Model):
 class Candidate(models.Model):
     """One distinct output of a segment; the systems that produced it are its Output rows (METHODS 1)."""
 
-    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="candidates")
+    segment = models.ForeignKey(
+        Segment, on_delete=models.CASCADE, related_name="candidates",
+        db_index=False,  # the index candidate_segment_order serves it
+    )
     text = models.TextField(blank=True)
     systems = models.ManyToManyField(System, through="Output", related_name="candidates")
 
     class Meta:
         ordering = ["segment_id", "id"]
+        # A segment's candidates in their order (by id), from the index alone: each candidate's place among its
+        # segment's, which active PRWS selection numbers the rated candidates by (ranking.active_screens).
+        indexes = [models.Index(fields=["segment", "id"], name="candidate_segment_order")]
 
     def __str__(self) -> str:
         return self.text[:60]

@@ -1,11 +1,12 @@
 """Screens chosen by active selection (issue 13), written for the judge queue to serve.
 
-The ranking side of a campaign's short queue: it reads the campaign's sentences and candidates, takes the
-running TrueSkill belief and the outcome counts behind the contested pairs (``ranking.core``) from what it kept
-(``running_state``), picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with
-the annotation app's own screen writer. ``annotation`` never imports this module; the screens it writes are ordinary
-screens, so the queue serves them with the campaign's redundancy, repeats and per-judge limits like sampled ones.
-A batch asks each sentence once and prefers sentences no screen shows yet. PRWS campaigns get EASL's choice
+The ranking side of a campaign's short queue: it reads the campaign's sentences and candidates (for PRWS, the
+sentences' kept multiplicities and only the rated, waiting and chosen candidates), takes the running TrueSkill
+belief and the outcome counts behind the contested pairs (``ranking.core``) from what it kept (``running_state``),
+picks the next screens with ``ranking.core.active.plan_active_batch`` and writes them with the annotation app's own
+screen writer. ``annotation`` never imports this module; the screens it writes are ordinary screens, so the queue
+serves them with the campaign's redundancy, repeats and per-judge limits like sampled ones. A batch asks each
+sentence once and prefers sentences no screen shows yet. PRWS campaigns get EASL's choice
 (``write_active_prws_screens``). ``active_queue`` calls both in the background to keep a short queue filled.
 """
 from __future__ import annotations
@@ -16,12 +17,20 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, Screen, ScreenCandidate, Segment
 from annotation.random_streams import campaign_rng
 from annotation.services.outputs import candidate_systems
 from annotation.services.sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan
-from annotation.services.screens import lock_campaign, next_screen_number, segment_candidates, write_screens
+from annotation.services.screens import (
+    kept_multiplicities,
+    lock_campaign,
+    next_screen_number,
+    shown_candidates,
+    write_screens,
+)
 
 from .core.active import (
     CandidateBeliefs,
@@ -154,23 +163,37 @@ def write_active_screens(campaign: Campaign, count: int) -> range:
         return write_screens(campaign, segment_ids, candidates, plans)
 
 
-def _prws_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[CandidateBeliefs, np.ndarray]:
-    """EASL beliefs of the campaign's candidates (numbered sentence by sentence) from every score given so far, and
-    which candidates are free: not on a screen still waiting for a judgment (pending or served), whose ratings are
-    on their way."""
-    index = {pk: i for i, pk in enumerate(pk for sentence in candidates for pk in sentence)}
-    beliefs = CandidateBeliefs.start(len(index))
-    rows = CandidateJudgment.objects.of_campaign(campaign).scored()
-    pairs = [(index[pk], score) for pk, score in rows.values_list("candidate_id", "score") if pk in index]
-    if pairs:
-        rated, scores = zip(*pairs)
+def _place(candidate: str) -> Coalesce:
+    """The place of the row's candidate (the field ``candidate``) among its sentence's candidates by id, 0 for the
+    first: those of its sentence with a lower id, counted through the index of the candidates' sentences."""
+    earlier = (
+        Candidate.objects.filter(segment_id=OuterRef(f"{candidate}__segment_id"), pk__lt=OuterRef(candidate))
+        .order_by().values("segment_id").annotate(n=Count("pk")).values("n")
+    )
+    return Coalesce(Subquery(earlier), 0)
+
+
+def _prws_beliefs(campaign: Campaign, offsets: np.ndarray, segment_index: dict[int, int]) -> tuple[
+        CandidateBeliefs, np.ndarray]:
+    """EASL beliefs of the campaign's candidates (numbered sentence by sentence in line order, a sentence's
+    candidates by id: ``offsets[i]`` is sentence i's first) from every score given so far, and which candidates
+    are free: not on a screen still waiting for a judgment (pending or served), whose ratings are on their way.
+    Each score and waiting candidate comes with its candidate's sentence and place (``_place``), so no other
+    candidate is read."""
+    scored = CandidateJudgment.objects.of_campaign(campaign).scored().values_list(
+        "score", "candidate__segment_id", _place("candidate_id")
+    )
+    beliefs = CandidateBeliefs.start(int(offsets[-1]))
+    rows = [(int(offsets[segment_index[segment]]) + place, score) for score, segment, place in scored]
+    if rows:
+        rated, scores = zip(*rows)
         beliefs.observe(np.array(rated), np.array(scores))
     waiting = ScreenCandidate.objects.filter(
         screen__campaign=campaign,
         screen__assignments__status__in=(Assignment.Status.PENDING, Assignment.Status.SERVED),
-    ).values_list("candidate_id", flat=True).distinct()
-    open_ = np.ones(len(index), dtype=bool)
-    open_[[index[pk] for pk in waiting if pk in index]] = False
+    ).order_by().values_list("candidate__segment_id", _place("candidate_id")).distinct()
+    open_ = np.ones(int(offsets[-1]), dtype=bool)
+    open_[[int(offsets[segment_index[segment]]) + place for segment, place in waiting]] = False
     return beliefs, open_
 
 
@@ -184,11 +207,11 @@ def write_active_prws_screens(campaign: Campaign, count: int) -> range:
     with transaction.atomic():
         lock_campaign(campaign)
         rng = campaign_rng(campaign, "active", next_screen_number(campaign))
-        segment_ids, candidates, _ = segment_candidates(campaign)
-        sizes = np.array([len(sentence) for sentence in candidates], dtype=np.int64)
+        segment_ids, multiplicities = kept_multiplicities(campaign)
+        sizes = np.fromiter(map(len, multiplicities), dtype=np.int64, count=len(multiplicities))
         offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
         candidate_sentence = np.repeat(np.arange(sizes.size), sizes)
-        beliefs, available = _prws_beliefs(campaign, candidates)
+        beliefs, available = _prws_beliefs(campaign, offsets, {pk: i for i, pk in enumerate(segment_ids)})
         rankable = sizes[candidate_sentence] >= MIN_RANKABLE_CANDIDATES
         available &= rankable
         plans = []
@@ -200,4 +223,4 @@ def write_active_prws_screens(campaign: Campaign, count: int) -> range:
             available[shown] = False
             sentence = int(candidate_sentence[shown[0]])
             plans.append(ScreenPlan(segment=sentence, candidates=tuple(int(c - offsets[sentence]) for c in shown)))
-        return write_screens(campaign, segment_ids, candidates, plans)
+        return write_screens(campaign, segment_ids, shown_candidates(segment_ids, multiplicities, plans), plans)
