@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0030_served_prefix'),
+        ('annotation', '0032_served_prefix'),
     ]
 
     operations = [
