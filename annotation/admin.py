@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import get_fields_from_path
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -193,10 +193,17 @@ class CampaignAdmin(SupportAdmin):
     def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
         """Save the campaign; closing it (``closed_at`` set where it was empty) goes through
         ``campaign_closing.close``, which ends its crowd workers' sessions with their codes in the same
-        transaction."""
-        closing = change and obj.closed_at is not None and form.initial.get("closed_at") is None
-        if closing:
-            campaign_closing.close(obj, obj.closed_at)
+        transaction, and opening it again (``closed_at`` emptied) through ``campaign_closing.reopen``, as on the
+        campaign page. A close or reopen that another one overtook (the campaign was closed, or opened, meanwhile)
+        keeps the stored ``closed_at`` and says so."""
+        was_closed = form.initial.get("closed_at") is not None
+        try:
+            if change and obj.closed_at is not None and not was_closed:
+                campaign_closing.close(obj, obj.closed_at)
+            elif change and obj.closed_at is None and was_closed:
+                campaign_closing.reopen(obj)
+        except campaign_closing.ClosingRefused as refused:
+            self.message_user(request, str(refused), messages.WARNING)
         super().save_model(request, obj, form, change)
 
 

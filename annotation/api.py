@@ -30,7 +30,9 @@ from .serializers import (
     AppraiseImportSummarySerializer,
     AppraiseUploadSerializer,
     BackgroundJobSerializer,
+    CampaignClosedSerializer,
     CampaignCreateSerializer,
+    CampaignReopenedSerializer,
     CampaignSerializer,
     RaterDecisionSerializer,
     RaterQcSerializer,
@@ -44,7 +46,7 @@ from .serializers import (
     ScreensRequestSerializer,
     ScreensStateSerializer,
 )
-from .services import background_jobs, rater_qc
+from .services import background_jobs, campaign_closing, rater_qc
 from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks, import_appraise_xml
 from .services.appraise_xml import AppraiseXMLError
 from .services.references import import_references
@@ -253,6 +255,35 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError({"__all__": [NOT_STOPPED]})
         job.refresh_from_db()
         return Response(ScreenJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="Close the campaign: judges get and submit no more screens; a crowd study takes no new "
+                   "work, and each crowd session with a submitted screen gets its completion code now",
+                   request=None, responses={200: CampaignClosedSerializer, **WRITE_ERRORS})
+    @action(detail=True, methods=["post"])
+    def close(self, request, pk=None):
+        """POST: close the campaign now (``campaign_closing.close``); 400 when it was closed already (nothing is
+        changed)."""
+        campaign = self.get_object()
+        try:
+            completed = campaign_closing.close(campaign)
+        except campaign_closing.ClosingRefused as refused:
+            raise ValidationError({"__all__": [str(refused)]}) from None
+        closed = {"closed_at": campaign.closed_at, "completed_sessions": completed}
+        return Response(CampaignClosedSerializer(closed).data)
+
+    @extend_schema(summary="Open the closed campaign again: judges are served screens again; a crowd session that "
+                   "got its code at the close stays complete (its worker goes on in a new session)",
+                   request=None, responses={200: CampaignReopenedSerializer, **WRITE_ERRORS})
+    @action(detail=True, methods=["post"])
+    def reopen(self, request, pk=None):
+        """POST: open the closed campaign again (``campaign_closing.reopen``); 400 when it is open (nothing is
+        changed)."""
+        campaign = self.get_object()
+        try:
+            campaign_closing.reopen(campaign)
+        except campaign_closing.ClosingRefused as refused:
+            raise ValidationError({"__all__": [str(refused)]}) from None
+        return Response(CampaignReopenedSerializer({"closed_at": None}).data)
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
         (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),

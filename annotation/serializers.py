@@ -31,9 +31,11 @@ class CampaignSerializer(serializers.ModelSerializer):
             "instruction", "show_replaced_words", "distinct_histogram", "systems", "segments", "documents", "screens",
             "created_at", "crowd",
             "crowd_session_screens", "crowd_campaign_screens", "crowd_completion_url", "crowd_code_encodes_qc",
-            "study_link",
+            "study_link", "closed_at",
         ]
         read_only_fields = fields
+        extra_kwargs = {"closed_at": {"help_text": "When the campaign was closed (null while it is open): it then "
+                                                   "serves and stores no judgment."}}
 
     def get_study_link(self, campaign: Campaign) -> str | None:
         """The crowd campaign's public study link (null for a campaign not in crowd mode)."""
@@ -42,6 +44,18 @@ class CampaignSerializer(serializers.ModelSerializer):
         path = reverse("crowd-study-link", args=[campaign.crowd_key])
         request = self.context.get("request")
         return request.build_absolute_uri(path) if request is not None else path
+
+
+class CampaignClosedSerializer(serializers.Serializer):
+    closed_at = serializers.DateTimeField(help_text="When the campaign was closed: now.")
+    completed_sessions = serializers.IntegerField(
+        help_text="Crowd sessions that got their completion code at the close (each with a submitted screen; 0 in a "
+        "campaign not in crowd mode)."
+    )
+
+
+class CampaignReopenedSerializer(serializers.Serializer):
+    closed_at = serializers.DateTimeField(allow_null=True, help_text="Always null: the campaign is open.")
 
 
 @extend_schema_serializer(component_name="Screens")

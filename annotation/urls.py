@@ -1,11 +1,13 @@
 """Page URLs: organizer pages here, judge pages in judge_urls."""
 from django.urls import include, path, re_path
 
-from .views import crowd, dashboard, organizer, organizer_judging, rater_qc, references, scores
+from .views import closing, crowd, dashboard, organizer, organizer_judging, rater_qc, references, scores
 
 #: The pages of one campaign, below ``campaigns/<pk>/``.
 campaign_pages = [
     path("", organizer.campaign_detail, name="campaign-detail"),
+    path("close/", closing.campaign_close, name="campaign-close"),
+    path("reopen/", closing.campaign_reopen, name="campaign-reopen"),
     path("screens/", organizer.campaign_screens, name="campaign-screens"),
     path("screen-jobs/<int:screen_job_id>/resume/", organizer.screen_job_resume, name="campaign-screen-job-resume"),
     path("screens/<int:number>/", dashboard.screen_detail, name="campaign-screen"),

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ..models import Screen
 from ..permissions import managed_campaign_or_404
 from ..screen_forms import ScreenExclusionForm
+from ..services.campaign_closing import closed_at_text
 from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
@@ -30,10 +31,13 @@ from .screen_list import ListParameterRefused, list_parameters, list_query, refu
 @login_required
 @require_GET
 def dashboard_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """Progress against the plan, time per screen, judges, flags (each with the URL of its screen's page) and the
-    jobs adding screens in the background (``screen_jobs``: the campaign page's list of them, kept up to date)."""
+    """Progress against the plan, time per screen, judges, flags (each with the URL of its screen's page), the
+    jobs adding screens in the background (``screen_jobs``: the campaign page's list of them, kept up to date) and
+    when the campaign was closed (``closed_at`` and as the page writes it, ``closed_at_text``; null while open)."""
     campaign = managed_campaign_or_404(request, pk)
     data = dashboard_data(campaign)
+    data["closed_at"] = campaign.closed_at.isoformat() if campaign.closed_at else None
+    data["closed_at_text"] = closed_at_text(campaign.closed_at) if campaign.closed_at else None
     for flag in data["flags"]["shown"]:
         flag["url"] = reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
     data["screen_jobs"] = [

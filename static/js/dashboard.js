@@ -69,6 +69,14 @@ function renderPlan({ plan, times, snapshot }) {
   $("times-count").textContent = count(times.screens);
 }
 
+// The campaign's state in the page's facts: closed (when, as the server writes it) or open, with the way to change
+// it, kept current when the campaign is closed or opened elsewhere (another tab, the API, the admin).
+function renderClosed({ closed_at: closedAt, closed_at_text: closedText }) {
+  setText($("campaign-closed-at"), closedAt === null ? "Open" : `Closed at ${closedText}`);
+  $("close-link").hidden = closedAt !== null;
+  $("reopen-link").hidden = closedAt === null;
+}
+
 function renderJudges(judges) {
   fillTable("judge-progress", judges, (row, judge) => {
     row.dataset.judge = judge.judge;
@@ -336,6 +344,7 @@ async function refresh() {
       fetchJSON(root.dataset.dashboardUrl), fetchJSON(root.dataset.leaderboardUrl),
     ]);
     renderPlan(judging);
+    renderClosed(judging);
     renderJudges(judging.judges);
     renderFlags(judging.flags);
     renderScreenJobs(judging.screen_jobs, judging.plan.screens);

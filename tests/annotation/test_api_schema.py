@@ -153,6 +153,12 @@ def test_real_responses_match_the_documented_statuses_and_bodies(schema):
         response = client.post(f"/api/campaigns/{pk}/raters/", data, content_type="application/json")
         assert response.status_code == status, response.content
         check(schema, raters, "post", response)
+    for action, outcomes in (("close", ((stranger, 404), (judging, 403), (anonymous, 403), (owner, 200), (owner, 400))),
+                             ("reopen", ((stranger, 404), (owner, 200), (owner, 400)))):
+        for client, status in outcomes:
+            response = client.post(f"/api/campaigns/{pk}/{action}/")
+            assert response.status_code == status, response.content
+            check(schema, f"/api/campaigns/{{id}}/{action}/", "post", response)
 
 
 def response_rater_names(response) -> list[str]:

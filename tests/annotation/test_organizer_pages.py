@@ -213,12 +213,14 @@ def _before_page(campaign: Campaign) -> dict:
 
 
 def dashboard(client, campaign: Campaign, kept: bool = False) -> dict:
-    """The dashboard's JSON (the flags' URLs checked and left out, and the screen jobs, none here); with ``kept``,
-    read without a query that reads every judgment (what the poll keeps was extended, not taken again)."""
+    """The dashboard's JSON (the flags' URLs checked and left out, as are the screen jobs, none here, and the close
+    time, none: the campaign is open); with ``kept``, read without a query that reads every judgment (what the poll
+    keeps was extended, not taken again)."""
     with CaptureQueriesContext(connection) as captured:
         data = client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()
     assert not (kept and [query for query in captured if whole_reads(query["sql"])])
     assert data.pop("screen_jobs") == []
+    assert (data.pop("closed_at"), data.pop("closed_at_text")) == (None, None), "the campaign is open"
     for flag in data["flags"]["shown"]:
         assert flag.pop("url") == reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
     return data

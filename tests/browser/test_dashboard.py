@@ -14,7 +14,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotation.models import Screen, ScreenJob
-from annotation.services import screen_jobs
+from annotation.services import campaign_closing, screen_jobs
 from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from annotation.services.textfiles import NamedFile
@@ -193,3 +193,27 @@ def test_the_campaign_page_follows_its_screen_jobs_without_a_reload(live_server,
     expect(page.locator("#screens")).to_contain_text("Going on with the 7 screens not added yet")
     expect(page.locator("#screens-so-far")).to_have_text("16 screens")
     assert ScreenJob.objects.get(pk=stopped.pk).status == ScreenJob.Status.DONE
+
+
+def test_the_organizer_closes_the_campaign_from_its_page_and_the_page_follows_a_reopening(live_server, new_page):
+    """Only the admin's campaign form could close a campaign. Its page now says whether it is open, leads to a page
+    that says what closing does and closes on confirmation; a reopening elsewhere (the API, the admin) is shown by
+    the live dashboard without a reload."""
+    campaign = organized_campaign()
+    page = new_page()
+    log_in(page, live_server, "orga", ORGANIZER_PASSWORD, reverse("campaign-detail", args=[campaign.pk]))
+    expect(page.locator("#campaign-closed-at")).to_have_text("Open")
+    expect(page.locator("#reopen-link")).to_be_hidden()
+    page.get_by_role("link", name="Close the campaign…").click()
+    expect(page.locator("#closing-effects")).to_contain_text("Judges can no longer get or submit screens")
+    page.get_by_role("button", name="Close the campaign").click()
+    page.wait_for_load_state()
+    campaign.refresh_from_db()
+    closed = f"Closed at {campaign_closing.closed_at_text(campaign.closed_at)}"
+    expect(page.locator("#campaign-closed-at")).to_have_text(closed)
+    expect(page.locator(".messages")).to_contain_text(f"Closed campaign {campaign.name!r} at")
+    expect(page.locator("#close-link")).to_be_hidden()
+    campaign_closing.reopen(campaign)
+    expect(page.locator("#campaign-closed-at")).to_have_text("Open", timeout=UPDATE)
+    expect(page.locator("#close-link")).to_be_visible()
+    expect(page.locator("#reopen-link")).to_be_hidden()
