@@ -3,10 +3,11 @@
 Builds a crowd campaign in a throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default
 ``gecappraise_crowd_load``) with the demo test set (or CoNLL-14 from ../shared/data), ``--screens`` screens per
 session and enough pool screens for every worker. Starts gunicorn on ``--port`` (8720 by default) and runs one
-client thread per worker, each with its own cookies: the worker opens the Prolific-style link (a share of them in
-two tabs at once, whose first visits race to create the judge), follows it to a screen, submits random ranks until
-the session is full, and reads the completion code on the done page; then reopens the link, which must land on the
-done page again. Latencies are measured by the client.
+client thread per worker, each with its own cookies: the worker opens the Prolific-style link, whose GET shows the
+start page and stores nothing, and presses Start (a share of them in two tabs at once, whose POSTs race to create the
+judge), follows it to a screen, submits random ranks until the session is full (the last submit gives the code), and
+reads the completion code on the done page; then reopens the link, whose GET must show the same code. Latencies are
+measured by the client; "open link" is the Start button's POST, which does the work.
 
 Baseline, measured in the same run with the same threads: the login page (no database query), so the ratios show
 what opening the link and submitting cost on top of Django itself.
@@ -62,6 +63,7 @@ SCREEN_PATH = re.compile(r"^/judge/screens/([0-9a-f-]{36})/(?:\?.*)?$")
 RANK_FIELD = re.compile(rb'name="rank_(\d+)"')
 KEY_FIELD = re.compile(rb'name="(candidate_\d+)" value="([0-9a-f]+)"')
 CODE = re.compile(rb'id="completion-code">([A-Z2-7]+)<')
+START_BUTTON = re.compile(rb'id="study-start">Start<')
 COOKIE = re.compile(r"^([^=;]+)=([^;]*)")
 
 
@@ -122,9 +124,14 @@ class Tally:
 
 
 def open_link(browser: Browser, link: str, tabs: int) -> tuple[int, str]:
-    """Open the study link in ``tabs`` concurrent requests; the browser keeps the session of the last answer."""
+    """Open the study link (its start page, which must offer Start) and press Start in ``tabs`` concurrent
+    requests; the browser keeps the session of the last answer."""
+    status, _, page, _ = browser.request("GET", link)
+    if status != 200 or START_BUTTON.search(page) is None:
+        raise RuntimeError(f"the link's start page: HTTP {status} without its Start button")
     results: list[tuple[int, str, bytes, float]] = []
-    threads = [threading.Thread(target=lambda: results.append(browser.request("GET", link))) for _ in range(tabs)]
+    threads = [threading.Thread(target=lambda: results.append(browser.request("POST", link, {})))
+               for _ in range(tabs)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -178,19 +185,16 @@ def worker_loop(port: int, link: str, worker_id: str, tally: Tally, rng: np.rand
         code = CODE.search(page)
         if status != 200 or code is None:
             raise RuntimeError(f"done page: HTTP {status} without a completion code")
-        status, location, _ = open_link(browser, link, 1)
-        if follow(browser, location).split("?")[0] != location_of_done(location):
-            raise RuntimeError("reopening the link after the session did not land on the done page")
+        status, _, page, _ = browser.request("GET", link)
+        again = CODE.search(page)
+        if status != 200 or again is None or again.group(1) != code.group(1):
+            raise RuntimeError("reopening the link after the session did not show its code")
         with tally.lock:
             tally.seen[worker_id] = seen
             tally.codes[worker_id] = code.group(1).decode()
     except (RuntimeError, OSError) as error:
         with tally.lock:
             tally.errors.append(f"{worker_id}: {error}")
-
-
-def location_of_done(location: str) -> str:
-    return re.sub(r"/judge/campaigns/(\d+)/$", r"/judge/campaigns/\1/done/", location.split("?")[0])
 
 
 def baseline_loop(port: int, tally: Tally, rng: np.random.Generator, requests: int, think: float) -> None:

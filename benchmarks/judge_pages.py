@@ -15,9 +15,9 @@ alike): a judge of the small campaign with 100 judged screens (the baseline), a 
 and a judge of it with 10,000 judged screens; a round is the judge's home page, the campaign page claiming the
 next screen from the pool (the judge's screen is first put back in the pool, untimed, so that there is a claim to
 make), the screen page, a submit of ranks (which claims the next screen), the next screen's page, undo, and a flag.
-Then both campaigns become crowd campaigns and new crowd workers open the study link, their campaign page, screen
-and submit. Printed per page: median and p95 in ms, the queries of one request, and the median's ratio to the
-small campaign's.
+Then both campaigns become crowd campaigns and new crowd workers open the study link (its start page, then its
+Start button's POST), their campaign page, screen and submit. Printed per page: median and p95 in ms, the queries of
+one request, and the median's ratio to the small campaign's.
 
 The admin: each changelist of the large tables (Assignment, Judgment, CandidateJudgment, Screen, ScreenCandidate,
 Segment, Output, Candidate, Flag), unfiltered, filtered by the campaign, and searched for a judge's name and for a
@@ -38,6 +38,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 
@@ -66,7 +67,8 @@ SMALL_SCREENS = 500
 REDUNDANCY = 3
 JUDGE_PAGES = ("judge home", "campaign page (claims a screen)", "screen page", "submit (ranks)", "next screen page",
                "undo", "flag")
-CROWD_PAGES = ("crowd: study link (new worker)", "crowd: campaign page", "crowd: screen page", "crowd: submit")
+CROWD_PAGES = ("crowd: start page", "crowd: study link (new worker)", "crowd: campaign page", "crowd: screen page",
+               "crowd: submit")
 ADMIN_MODELS = ("assignment", "judgment", "candidatejudgment", "screen", "screencandidate", "segment", "output",
                 "candidate", "flag")
 #: Each admin list's campaign filter, as its list_filter names it.
@@ -167,12 +169,15 @@ class JudgeCase:
         timed("flag", lambda: client.post(flag, {"reason": "other", "details": "benchmark"}))
 
     def crowd_round(self, worker: int) -> None:
-        """A new crowd worker opens the study link from their own address, then judges one screen."""
+        """A new crowd worker opens the study link from their own address (its start page, then Start), then judges one
+        screen."""
         client = Client(REMOTE_ADDR=f"10.{worker // 65536 % 256}.{worker // 256 % 256}.{worker % 256}")
         timed = self.timings.request
         link = reverse("crowd-study-link", args=[self.campaign.crowd_key])
         query = {"PROLIFIC_PID": f"worker{worker}", "STUDY_ID": "study", "SESSION_ID": f"session{worker}"}
-        timed("crowd: study link (new worker)", lambda: client.get(link, query))
+        link += "?" + urlencode(query)
+        timed("crowd: start page", lambda: client.get(link), (200,))
+        timed("crowd: study link (new worker)", lambda: client.post(link))
         screen = timed("crowd: campaign page", lambda: client.get(reverse("judge-campaign", args=[self.campaign.pk])))
         page = timed("crowd: screen page", lambda: client.get(screen["Location"]), (200,))
         timed("crowd: submit", lambda: client.post(screen["Location"], ranks(page)))

@@ -5,7 +5,8 @@ Turk ``workerId``, ``assignmentId``, ``hitId``; or a generic ``worker``. The wor
 the campaign (unique per campaign and platform), whose judge account has no password and no e-mail and judges this
 campaign only, so the same id always resumes the same judge. The session id names one of the worker's
 ``CrowdSession``s (one platform submission each), which becomes their current one. MTurk shows a HIT's preview with
-``assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE``: a preview stores nothing.
+``assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE``: a preview stores nothing. Only ``enter`` stores anything (the study
+link calls it on the worker's POST); ``parse_visit`` and ``visited_session`` read.
 """
 from __future__ import annotations
 
@@ -172,11 +173,11 @@ def enter(campaign: Campaign, visit: Visit, address: str = "") -> CrowdSession:
     return _open_session(found, visit)
 
 
-def closed_study_session(campaign: Campaign, visit: Visit) -> CrowdSession | None:
-    """The session whose end a visit of ``campaign``'s study link shows once the study is closed: the worker's session
-    that the visit's session id names, or their current one when it names none. None for a preview, a worker the
-    study does not know, or a session id none of the worker's sessions has: a closed study takes no new worker and
-    starts no session. Stores nothing, and leaves the worker's current session as it was."""
+def visited_session(campaign: Campaign, visit: Visit) -> CrowdSession | None:
+    """The session of ``campaign``'s study a visit names, as stored: the worker's session that the visit's session id
+    names, or their current one when it names none. None for a preview, a worker the study does not know, or a
+    session id none of the worker's sessions has (a visit that would start a new session, or, once the study is
+    closed, that it refuses). Stores nothing, and leaves the worker's current session as it was."""
     if visit.preview:
         return None
     worker = _find(campaign, visit)

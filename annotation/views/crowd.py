@@ -1,13 +1,16 @@
 """Crowd campaigns' pages (issue 10): the public study link, a worker's completion page, and the organizer's CSV
 of workers' sessions.
 
-The study link parses the platform's parameters (``crowd_entry.parse_visit``), makes the link's session the
-worker's current one, logs the worker in as their campaign-local judge and sends them on to their current screen;
-an MTurk preview shows a sample screen and stores nothing. A closed study takes no new worker or session, but a
-worker it knows still gets the end of their session (the completion code the close gave it), and its link stores
-nothing. A refused link changes nothing and says why. Someone signed in with an account of their own (an organizer
-trying the link, an invited judge) is asked first: continuing signs them out and in as the crowd worker; until they
-confirm, nothing is stored.
+The study link parses the platform's parameters (``crowd_entry.parse_visit``). A GET or HEAD of it stores nothing and
+signs no one in: it shows the study's start page, whose Start (or, for a worker's session under way, Continue) button
+POSTs the same link. A link preview (a chat app, a mail scanner) or a browser's prefetch of a worker's link made
+their account and session and took a screen's lease. The POST makes the link's session the worker's current one,
+logs the worker in as their campaign-local judge and sends them on to their current screen. An MTurk preview shows a
+sample screen and stores nothing. A session whose code was given shows its end page (the code, as stored) to a GET
+too. A closed study takes no new worker or session, but a worker it knows still gets the end of their session (the
+completion code the close gave it), and its link stores nothing. A refused link changes nothing and says why.
+Someone signed in with an account of their own (an organizer trying the link, an invited judge) is asked first:
+continuing signs them out and in as the crowd worker.
 """
 from __future__ import annotations
 
@@ -45,17 +48,15 @@ def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def study_link(request: HttpRequest, key: str) -> HttpResponse:
-    """The campaign's public study link: create or resume the worker's judge and the link's session, log them in,
-    go on judging in it; the link of an earlier session whose code was given shows that code again.
+    """The campaign's public study link. GET and HEAD store nothing: the study's start page (``_start_page``), or
+    the end page of a session whose code was given. POST (the start page's button): create or resume the worker's
+    judge and the link's session, log them in, go on judging in it; the link of an earlier session whose code was
+    given shows that code again.
 
     Once the study is closed, a worker it knows still comes back, to the end of the session the link names (or of
     their current one): the completion code the close gave it when they submitted a screen in it
     (``campaign_closing``), or why it has none; anyone else (a new worker, a new session id, an MTurk preview) gets
-    a 410. Either way nothing is stored and no browser is logged in: a link preview or a prefetch of the link
-    changes nothing.
-
-    GET asks first when the browser is signed in to an account that is not a crowd worker's (the worker's POST of
-    that page, with the same query string, goes on)."""
+    a 410. Whatever the method, nothing is stored and no browser is logged in."""
     campaign = crowd_entry.crowd_campaign(key)
     if campaign is None:
         return _refused(request, NO_STUDY, 404)
@@ -64,15 +65,14 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     except crowd_entry.CrowdLinkError as error:
         return _refused(request, str(error), 400)
     if campaign.closed_at is not None:
-        ended = crowd_entry.closed_study_session(campaign, visit)
+        ended = crowd_entry.visited_session(campaign, visit)
         if ended is None:
             return _refused(request, "This study is closed; it takes no more work.", 410)
         return _end_page(request, campaign, ended)
     if visit.preview:
         return _preview(request, campaign)
-    if request.method != "POST" and _signed_in_elsewhere(request):
-        context = {"campaign": campaign, "visit": visit, "action": request.get_full_path()}
-        return render(request, "judge/crowd_switch.html", context)
+    if request.method != "POST":
+        return _start_page(request, campaign, visit)
     try:
         session = crowd_entry.enter(campaign, visit, client_address(request))
     except crowd_entry.TooManyNewWorkers as error:
@@ -83,6 +83,21 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
     if not session.current:
         return completion(request, campaign, session)
     return redirect("judge-campaign", campaign.pk)
+
+
+def _start_page(request: HttpRequest, campaign: Campaign, visit: crowd_entry.Visit) -> HttpResponse:
+    """What a GET of the open study's link shows, storing nothing: the end page of a session whose code was given;
+    to a browser signed in to an account of its own, the question whether to sign out and continue as the worker;
+    otherwise the study's name and task with a Start button (Continue for the worker's session under way), which
+    POSTs the link as it was opened (the worker, study and session ids in its query string). Rendering the form sets
+    the CSRF cookie, so a first visit's POST passes the CSRF check."""
+    session = crowd_entry.visited_session(campaign, visit)
+    if session is not None and session.completed_at is not None:
+        return _end_page(request, campaign, session)
+    context = {"campaign": campaign, "visit": visit, "action": request.get_full_path(), "session": session}
+    if _signed_in_elsewhere(request):
+        return render(request, "judge/crowd_switch.html", context)
+    return render(request, "judge/crowd_start.html", context)
 
 
 def reopening_link(session: CrowdSession) -> str:

@@ -109,9 +109,17 @@ def prolific(campaign: Campaign, pid: str, session: str = "S1") -> str:
     return link(campaign, PROLIFIC_PID=pid, STUDY_ID="ST", SESSION_ID=session)
 
 
+def start(client: Client, url: str, **options):
+    """Open the study link (its start page, which stores nothing) and press its Start or Continue button: the
+    answer to that POST of the link."""
+    page = client.get(url)
+    assert page.status_code == 200 and b'id="study-start"' in page.content, page.content[:500]
+    return client.post(url, **options)
+
+
 def open_screen(client: Client, url: str) -> str:
-    """Follow the study link to the worker's screen; its URL."""
-    response = client.get(url, follow=True)
+    """Follow the study link, through its start page, to the worker's screen; its URL."""
+    response = start(client, url, follow=True)
     assert response.status_code == 200, response.content[:500]
     return response.redirect_chain[-1][0]
 
@@ -420,6 +428,79 @@ def test_no_get_of_a_closed_studys_urls_changes_anything(crowd):
     assert everything() == before
 
 
+def test_no_get_or_head_of_an_open_studys_link_changes_anything(crowd):
+    """A GET of an open study's link made the worker's account and session, signed the browser in and leased a
+    screen: a link preview (a chat app, a mail scanner) or a browser's prefetch of a worker's link did the worker's
+    first visit for them. A GET or HEAD now shows the start page (or a code as stored) and stores nothing, whatever
+    the parameters and whoever asks; the Start button's POST does the visit."""
+    crowd.crowd_session_screens = 1
+    crowd.save()
+    worker = Client()
+    submit(worker, open_screen(worker, prolific(crowd, "DONE", session="S1")))
+    worker.get(reverse("judge-done", args=[crowd.pk]))
+    open_screen(worker, prolific(crowd, "DONE", session="S2"))
+    holder = Client()
+    open_screen(holder, link(crowd, workerId="A1", assignmentId="AS1", hitId="H1"))
+    signed_in = Client()
+    signed_in.force_login(User.objects.get(username="orga"))
+    before = everything()
+    links = [prolific(crowd, "NEW"), prolific(crowd, "NEW", session=""), link(crowd, worker="generic-1"),
+             link(crowd, workerId="A2", assignmentId="AS2", hitId="H1"), link(crowd, workerId="A1", assignmentId="AS1",
+             hitId="H1"), link(crowd, workerId="A1", assignmentId="AS9", hitId="H1"), prolific(crowd, "DONE"),
+             prolific(crowd, "DONE", session="S1"), prolific(crowd, "DONE", session="S2"),
+             prolific(crowd, "DONE", session="S3"), link(crowd, assignmentId=MTURK_PREVIEW, hitId="H1"),
+             link(crowd, worker="bad id"), link(crowd), link(crowd, worker="w1&worker=w2"),
+             reverse("crowd-study-link", args=["no-such-study"]) + "?worker=w1"]
+    answers = set()
+    for method in ("get", "head"):
+        for url in links:
+            for client in (Client(), worker, holder, signed_in):
+                response = getattr(client, method)(url)
+                answers.add(response.status_code)
+    assert everything() == before
+    assert answers == {200, 400, 404}, "pages, refused parameters, no such study: no redirect into the study"
+
+
+def test_a_worker_who_comes_back_by_get_is_asked_to_continue_not_signed_in(crowd):
+    worker = Client()
+    screen = open_screen(worker, prolific(crowd, "PID1"))
+    for client in (Client(), worker):
+        page = client.get(prolific(crowd, "PID1")).content.decode()
+        assert re.search(r'<form method="post" action="([^"]+)">', page).group(1).replace("&amp;", "&") == prolific(
+            crowd, "PID1")
+        assert '>Continue</button>' in page and "you have started this session already" in page
+    fresh = Client()
+    fresh.get(prolific(crowd, "PID1"))
+    assert "_auth_user_id" not in fresh.session, "the GET signed no one in"
+    assert fresh.post(prolific(crowd, "PID1"), follow=True).redirect_chain[-1][0] == screen
+    new_session = Client().get(prolific(crowd, "PID1", session="S2")).content.decode()
+    assert '>Start</button>' in new_session and "nothing is stored until you start" in new_session
+
+
+def test_the_start_button_passes_the_csrf_check_on_a_first_visit_without_a_cookie(crowd):
+    """The start page's form carries a CSRF token and its GET sets the cookie, so the first visit of a browser
+    that has no cookie of the site starts; a POST from elsewhere, without them, is refused and stores nothing."""
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(prolific(crowd, "PID1"))
+    assert "csrftoken" in page.cookies
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    forged = Client(enforce_csrf_checks=True).post(prolific(crowd, "PID1"), {"csrfmiddlewaretoken": token})
+    assert forged.status_code == 403 and not CrowdWorker.objects.exists()
+    started = browser.post(prolific(crowd, "PID1"), {"csrfmiddlewaretoken": token}, follow=True)
+    assert "/judge/screens/" in started.redirect_chain[-1][0]
+    assert CrowdWorker.objects.get().worker_id == "PID1"
+
+
+def test_the_start_page_says_what_the_study_is(crowd):
+    crowd.instruction = "Pick the most fluent correction."
+    crowd.guidelines = "Read this."
+    crowd.save()
+    page = Client().get(prolific(crowd, "PID1")).content.decode()
+    assert "<h1>crowd</h1>" in page and '<p id="study-task">Pick the most fluent correction.</p>' in page
+    assert "A session holds at most 2 screens; the study's guidelines come before the first one." in page
+    assert "and are taken back to the platform" in page
+
+
 def test_a_campaign_with_crowd_workers_stays_in_crowd_mode(crowd, admin):
     """Unticking "crowd campaign" in the admin left its workers' accounts behind, of a campaign whose study link
     answered 404: their codes out of reach, and accounts without a password taken for invited judges. The admin
@@ -585,9 +666,11 @@ def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
     assert session.code in page
     assert f"https://app.prolific.com/submissions/complete?cc={session.code}" in page
     assert 'http-equiv="refresh"' in page
-    # no third screen was served in this session, and reopening the link lands on the code again
+    # no third screen was served in this session, and reopening the link lands on the code again (its GET shows it
+    # as stored, and so does its POST)
     assert Assignment.objects.filter(judge=session.worker.judge).count() == 2
-    assert client.get(prolific(crowd, "PID1"), follow=True).redirect_chain[-1][0] == done_url
+    assert code_on(client.get(prolific(crowd, "PID1"))) == session.code
+    assert client.post(prolific(crowd, "PID1"), follow=True).redirect_chain[-1][0] == done_url
     # a new platform session continues with new screens
     assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
 
@@ -639,7 +722,7 @@ def test_no_code_for_a_session_without_a_submitted_screen(crowd):
     for number, client in enumerate(holders):
         open_screen(client, prolific(crowd, f"HOLDER{number}"))
     late = Client()
-    response = late.get(prolific(crowd, "LATE"), follow=True)
+    response = start(late, prolific(crowd, "LATE"), follow=True)
     assert response.redirect_chain[-1][0] == reverse("judge-done", args=[crowd.pk])
     page = response.content.decode()
     assert 'id="no-work"' in page and 'id="completion-code"' not in page and 'http-equiv="refresh"' not in page
@@ -667,7 +750,8 @@ def test_one_address_opens_the_study_as_a_limited_number_of_new_workers(crowd, s
     bot = Client(REMOTE_ADDR="198.51.100.7")
     for number in range(3):
         assert "/judge/screens/" in open_screen(bot, prolific(crowd, f"BOT{number}"))
-    refused = bot.get(prolific(crowd, "BOT3"))
+    assert bot.get(prolific(crowd, "BOT3")).status_code == 200, "the start page, which makes no worker"
+    refused = bot.post(prolific(crowd, "BOT3"))
     assert refused.status_code == 429 and b"Too many new workers" in refused.content
     assert not CrowdWorker.objects.filter(worker_id="BOT3").exists()
     assert "/judge/screens/" in open_screen(bot, prolific(crowd, "BOT0")), "a known worker resumes"
@@ -685,7 +769,7 @@ def test_campaign_limit_counts_every_session(crowd):
     client = Client()
     done_url = submit(client, open_screen(client, prolific(crowd, "PID1")))
     assert done_url == reverse("judge-done", args=[crowd.pk])
-    assert client.get(prolific(crowd, "PID1", session="S2"), follow=True).redirect_chain[-1][0] == done_url
+    assert start(client, prolific(crowd, "PID1", session="S2"), follow=True).redirect_chain[-1][0] == done_url
 
 
 def test_codes_cannot_be_made_without_the_secret_and_differ_by_worker_and_outcome(crowd):
@@ -1061,7 +1145,8 @@ def test_someone_signed_in_is_asked_before_becoming_a_worker_and_nothing_is_stor
 def test_a_crowd_worker_on_a_shared_browser_is_not_asked(crowd):
     client = Client()
     open_screen(client, prolific(crowd, "PID1"))
-    response = client.get(prolific(crowd, "PID2"))
+    assert b"Sign out" not in client.get(prolific(crowd, "PID2")).content
+    response = start(client, prolific(crowd, "PID2"))
     assert response.status_code == 302
     assert client.session["_auth_user_id"] == str(CrowdWorker.objects.get(worker_id="PID2").judge.pk)
 

@@ -469,6 +469,8 @@ def test_the_other_pages_pass_axe(live_server, new_page, ranking, organizer):
     worker.goto(link + "?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=3XYZ")
     assert axe_violations(worker) == [], "crowd preview"
     worker.goto(link + "?workerId=A2WORKER&assignmentId=3ASSIGN&hitId=3HIT")
+    assert axe_violations(worker) == [], "crowd start page"
+    worker.get_by_role("button", name="Start", exact=True).click()
     expect(worker.locator("#source")).to_be_visible()
     assert axe_violations(worker) == [], "crowd screen"
     worker.wait_for_load_state()
@@ -527,6 +529,7 @@ def test_the_crowd_worker_can_stay_on_the_completion_page(live_server, new_page,
         page.context.route("https://app.prolific.com/**", lambda route: (
             platform.append(route.request.url), route.fulfill(status=200, body="<h1>Prolific</h1>")))
         page.goto(f"{link}?PROLIFIC_PID={worker}&STUDY_ID=st01&SESSION_ID=se01")
+        page.get_by_role("button", name="Start", exact=True).click()
         page.wait_for_load_state()
         for position in range(candidate_rows(page)):
             page.locator(f"#candidate-{position} label.rank").nth(position).click()

@@ -34,6 +34,14 @@ def study_link(live_server, campaign, **params) -> str:
     return f"{live_server.url}{reverse('crowd-study-link', args=[campaign.crowd_key])}?{query}"
 
 
+def start(page, link: str, button: str = "Start") -> None:
+    """Open the study link (its start page, which stores nothing) and press its ``button`` (Start, or Continue for
+    the worker's session under way)."""
+    page.goto(link)
+    page.get_by_role("button", name=button, exact=True).click()
+    page.wait_for_load_state()
+
+
 def rank_and_submit(page, n: int) -> None:
     page.wait_for_load_state("domcontentloaded")
     for position in range(n):
@@ -45,17 +53,21 @@ def test_prolific_link_opens_resumes_and_finishes_with_the_code_and_redirect(liv
     link = study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01", SESSION_ID="se01")
     page = new_page()
     page.goto(link)
+    expect(page.locator("#study-start-note")).to_contain_text("nothing is stored until you start")
+    page.screenshot(path=artifacts / "crowd-start-page.png")
+    assert not CrowdWorker.objects.exists() and "sessionid" not in {c["name"] for c in page.context.cookies()}
+    page.get_by_role("button", name="Start", exact=True).click()
     expect(page).to_have_url(re.compile(r"/judge/screens/[0-9a-f-]+/$"))
     expect(page.locator("#source")).to_be_visible()
     expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
     first_screen = page.url
     page.screenshot(path=artifacts / "crowd-first-screen.png")
 
-    page.goto(live_server.url + "/")  # leaving: the same browser reopens the link
-    page.goto(link)
+    page.goto(live_server.url + "/")  # leaving: the same browser reopens the link, and is asked to continue
+    start(page, link, "Continue")
     assert page.url == first_screen
     elsewhere = new_page()  # another browser (no cookies) with the same worker id
-    elsewhere.goto(link)
+    start(elsewhere, link, "Continue")
     assert elsewhere.url == first_screen
     assert CrowdWorker.objects.count() == 1
 
@@ -103,7 +115,7 @@ def test_crowd_worker_cannot_open_another_campaigns_screen_or_an_organizer_page(
     add_screen(other, 0, judges=[invited])
     foreign = queue.next_assignment(other, invited)
     page = new_page()
-    page.goto(study_link(live_server, crowd, workerId="A2MTURKWORKER", assignmentId="3ASSIGN", hitId="3HIT"))
+    start(page, study_link(live_server, crowd, workerId="A2MTURKWORKER", assignmentId="3ASSIGN", hitId="3HIT"))
     expect(page).to_have_url(re.compile(r"/judge/screens/"))
     # Another judge's screen is refused (403, the queue's ForeignScreen); campaigns the worker does not judge or
     # manage are not found (404); crowd workers have no password to change (403); the admin sends to its login page.
@@ -132,7 +144,7 @@ def test_a_crowd_workers_ended_session_is_told_with_the_study_link_to_open_again
     could not use."""
     link = study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01", SESSION_ID="se01")
     page = new_page()
-    page.goto(link)
+    start(page, link)
     expect(page.locator("#screen-counter")).to_have_text("Screen 1 of 2")
     page.wait_for_load_state("domcontentloaded")
     screen_url = page.url
@@ -145,6 +157,7 @@ def test_a_crowd_workers_ended_session_is_told_with_the_study_link_to_open_again
     expect(ended).to_contain_text("Your session on this site has ended")
     expect(page.locator("#submit")).to_be_disabled()
     page.get_by_role("link", name="Open the study link again").click()
+    page.get_by_role("button", name="Continue", exact=True).click()
     expect(page).to_have_url(screen_url)
     page.wait_for_load_state("domcontentloaded")
     checked = page.eval_on_selector_all(".candidate input:checked", "inputs => inputs.map(i => i.value)")
@@ -157,8 +170,8 @@ def test_a_crowd_workers_open_screen_leads_to_the_code_when_the_study_closes(liv
     to it, the page says the campaign is closed and its link, "Finish", leads to the completion code of the screen
     they judged. The link read "Go to your current screen", which a closed campaign has none of."""
     page = new_page()
-    page.goto(study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01",
-                         SESSION_ID="se01"))
+    start(page, study_link(live_server, crowd, PROLIFIC_PID="60a1b2c3d4e5f6a7b8c9d0e1", STUDY_ID="st01",
+                           SESSION_ID="se01"))
     first = Assignment.objects.get(token=page.url.rstrip("/").split("/")[-1])
     rank_and_submit(page, len(queue.candidate_keys(first)))
     expect(page.locator("#screen-counter")).to_have_text("Screen 2 of 2")
