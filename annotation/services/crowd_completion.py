@@ -154,6 +154,16 @@ def complete(session: CrowdSession) -> CrowdSession:
     return locked
 
 
+def end_session_at_last_submit(campaign: Campaign, judge: AbstractBaseUser) -> None:
+    """End ``judge``'s current session of ``campaign`` (``complete``) after a submit that served them nothing next:
+    their session is full, or nothing is left for them. The code is so given by that POST, and the done page's GET
+    then only shows it (a done page opened without such a submit still ends the session, as before). Nothing for an
+    invited judge."""
+    session = current_session_of(campaign, judge)
+    if session is not None:
+        complete(session)
+
+
 def end_sessions_at_close(campaign: Campaign) -> int:
     """End every session of ``campaign``'s crowd workers that is not over, as ``complete`` ends one, at once: those in
     which the worker submitted a screen get their outcome and code (with ``crowd_code_encodes_qc``, from the

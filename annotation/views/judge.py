@@ -327,7 +327,9 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_first
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
-    session's completion page (one who still has screens in it goes back to them)."""
+    session's completion page (one who still has screens in it goes back to them). The submit that ended the session
+    gave its code (``crowd_completion.end_session_at_last_submit``); the page gives it only to a worker who comes
+    here otherwise (a session found full or without screens left when they came back)."""
     found = judged_campaign_or_404(request, campaign_id)
     session = crowd_completion.current_session_of(found, request.user)
     if session is not None:
@@ -505,10 +507,12 @@ def _submitted(request: HttpRequest, assignment: Assignment, token: uuid.UUID, f
 def _following(
     request: HttpRequest, campaign: Campaign, result: queue.SubmitResult, flagged: bool = False
 ) -> HttpResponse:
-    """Redirect to the screen the submit (a flag: ``flagged``) served next, or to the done page when none was left,
-    offering to undo the submit; to the guidelines first when they changed since the judge read them (the screen
-    served next waits, and comes once the judge acknowledges them)."""
+    """Redirect to the screen the submit (a flag: ``flagged``) served next, or to the done page when none was left
+    (a crowd worker's session ends there, with its code: ``end_session_at_last_submit``), offering to undo the
+    submit; to the guidelines first when they changed since the judge read them (the screen served next waits, and
+    comes once the judge acknowledges them)."""
     if result.following is None:
+        crowd_completion.end_session_at_last_submit(campaign, request.user)
         page = reverse("judge-done", args=[campaign.pk])
     elif guidelines.needs_acknowledgement(campaign, request.user):
         page = reverse("judge-guidelines", args=[campaign.pk])

@@ -176,13 +176,14 @@ def stored() -> tuple[int, ...]:
 
 
 def test_a_worker_who_left_before_the_code_gets_it_through_the_study_link_after_the_close(crowd):
-    """A worker judged their session's two screens and closed the tab before the completion page; the organizer
-    then closed the study. The link answered 410 "This study is closed" to them too, so the code they earned was
-    out of reach and they could not be paid. Now their link shows it (and sends them on to the platform), again on
-    a reload, in another browser; a new worker, a new session of the worker and a preview are still refused."""
+    """A worker judged their session's two screens (the last submit gave the code) and closed the tab before the
+    completion page; the organizer then closed the study. The link answered 410 "This study is closed" to them too,
+    so the code they earned was out of reach and they could not be paid. Now their link shows it (and sends them on
+    to the platform), again on a reload, in another browser; a new worker, a new session of the worker and a preview
+    are still refused."""
     client = Client()
     submit(client, submit(client, open_screen(client, prolific(crowd, "PID1"))))
-    assert CrowdSession.objects.get().code == "", "the worker left before the completion page"
+    assert CrowdSession.objects.get().code, "given at the last submit; the worker left before the completion page"
     close(crowd)
     response = Client().get(prolific(crowd, "PID1"))
     assert response.status_code == 200
@@ -275,8 +276,9 @@ def test_closing_the_study_gives_every_session_with_a_screen_its_code_at_once(cr
     open_screen(idle, prolific(crowd, "IDLE"))
     submit(two, open_screen(two, prolific(crowd, "TWO", session="S1")))
     submit(two, open_screen(two, prolific(crowd, "TWO", session="S2")))
-    assert CrowdSession.objects.exclude(code="").count() == 0, "nobody reached the completion page"
-    assert campaign_closing.close(crowd) == 4
+    assert list(CrowdSession.objects.exclude(code="").values_list("worker__worker_id", flat=True)) == ["FULL"], (
+        "the full session's last submit gave its code; nobody reached the completion page")
+    assert campaign_closing.close(crowd) == 3
     _, rows = workers_csv(crowd)
     expected = {(worker, session): crowd_completion.completion_code(crowd, "prolific", worker, session, "completed")
                 for worker, session in (("FULL", "S1"), ("PART", "S1"), ("TWO", "S1"), ("TWO", "S2"))}
@@ -675,6 +677,27 @@ def test_session_limit_ends_with_the_code_and_the_completion_url(crowd):
     assert "/judge/screens/" in open_screen(client, prolific(crowd, "PID1", session="S2"))
 
 
+@pytest.mark.parametrize("last", ["submit", "flag"])
+def test_the_last_submit_of_a_session_gives_its_code_and_the_done_page_only_shows_it(crowd, last):
+    """The code was given by the done page's GET (a write on GET, with the worker's login cookie). The submit or flag
+    that fills the session gives it now; the done page, on GET and HEAD, shows it and stores nothing."""
+    client = Client()
+    held = submit(client, open_screen(client, prolific(crowd, "PID1")))
+    if last == "submit":
+        done_url = submit(client, held)
+    else:
+        flagged = client.post(held + "flag/", {"reason": "garbled", "details": ""})
+        assert flagged.status_code == 302, flagged.content[:500]
+        done_url = flagged["Location"].split("?")[0]
+    assert done_url == reverse("judge-done", args=[crowd.pk])
+    session = CrowdSession.objects.get()
+    assert session.code == crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
+    before = everything()
+    client.head(done_url)
+    assert code_on(client.get(done_url)) == session.code
+    assert everything() == before
+
+
 def test_a_workers_home_page_counts_the_session_and_offers_no_password(crowd):
     """A crowd worker who opens the header's Judging link sees their session's count, as the screen's counter says
     it, and no offer to set a password (they joined by the study link; the password page refuses them): at the end
@@ -787,11 +810,9 @@ def test_code_encodes_the_rater_qc_verdict(crowd):
     crowd.save()
     passing, failing = Client(), Client()
     submit(passing, open_screen(passing, prolific(crowd, "GOOD")))
-    submit(failing, open_screen(failing, prolific(crowd, "BAD")))
-    bad = CrowdWorker.objects.get(worker_id="BAD")
-    rater_qc.set_decision(crowd, bad.judge, RaterStatus.Decision.EXCLUDE)
-    passing.get(reverse("judge-done", args=[crowd.pk]))
-    failing.get(reverse("judge-done", args=[crowd.pk]))
+    held = open_screen(failing, prolific(crowd, "BAD"))
+    rater_qc.set_decision(crowd, CrowdWorker.objects.get(worker_id="BAD").judge, RaterStatus.Decision.EXCLUDE)
+    submit(failing, held)  # the session's last submit gives the code, of the verdict then
     good = CrowdSession.objects.get(worker__worker_id="GOOD")
     bad = CrowdSession.objects.get(worker__worker_id="BAD")
     assert (good.outcome, bad.outcome) == ("passed", "failed")
