@@ -20,6 +20,7 @@ session id), and a session the close left open, without a code, goes on.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -27,8 +28,8 @@ from django.utils import timezone
 
 from gecappraise.plurals import counted
 
-from ..models import Campaign, CrowdWorker
-from .crowd_completion import end_sessions_at_close
+from ..models import Assignment, Campaign, CrowdWorker
+from .crowd_completion import end_sessions_at_close, sessions_ending_at_close
 
 
 class ClosingRefused(ValueError):
@@ -82,6 +83,36 @@ def reopen(campaign: Campaign) -> None:
             raise ClosingRefused(f"Campaign {campaign.name!r} is open; nothing was changed.", None)
         campaign.closed_at = None
         Campaign.objects.filter(pk=campaign.pk).update(closed_at=None)
+
+
+@dataclass(frozen=True)
+class ClosingEffects:
+    """What closing a campaign now would do, for its confirmation: ``held`` screens that judges hold (served, their
+    lease running) could no longer be sent in, and ``codes`` crowd sessions would get their completion code."""
+
+    held: int
+    codes: int
+
+    @property
+    def held_text(self) -> str:
+        """The screens judges hold, in words: "judges hold 3 screens now"."""
+        return f"judges hold {counted(self.held, 'screen')} now" if self.held else "no judge holds one now"
+
+    @property
+    def codes_text(self) -> str:
+        """The sessions that would get their code, in words."""
+        if not self.codes:
+            return "No session would get a code now."
+        return f"{counted(self.codes, 'session')} would get {'its' if self.codes == 1 else 'their'} code now."
+
+
+def closing_effects(campaign: Campaign) -> ClosingEffects:
+    """The :class:`ClosingEffects` of closing the open ``campaign`` now (read without locks: a judge may submit or
+    take a screen before the organizer confirms)."""
+    held = Assignment.objects.filter(
+        campaign=campaign, status=Assignment.Status.SERVED, lease_expires_at__gt=timezone.now()
+    ).count()
+    return ClosingEffects(held=held, codes=len(sessions_ending_at_close(campaign)) if campaign.crowd else 0)
 
 
 def closed_summary(campaign: Campaign, completed: int) -> str:

@@ -164,6 +164,22 @@ def end_session_at_last_submit(campaign: Campaign, judge: AbstractBaseUser) -> N
         complete(session)
 
 
+def sessions_ending_at_close(campaign: Campaign, workers: dict[int, CrowdWorker] | None = None) -> list[CrowdSession]:
+    """The sessions of ``campaign``'s crowd workers that a close would end with a code now: those not over in which
+    the worker submitted a screen. ``workers``: the campaign's workers by id, when the caller has read them."""
+    if workers is None:
+        workers = {worker.pk: worker for worker in campaign.crowd_workers.all()}
+    submitted = dict(
+        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
+        .order_by().values_list("judge").annotate(n=Count("id")).values_list("judge", "n")
+    )
+    open_sessions = CrowdSession.objects.filter(worker__campaign=campaign, completed_at__isnull=True).order_by("pk")
+    return [
+        session for session in open_sessions
+        if session_screens(session, submitted.get(workers[session.worker_id].judge_id, 0)) > 0
+    ]
+
+
 def end_sessions_at_close(campaign: Campaign) -> int:
     """End every session of ``campaign``'s crowd workers that is not over, as ``complete`` ends one, at once: those in
     which the worker submitted a screen get their outcome and code (with ``crowd_code_encodes_qc``, from the
@@ -176,15 +192,7 @@ def end_sessions_at_close(campaign: Campaign) -> int:
     workers = {worker.pk: worker for worker in campaign.crowd_workers.all()}
     for worker in workers.values():
         worker.campaign = campaign
-    submitted = dict(
-        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
-        .order_by().values_list("judge").annotate(n=Count("id")).values_list("judge", "n")
-    )
-    open_sessions = CrowdSession.objects.filter(worker__campaign=campaign, completed_at__isnull=True).order_by("pk")
-    ending = [
-        session for session in open_sessions
-        if session_screens(session, submitted.get(workers[session.worker_id].judge_id, 0)) > 0
-    ]
+    ending = sessions_ending_at_close(campaign, workers)
     if not ending:
         return 0
     excluded = set()

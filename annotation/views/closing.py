@@ -19,7 +19,9 @@ def campaign_close(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: what closing does, and the button that closes; POST: close the campaign now."""
     campaign = managed_campaign_or_404(request, pk)
     if request.method != "POST":
-        return render(request, "organizer/campaign_closing.html", {"campaign": campaign, "closing": True})
+        effects = None if campaign.closed_at else campaign_closing.closing_effects(campaign)
+        return render(request, "organizer/campaign_closing.html",
+                      {"campaign": campaign, "closing": True, "effects": effects})
     try:
         completed = campaign_closing.close(campaign)
     except campaign_closing.ClosingRefused as refused:

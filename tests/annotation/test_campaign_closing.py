@@ -59,6 +59,7 @@ def test_the_organizer_closes_a_crowd_study_from_its_page_and_its_workers_get_th
     text = confirm.content.decode()
     assert confirm.status_code == 200 and "Judges can no longer get or submit screens" in text
     assert "Every worker who submitted a screen in a session gets that session's completion code now" in text
+    assert "(judges hold 3 screens now)" in text and "2 sessions would get their code now." in text
     assert 'name="csrfmiddlewaretoken"' in text
     crowd.refresh_from_db()
     assert crowd.closed_at is None, "the confirmation page changes nothing"
@@ -74,6 +75,14 @@ def test_the_organizer_closes_a_crowd_study_from_its_page_and_its_workers_get_th
     assert re.search(r'id="close-link" href="[^"]+" hidden>', page) and 'id="study-closed-note"' in page
     live = organizer.get(reverse("campaign-dashboard", args=[crowd.pk])).json()
     assert (live["closed_at"], live["closed_at_text"]) == (crowd.closed_at.isoformat(), when)
+
+
+def test_the_confirmation_counts_nothing_where_nothing_is_held_or_owed(db):
+    campaign = small_campaign("quiet")
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", password="root-password-1"))
+    text = client.get(reverse("campaign-close", args=[campaign.pk])).content.decode()
+    assert "(no judge holds one now)" in text and "would get" not in text
 
 
 def test_closing_a_closed_campaign_says_so_and_changes_nothing(crowd, organizer):  # noqa: F811
