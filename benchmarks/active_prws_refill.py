@@ -39,12 +39,11 @@ from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment
 from annotation.random_streams import campaign_rng  # noqa: E402
 from annotation.services.importing import import_outputs  # noqa: E402
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens  # noqa: E402
-from annotation.services.sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan  # noqa: E402
 from annotation.services.screens import lock_campaign, next_screen_number, segment_candidates, write_screens  # noqa
 from annotation.services.textfiles import NamedFile  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
-from ranking.active_screens import write_active_prws_screens  # noqa: E402
-from ranking.core.active import CandidateBeliefs, select_prws_screen  # noqa: E402
+from ranking.active_screens import easl_plans, write_active_prws_screens  # noqa: E402
+from ranking.core.active import CandidateBeliefs  # noqa: E402
 
 
 def former_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[CandidateBeliefs, np.ndarray]:
@@ -72,20 +71,8 @@ def former_refill(campaign: Campaign, count: int) -> range:
         rng = campaign_rng(campaign, "active", next_screen_number(campaign))
         segment_ids, candidates, _ = segment_candidates(campaign)
         sizes = np.array([len(sentence) for sentence in candidates], dtype=np.int64)
-        offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-        candidate_sentence = np.repeat(np.arange(sizes.size), sizes)
         beliefs, available = former_beliefs(campaign, candidates)
-        rankable = sizes[candidate_sentence] >= MIN_RANKABLE_CANDIDATES
-        available &= rankable
-        plans = []
-        while len(plans) < count:
-            shown = select_prws_screen(beliefs, offsets, candidate_sentence, campaign.max_candidates, rng, available,
-                                       partners=rankable)
-            if shown.size == 0:
-                break
-            available[shown] = False
-            sentence = int(candidate_sentence[shown[0]])
-            plans.append(ScreenPlan(segment=sentence, candidates=tuple(int(c - offsets[sentence]) for c in shown)))
+        plans = easl_plans(beliefs, available, sizes, campaign.max_candidates, rng, count)
         return write_screens(campaign, segment_ids, candidates, plans)
 
 

@@ -210,17 +210,28 @@ def write_active_prws_screens(campaign: Campaign, count: int) -> range:
         segment_ids, multiplicities = kept_multiplicities(campaign)
         sizes = np.fromiter(map(len, multiplicities), dtype=np.int64, count=len(multiplicities))
         offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-        candidate_sentence = np.repeat(np.arange(sizes.size), sizes)
         beliefs, available = _prws_beliefs(campaign, offsets, {pk: i for i, pk in enumerate(segment_ids)})
-        rankable = sizes[candidate_sentence] >= MIN_RANKABLE_CANDIDATES
-        available &= rankable
-        plans = []
-        while len(plans) < count:
-            shown = select_prws_screen(beliefs, offsets, candidate_sentence, campaign.max_candidates, rng, available,
-                                       partners=rankable)
-            if shown.size == 0:
-                break
-            available[shown] = False
-            sentence = int(candidate_sentence[shown[0]])
-            plans.append(ScreenPlan(segment=sentence, candidates=tuple(int(c - offsets[sentence]) for c in shown)))
+        plans = easl_plans(beliefs, available, sizes, campaign.max_candidates, rng, count)
         return write_screens(campaign, segment_ids, shown_candidates(segment_ids, multiplicities, plans), plans)
+
+
+def easl_plans(beliefs: np.ndarray, available: np.ndarray, sizes: np.ndarray, max_candidates: int,
+               rng: np.random.Generator, count: int) -> list[ScreenPlan]:
+    """Up to ``count`` EASL screens (``core.active.select_prws_screen``) over the candidates of sentences of
+    ``sizes`` candidates each, numbered sentence by sentence: ``beliefs`` and ``available`` (which may lead a screen;
+    changed in place as screens are chosen) per candidate. Only candidates of a sentence with at least
+    ``MIN_RANKABLE_CANDIDATES`` lead a screen or partner one."""
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    candidate_sentence = np.repeat(np.arange(sizes.size), sizes)
+    rankable = sizes[candidate_sentence] >= MIN_RANKABLE_CANDIDATES
+    available &= rankable
+    plans: list[ScreenPlan] = []
+    while len(plans) < count:
+        shown = select_prws_screen(beliefs, offsets, candidate_sentence, max_candidates, rng, available,
+                                   partners=rankable)
+        if shown.size == 0:
+            break
+        available[shown] = False
+        sentence = int(candidate_sentence[shown[0]])
+        plans.append(ScreenPlan(segment=sentence, candidates=tuple(int(c - offsets[sentence]) for c in shown)))
+    return plans
