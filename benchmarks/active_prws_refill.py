@@ -138,8 +138,8 @@ def main() -> None:
                 if new != old:
                     raise SystemExit(f"{state}: the refills chose different screens: {new[:2]} against {old[:2]}")
             new_ms, old_ms = (float(np.median(times[key])) * 1000 for key in ("new", "baseline"))
-            print(f"{state}: refill of {args.count} screens {new_ms:.0f} ms, baseline {old_ms:.0f} ms "
-                  f"({old_ms / new_ms:.1f}x faster)")
+            ratio = f"{old_ms / new_ms:.1f}x faster" if old_ms >= new_ms else f"{new_ms / old_ms:.1f}x slower"
+            print(f"{state}: refill of {args.count} screens {new_ms:.0f} ms, baseline {old_ms:.0f} ms ({ratio})")
 
 
 if __name__ == "__main__":
