@@ -151,7 +151,8 @@ def add_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     try:
         done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
     except ValueError as exc:
-        messages.error(request, f"{exc}. No screen was added.")
+        text = str(exc)
+        messages.error(request, f"{text[:1].upper()}{text[1:]}. No screen was added.")
     else:
         if done.job is None:
             messages.success(request, f"Added {counted(done.created, 'screen')}.")

@@ -50,6 +50,8 @@ def test_screens_without_a_number_are_refused_in_plain_words(client):
     assert "No screen was added." in page
     assert "this campaign&#x27;s sampling is Diversity-weighted (G15 4.1). No screen was added." in page, (
         "the sampling as the form names it (it was lowercased: 'diversity-weighted (g15 4.1)')")
+    assert "Give the number of screens: only full coverage plans every sentence" in page, (
+        "the message is a sentence starting with a capital (it began 'give the number of screens')")
 
 
 def test_the_progress_of_a_first_screen_and_judgment_is_counted_in_the_singular(client):
