@@ -25,6 +25,9 @@ from .conftest import DESKTOP
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+#: The background of a secondary button (site.css: --card).
+CARD_WHITE = "rgb(255, 255, 255)"
+
 
 
 @pytest.fixture
@@ -128,3 +131,32 @@ def test_revoking_api_tokens_asks_first(live_server, chromium, campaign):
     finally:
         page.context.close()
     assert not ApiToken.objects.filter(user=organizer).exists()
+
+
+def test_closing_and_reopening_offer_keeping_things_as_they_are_as_the_lesser_choice(live_server, chromium):
+    """The pages that confirm closing and opening a campaign again showed "Keep it open" ("Keep it closed") as a
+    filled button like the change itself, so both choices looked equally weighted; the way back is now drawn as a
+    secondary button (outlined), as Reset and Cancel are on the judge's screen, and the pages pass axe."""
+    from .test_accessibility import axe_violations
+
+    campaign = organized_campaign()
+    page = organizer_page(chromium, live_server, reverse("campaign-close", args=[campaign.pk]), "dismiss")
+
+    def background(locator) -> str:
+        return locator.evaluate("element => getComputedStyle(element).backgroundColor")
+
+    try:
+        for change, keep, next_page in (("Close the campaign", "Keep it open", "Open it again…"),
+                                        ("Open the campaign again", "Keep it closed", None)):
+            change_button = page.get_by_role("button", name=change, exact=True)
+            keep_link = page.get_by_role("link", name=keep)
+            assert background(keep_link) != background(change_button), f"{keep!r} looks like {change!r}"
+            assert background(keep_link) == CARD_WHITE, f"{keep!r} is not drawn as a secondary button"
+            assert axe_violations(page) == [], change
+            change_button.click()
+            page.wait_for_load_state()
+            if next_page:
+                page.get_by_role("link", name=next_page).click()
+                page.wait_for_load_state()
+    finally:
+        page.context.close()
