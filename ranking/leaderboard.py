@@ -633,7 +633,8 @@ def stopping_hint(history: History, k: int) -> dict:
         trailing.append(point)
     trailing.reverse()
     if not history.checkpoints or history.checkpoints[-1].scores is None:
-        hint["reason"] = f"no clusters yet: the history starts at {HISTORY_STEP} rankings with pairwise judgments"
+        hint["reason"] = (f"it compares the clusters at every {HISTORY_STEP}th ranking with pairwise judgments, and "
+                          "there is none yet")
     elif not trailing:
         hint["reason"] = "the newest checkpoint is still being computed"
     else:

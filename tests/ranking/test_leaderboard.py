@@ -171,6 +171,9 @@ def test_degenerate_data_give_nulls_with_reasons_never_nan():
     assert {key: rows["MARMOTFIX"][key] for key in ("score", "range", "cluster", "reason")} == {
         "score": None, "range": None, "cluster": None, "reason": live.NOT_COMPARED}, "as the analysis: no score, 0"
     assert tied["system_pairs"]["separated"] == 0 and len(tied["system_pairs"]["unresolved"]) == 6
+    assert get_history(client, campaign)["stopping"]["reason"] == (
+        "it compares the clusters at every 100th ranking with pairwise judgments, and there is none yet"), (
+        "the hint said 'no clusters yet' under a leaderboard showing the clusters")
     more = tied["system_pairs"]["more_judgments"]
     assert more["all"] is None and more["without_estimate"] == 6 and more["reason"]
     reasons = {frozenset(p["pair"]): p["reason"] for p in more["pairs"]}
