@@ -72,6 +72,22 @@ def test_a_link_expires(campaign, organizer):
     assert Invite.objects.get().used_at is None
 
 
+def test_a_refused_link_offers_your_campaigns_only_to_someone_logged_in(campaign, organizer):
+    """The refusal of a used link offered a stranger "Your campaigns", which only led to the login page; it is
+    offered to someone logged in, who has such a page."""
+    _, secret = create_invite(campaign, "newbie", organizer)
+    url = reverse("invite", args=[secret])
+    assert Client().post(url).status_code == 302
+    way = f'<a href="{reverse("home")}">Your campaigns</a>'
+    stranger = Client().get(url)
+    assert stranger.status_code == 410 and "has been used already" in stranger.content.decode()
+    assert "Your campaigns" not in stranger.content.decode()
+    logged_in = Client()
+    logged_in.force_login(organizer)
+    refused = logged_in.get(url)
+    assert refused.status_code == 410 and way in refused.content.decode()
+
+
 def test_only_the_campaigns_organizers_invite(campaign):
     stranger = User.objects.create_user("stranger")
     with pytest.raises(PermissionDenied):
