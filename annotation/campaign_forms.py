@@ -143,7 +143,8 @@ class CampaignImportForm(forms.ModelForm):
                   "qc_min_median_seconds", "crowd", "crowd_session_screens", "crowd_campaign_screens",
                   "crowd_completion_url", "crowd_code_encodes_qc"]
         formfield_callback = campaign_formfield
-        error_messages = {"guidelines": {"max_length": markdown_too_long("guidelines")}}
+        error_messages = {"guidelines": {"max_length": markdown_too_long("guidelines")},
+                          "name": {"unique": "A campaign of this name exists already: choose another name."}}
 
     @classmethod
     def with_defaults(cls, data, files) -> CampaignImportForm:

@@ -42,6 +42,15 @@ def test_a_short_system_file_is_named_as_a_file_against_the_source_file(client):
     assert "alpha: 2 lines, but the source file (source) has 4 lines" in page
 
 
+def test_a_name_taken_already_is_refused_in_plain_words(client):
+    """Django's own words were shown: "Campaign with this Name already exists." (a capital N, the field's name)."""
+    small_campaign("taken")
+    page = client.post(reverse("campaign-create"), form_data(
+        name="taken", source=upload("source", SOURCE), systems=[upload("alpha", SOURCE)])).content.decode()
+    assert "A campaign of this name exists already: choose another name." in page
+    assert "with this Name" not in page
+
+
 def test_screens_without_a_number_are_refused_in_plain_words(client):
     campaign = small_campaign("sampled", sampling="diversity")
     campaign.organizers.add(User.objects.get(username="olga"))
