@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.http import QueryDict
 
+from .boolean_fields import PlainBooleanField
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .number_fields import PlainFloatField, PlainIntegerField
 from .services import background_jobs
@@ -61,7 +62,8 @@ def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
     """The model field's form field, as the model declares it (label, help text, default as initial value), with
     the bounds of its MinValueValidator and MaxValueValidator as the form field's own (so the page's number input
     carries them as ``min`` and ``max``, and a value out of range is refused under its field); a setting reads its
-    number as the imports do (``PlainIntegerField``, ``PlainFloatField``). A setting with a default may be left
+    number as the imports do (``PlainIntegerField``, ``PlainFloatField``), a yes-or-no one only as true or false
+    (``PlainBooleanField``). A setting with a default may be left
     empty: it then takes that default (``CampaignImportForm.import_options``)."""
     for validator in db_field.validators:
         if isinstance(validator, MinValueValidator):
@@ -74,6 +76,8 @@ def campaign_formfield(db_field, **kwargs) -> forms.Field | None:
         kwargs.setdefault("form_class", PlainFloatField)
     elif isinstance(db_field, models.IntegerField):
         kwargs.setdefault("form_class", PlainIntegerField)
+    elif isinstance(db_field, models.BooleanField):
+        kwargs.setdefault("form_class", PlainBooleanField)
     return db_field.formfield(**kwargs)
 
 
@@ -123,7 +127,7 @@ class CampaignImportForm(forms.ModelForm):
     source_name = forms.CharField(
         required=False, max_length=200, help_text="The archive's source file name, if not 'source' or 'INPUT'."
     )
-    source_is_system = forms.BooleanField(
+    source_is_system = PlainBooleanField(
         required=False, initial=True, label="Judge the source too", help_text="As G15 judged INPUT as a 13th system."
     )
 
@@ -174,7 +178,7 @@ class CampaignImportForm(forms.ModelForm):
             raise ValidationError("Upload either a source file with system files, or one archive.")
         if has_files and not data.get("source"):
             raise ValidationError("The source file is missing.")
-        if has_files and data.get("source"):
+        if has_files and data.get("source") and "source_is_system" in data:
             self._check_system_names(data)
         if data.get("source_name") and not data.get("archive"):
             self.add_error("source_name", "The source file's name applies to an archive; the source file uploaded "
@@ -323,7 +327,7 @@ class ScoresUploadForm(forms.Form):
         "name becomes an account of this campaign only.",
     )
     map_users = user_map_field("Long files: a rater of the file")
-    skip_unknown = forms.BooleanField(
+    skip_unknown = PlainBooleanField(
         required=False, label="Skip unknown systems",
         help_text="Skip a column (wide) or row (long) that names no system of the campaign, such as GMEG's ref "
         "column, instead of refusing the file; the summary says how many cells were skipped.",
