@@ -2,7 +2,8 @@
 
 - 400: the request changed nothing; an object whose keys are the fields at fault (``__all__`` or
   ``non_field_errors`` for the request as a whole) and whose values are lists of messages, naming the file and line
-  (or item) of an upload where the problem is.
+  (or item) of an upload where the problem is; or ``{"detail": ...}`` for a body that could not be read (a JSON or
+  multipart parse error, too many fields or files).
 - 401: ``{"detail": ...}`` (and ``WWW-Authenticate: Token``): the API token sent is wrong, expired or revoked.
 - 403: ``{"detail": ...}``: not logged in, or not an organizer of this campaign (or of any).
 - 404: ``{"detail": ...}``: no campaign with that id among those the user manages.
@@ -16,9 +17,13 @@ from rest_framework import serializers
 _DETAIL = inline_serializer("ErrorDetail", {"detail": serializers.CharField()})
 
 VALIDATION_ERROR = OpenApiResponse(
-    response={"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+    response={"oneOf": [
+        {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]},
+    ]},
     description="Nothing was changed: each field at fault (__all__ or non_field_errors: the whole request) with its "
-    "messages, naming the file and line or item of an upload.",
+    "messages, naming the file and line or item of an upload; or, for a body that could not be read at all "
+    '(malformed JSON or multipart, too many fields), {"detail": ...} saying why.',
 )
 UNAUTHORIZED = OpenApiResponse(_DETAIL, description="The API token sent (Authorization: Token KEY) is wrong, "
                                "expired or revoked.")

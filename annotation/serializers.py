@@ -1,7 +1,9 @@
 """REST serializers of campaigns (organizer view: systems are shown here, never on judge endpoints)."""
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema_serializer
+from django.utils.text import capfirst
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScoresUploadForm
 from .models import BackgroundJob, Campaign, RaterStatus, ReferenceSet, ScreenJob, System
@@ -71,9 +73,20 @@ def _form_help(form_class, name: str) -> str:
     return str(form_class.base_fields[name].help_text)
 
 
+@extend_schema_field({"type": "number", "format": "double", "minimum": 0, "exclusiveMinimum": True, "maximum": 1})
+class PValueThresholdField(serializers.FloatField):
+    """A p-value threshold as the model's validators take it: above 0 (``validate_p_value_above_zero``), at most 1;
+    described so, where a FloatField's schema would allow 0 and below."""
+
+
 class CampaignCreateSerializer(serializers.ModelSerializer):
     """The multipart body of ``POST /api/campaigns/``, for the API's description: the request is validated by
-    ``CampaignImportForm``, as the web form is (either source and systems, or one archive)."""
+    ``CampaignImportForm``, as the web form is (either source and systems, or one archive). Each field states the
+    default a request that leaves it out takes (``get_fields``)."""
+
+    qc_p_value = PValueThresholdField(required=False,
+                                      label=capfirst(Campaign._meta.get_field("qc_p_value").verbose_name),
+                                      help_text=Campaign._meta.get_field("qc_p_value").help_text)
 
     source = serializers.FileField(required=False, help_text=_form_help(CampaignImportForm, "source"))
     systems = serializers.ListField(child=serializers.FileField(), required=False,
@@ -93,6 +106,16 @@ class CampaignCreateSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = [*CampaignImportForm.Meta.fields, "source", "systems", "documents", "archive", "source_name",
                   "source_is_system"]
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The fields, each with the default ``CampaignImportForm.with_defaults`` gives a request that leaves it out
+        (the form field's initial value), so that the schema states it."""
+        fields = super().get_fields()
+        for name, field in fields.items():
+            initial = CampaignImportForm.base_fields[name].initial
+            if initial is not None and field.default is empty:
+                field.default = initial
+        return fields
 
 
 class ScreensCreatedSerializer(serializers.Serializer):

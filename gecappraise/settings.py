@@ -329,6 +329,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Describes the token scheme (annotation/api_schema.py), imported with the generator, not with the URLs.
     "DEFAULT_GENERATOR_CLASS": "annotation.api_schema.SchemaGenerator",
+    # Request bodies take no property they do not name, as the endpoints refuse any other (annotation/api_schema.py).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "annotation.api_schema.closed_request_bodies"],
 }
 # API tokens: the product's own token model (knox's, with a name the organizer gives it), the lifetime from their
 # creation, never extended by use, and a cap per user, which annotation/services/api_tokens.py enforces.

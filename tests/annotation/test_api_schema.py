@@ -12,8 +12,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotation.campaign_forms import AppraiseUploadForm, CampaignImportForm, ScreensForm
+from annotation.models import Campaign
 from annotation.permissions import ORGANIZERS_GROUP
 
+from .factories import small_campaign
 from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, SYSTEMS
 
@@ -173,3 +175,63 @@ def test_the_appraise_xml_of_a_prws_campaign_is_a_documented_409(schema):
     response = client_of(organizer).get(f"/api/campaigns/{created.json()['id']}/appraise-xml/")
     assert response.status_code == 409
     check(schema, "/api/campaigns/{id}/appraise-xml/", "get", response)
+
+
+def test_a_body_that_cannot_be_read_is_a_documented_400(schema, organizer_client, organizer):
+    """A JSON or multipart parse error is a 400 ``{"detail": ...}``, which the 400's schema (fields with lists of
+    messages) did not describe."""
+    campaign = small_campaign("unreadable")
+    campaign.organizers.add(organizer)
+    raters = organizer_client.post(f"/api/campaigns/{campaign.pk}/raters/", "\x00", content_type="application/json")
+    screens = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", "--x\r\nbroken",
+                                    content_type="multipart/form-data; boundary=")
+    for path, response in (("/api/campaigns/{id}/raters/", raters), ("/api/campaigns/{id}/screens/", screens)):
+        assert response.status_code == 400 and set(response.json()) == {"detail"}, response.content
+        check(schema, path, "post", response)
+    field_errors = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", {"count": "x"})
+    check(schema, "/api/campaigns/{id}/screens/", "post", field_errors)
+
+
+def test_request_bodies_take_no_property_they_do_not_name(schema, organizer_client, organizer):
+    """The endpoints refuse a field they do not take, so the schema says so (``additionalProperties: false``); it
+    said nothing, and a client read from it that any other field was welcome."""
+    bodies = {name: component for name, component in schema["components"]["schemas"].items()
+              if name.endswith("Request")}
+    assert {"CampaignCreateRequest", "ScreensRequest", "RaterDecisionRequest", "ScoresUploadRequest",
+            "AppraiseUploadRequest", "ReferencesUploadRequest"} <= set(bodies)
+    assert all(component["additionalProperties"] is False for component in bodies.values())
+    campaign = small_campaign("closed")
+    campaign.organizers.add(organizer)
+    extra = organizer_client.post(f"/api/campaigns/{campaign.pk}/raters/", {"judge": "x", "action": "auto", "note": 1},
+                                  content_type="application/json")
+    assert extra.status_code == 400 and list(extra.json()) == ["note"]
+
+
+def test_the_schema_states_the_defaults_a_new_campaign_takes(schema, organizer_client):
+    """A field left out of ``POST /api/campaigns/`` takes a default (``CampaignImportForm.with_defaults``), which
+    the README said the schema gives and it did not; a campaign made without them has the defaults it states."""
+    properties = resolved(schema["components"]["schemas"]["CampaignCreateRequest"], schema)["properties"]
+    defaults = {name: spec["default"] for name, spec in properties.items() if "default" in spec}
+    assert {"mode", "max_candidates", "sampling", "seed", "redundancy", "crowd", "qc_p_value",
+            "source_is_system"} <= set(defaults)
+    created = organizer_client.post("/api/campaigns/", {
+        "name": "defaults", "source": SimpleUploadedFile("source", SOURCE),
+        "systems": [SimpleUploadedFile(name, data) for name, data in SYSTEMS.items()]})
+    assert created.status_code == 201, created.content
+    campaign = Campaign.objects.get(pk=created.json()["id"])
+    for name, default in defaults.items():
+        if name == "show_replaced_words":
+            assert campaign.show_replaced_words is (default == "yes")
+        elif name == "source_is_system":
+            assert campaign.systems.filter(kind="input").exists() is default
+        else:
+            assert getattr(campaign, name) == default, name
+
+
+def test_the_schema_states_that_the_p_value_threshold_is_above_zero(schema, organizer_client):
+    p_value = schema["components"]["schemas"]["CampaignCreateRequest"]["properties"]["qc_p_value"]
+    assert (p_value["minimum"], p_value["exclusiveMinimum"], p_value["maximum"]) == (0, True, 1)
+    refused = organizer_client.post("/api/campaigns/", {
+        "name": "p", "qc_p_value": "0", "source": SimpleUploadedFile("source", SOURCE),
+        "systems": [SimpleUploadedFile(name, data) for name, data in SYSTEMS.items()]})
+    assert refused.status_code == 400 and list(refused.json()) == ["qc_p_value"]
