@@ -150,6 +150,23 @@ def checked_fields(request, allowed: Collection[str], repeatable: Collection[str
         raise ValidationError(errors)
 
 
+#: JSON's names of the values that are not strings (bool first: True is an int too).
+JSON_KINDS = ((bool, "true or false"), ((int, float), "a number"), (list, "an array"), (dict, "an object"))
+
+
+def checked_strings(data: Mapping) -> None:
+    """Refuse (400, naming the field) a JSON body whose field is a number, true or false, an array or an object where
+    the endpoint takes a string: its form reads text, and took ``{"judge": 5}`` as the judge ``5`` and ``["ann"]`` as
+    ``"['ann']"``. Null is left to the form, which reads it as no value."""
+    errors = {}
+    for name, value in data.items():
+        kind = next((kind for types, kind in JSON_KINDS if isinstance(value, types)), None)
+        if kind is not None:
+            errors[name] = [f"Give {name!r} as a string, not {kind}."]
+    if errors:
+        raise ValidationError(errors)
+
+
 def _accepted(job: BackgroundJob) -> Response:
     """202 for an upload imported by a background job: the job, and where to follow it."""
     data = BackgroundJobSerializer(job).data
@@ -388,6 +405,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not isinstance(request.data, Mapping):  # JSON that is not an object: a list, a string, a number, null
             raise ValidationError({"__all__": ["Send an object with the fields 'judge' and 'action'."]})
         checked_fields(request, RaterDecisionForm.base_fields)
+        checked_strings(request.data)
         form = RaterDecisionForm(request.data)
         if not form.is_valid():
             raise ValidationError(form_errors(form))

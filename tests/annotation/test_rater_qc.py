@@ -616,3 +616,20 @@ def test_check_b_is_the_same_at_any_scale_of_the_scores(scale):
     p_value, reason = rater_qc._mann_whitney(values, is_control)
     assert reason is None
     assert p_value == pytest.approx(mannwhitneyu(others, controls, alternative="greater").pvalue)
+
+
+@pytest.mark.parametrize(("value", "kind"), [("5", "a number"), ("5.0", "a number"), ("true", "true or false"),
+                                             ('["5"]', "an array"), ('{"name": "5"}', "an object")])
+def test_the_rest_api_takes_the_judge_and_the_action_as_strings_only(value, kind):
+    # The form read the JSON value as text: {"judge": 5} excluded the judge named 5, ["5"] was looked up as "['5']".
+    campaign = small_campaign("types")
+    judge("5", campaign)
+    _, client = organizer_client(campaign)
+    url = f"/api/campaigns/{campaign.pk}/raters/"
+    for body, field in ((f'{{"judge": {value}, "action": "exclude"}}', "judge"),
+                        (f'{{"judge": "5", "action": {value}}}', "action")):
+        response = client.post(url, body, content_type="application/json")
+        assert response.status_code == 400 and response.json() == {field: [f"Give {field!r} as a string, not {kind}."]}
+    assert not RaterStatus.objects.exists()
+    done = client.post(url, '{"judge": "5", "action": "exclude"}', content_type="application/json")
+    assert done.status_code == 200 and done.json()["excluded"]
