@@ -63,9 +63,10 @@ class CampaignReopenedSerializer(serializers.Serializer):
 @extend_schema_serializer(component_name="Screens")
 class ScreensRequestSerializer(serializers.Serializer):
     count = serializers.IntegerField(
-        min_value=1, max_value=MAX_SCREENS_PER_JOB, required=False, allow_null=True,
-        help_text=f"Screens to add (empty: every sentence once, full coverage). Up to {MAX_SCREENS_PER_REQUEST:,} are "
-        f"added at once (201); more, up to {MAX_SCREENS_PER_JOB:,}, by a background job (202).",
+        min_value=1, max_value=MAX_SCREENS_PER_JOB, required=False,
+        help_text=f"Screens to add (left out: every sentence once, in a campaign of full coverage sampling). Up to "
+        f"{MAX_SCREENS_PER_REQUEST:,} are added at once (201); more, up to {MAX_SCREENS_PER_JOB:,}, by a background "
+        "job (202).",
     )
 
 

@@ -235,3 +235,17 @@ def test_the_schema_states_that_the_p_value_threshold_is_above_zero(schema, orga
         "name": "p", "qc_p_value": "0", "source": SimpleUploadedFile("source", SOURCE),
         "systems": [SimpleUploadedFile(name, data) for name, data in SYSTEMS.items()]})
     assert refused.status_code == 400 and list(refused.json()) == ["qc_p_value"]
+
+
+def test_the_screen_count_is_left_out_not_null(schema, organizer_client, organizer):
+    """A form body carries no null: the schema's ``nullable`` count was sent as the text ``null``, which is refused;
+    every sentence once is asked by leaving the count out."""
+    count = schema["components"]["schemas"]["ScreensRequest"]["properties"]["count"]
+    assert "nullable" not in count and count["type"] == "integer"
+    campaign = small_campaign("full", sampling=Campaign.Sampling.FULL)
+    campaign.organizers.add(organizer)
+    refused = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", {"count": "null"})
+    assert refused.status_code == 400 and list(refused.json()) == ["count"]
+    every_sentence = organizer_client.post(f"/api/campaigns/{campaign.pk}/screens/", {})
+    assert every_sentence.status_code == 201 and every_sentence.json()["created"] == campaign.segments.count()
+    check(schema, "/api/campaigns/{id}/screens/", "post", every_sentence)
