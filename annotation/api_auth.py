@@ -5,14 +5,17 @@ DRF answers a request whose authentication failed with the challenge of the firs
 ``REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"]`` and challenges only a request that sent a token: a wrong,
 expired or revoked token is a 401 ``{"detail": ...}`` with ``WWW-Authenticate: Token``, while a request without a
 token (a browser's session, HTTP Basic, or nothing) is answered as before, 403 when refused. A token that cannot be
-one (``looks_like_a_token``) is wrong without a lookup.
+one (``looks_like_a_token``) is wrong without a lookup, and so is an HTTP Basic username that cannot be one
+(``BasicAuthentication``).
 """
 from __future__ import annotations
 
 import re
 
+from django.contrib.auth import get_user_model
 from knox.auth import TokenAuthentication
 from knox.settings import knox_settings
+from rest_framework.authentication import BasicAuthentication as RestBasicAuthentication
 from rest_framework.authentication import get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
@@ -51,3 +54,20 @@ class ApiTokenAuthentication(TokenAuthentication):
 
     def authenticate_header(self, request: Request) -> str | None:
         return knox_settings.AUTH_HEADER_PREFIX if sent_token(request) else None
+
+
+def could_be_a_username(name: str) -> bool:
+    """Whether ``name`` fits the username column: at most its ``max_length`` characters, and no NUL (which
+    PostgreSQL's text cannot hold)."""
+    return len(name) <= get_user_model()._meta.get_field("username").max_length and "\x00" not in name
+
+
+class BasicAuthentication(RestBasicAuthentication):
+    """DRF's HTTP Basic authentication, refusing (403 "Invalid username/password.", as a wrong password) a username
+    that cannot be one (``could_be_a_username``) before the login throttling records it: django-axes wrote the
+    attempt's username to its own columns, and a NUL or a name over its 255 characters was a DataError, a 500."""
+
+    def authenticate_credentials(self, userid, password, request=None):
+        if not could_be_a_username(userid):
+            raise AuthenticationFailed("Invalid username/password.")
+        return super().authenticate_credentials(userid, password, request)

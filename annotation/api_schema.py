@@ -1,10 +1,12 @@
-"""What the API's OpenAPI description adds to drf-spectacular's: the token scheme of ``api_auth``.
+"""What the API's OpenAPI description adds to drf-spectacular's: the token and HTTP Basic schemes of ``api_auth``, and
+request bodies closed to properties they do not name (``closed_request_bodies``).
 
 Imported with the schema generator (``SPECTACULAR_SETTINGS["DEFAULT_GENERATOR_CLASS"]``), by the schema's views and
 ``manage.py spectacular``, and not by loading the URLs: drf-spectacular's extension machinery is not light.
 """
 from __future__ import annotations
 
+from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.generators import SchemaGenerator as SpectacularGenerator
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
@@ -24,6 +26,12 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             'An API token, sent as "Authorization: Token KEY". Organizers and admins make one at '
             "/accounts/api-tokens/ (or an admin with manage.py api_token USERNAME); a wrong, expired or revoked "
             "token is answered with 401.")}
+
+
+class PlainBasicScheme(BasicScheme):
+    """``annotation.api_auth.BasicAuthentication`` as drf-spectacular describes DRF's own: HTTP Basic."""
+
+    target_class = "annotation.api_auth.BasicAuthentication"
 
 
 def closed_request_bodies(result: dict, generator, request, public) -> dict:

@@ -117,6 +117,17 @@ def test_without_a_token_the_api_answers_as_before_and_basic_auth_still_works(pe
     assert signed_in(people["organizer"]).get("/api/campaigns/").status_code == 200
 
 
+@pytest.mark.parametrize("username", [b"ol\x00ga", b"o" * 256, b"o" * 151])
+def test_basic_auth_refuses_a_username_that_cannot_be_one_as_a_wrong_password(people, username):
+    # The login throttling (django-axes) looked the attempt's username up in its own table: a NUL, which PostgreSQL's
+    # text cannot hold, and a name over its 255 characters were a DataError, a 500.
+    basic = base64.b64encode(username + b":olga-password").decode()
+    response = Client().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Basic {basic}")
+    assert response.status_code == 403 and response.json() == {"detail": "Invalid username/password."}
+    assert Client().get("/api/campaigns/", HTTP_AUTHORIZATION="Basic " + base64.b64encode(
+        b"olga:olga-password").decode()).status_code == 200
+
+
 def test_a_token_of_someone_who_no_longer_organizes_reaches_no_organizer_endpoint(people):
     organizer = people["organizer"]
     helper = User.objects.create_user("hugo")
