@@ -158,7 +158,8 @@ def import_appraise_xml(
                 campaign, [_judged(item, candidates) for item, candidates in new], set(users.values()), by
             )
         except JudgeAccountError as error:
-            raise AppraiseXMLError(_refused_account(error, items, users)) from None
+            where = next(item for item in items if item.user == error.name).where()
+            raise AppraiseXMLError(error.refusal(where, "user", "judges", users)) from None
         if results.languages:
             campaign.source_language = results.languages.get("source-language", campaign.source_language)
             campaign.target_language = results.languages.get("target-language", campaign.target_language)
@@ -232,19 +233,6 @@ def _not_imported_before(campaign: Campaign, resolved: list[tuple[RankingItem, l
                 "before, with other ranks or another sentence)"
             )
     return new
-
-
-def _refused_account(error: JudgeAccountError, items: list[RankingItem], users: dict[str, str]) -> str:
-    """The message for an account the import may not use, naming the first item of its user."""
-    item = next(item for item in items if item.user == error.name)
-    names = [name for name, account in users.items() if account == error.name]
-    if names:
-        return f"{item.where()}: user {names[0]!r} is mapped to the account {error.name!r}, which {error.reason}"
-    return (
-        f"{item.where()}: user {error.name!r} {error.reason}. Imported judges are accounts of this campaign only: "
-        f"map the name to an account explicitly ({error.name}=ACCOUNT in the user map, --map-user on the command "
-        "line), or rename it in the file"
-    )
 
 
 def _judged(item: RankingItem, candidates: list[int]) -> JudgedScreen:

@@ -36,6 +36,19 @@ class JudgeAccountError(ValueError):
         self.name, self.reason = name, reason
         super().__init__(f"{name!r} {reason}")
 
+    def refusal(self, where: str, role: str, imported: str, users: Mapping[str, str]) -> str:
+        """The import's message at ``where`` (the file and its item or row) for this account, which the file names
+        as its ``role`` ("user", "rater"; the accounts it makes are ``imported``, "judges", "raters"): the name in the
+        file and the account where the user map ``users`` gave one, otherwise how to give the name an account."""
+        mapped = [name for name, account in users.items() if account == self.name]
+        if mapped:
+            return f"{where}: {role} {mapped[0]!r} is mapped to the account {self.name!r}, which {self.reason}"
+        return (
+            f"{where}: {role} {self.name!r} {self.reason}. Imported {imported} are accounts of this campaign only: "
+            f"map the name to an account explicitly ({self.name}=ACCOUNT in the user map, --map-user "
+            f"{self.name}=ACCOUNT on the command line), or rename it in the file"
+        )
+
 
 def parse_user_map(text: str) -> dict[str, str]:
     """Parse ``NAME=ACCOUNT`` pairs (USER_MAP_SYNTAX) into {name in the file: account}; ValueError naming the pair

@@ -434,18 +434,11 @@ def _refused_account(
     name: str, error: JudgeAccountError, ratings: list[Rating], users: Mapping[str, str], wide: bool
 ) -> str:
     """The message for an account the import may not use: a wide file's rater, or the first row of a long file's
-    rater (one the user map ``users`` gave an account: the name in the file and that account)."""
+    rater (``JudgeAccountError.refusal``)."""
     if wide:
         return f"{name}: rater {error.name!r} {error.reason}; name another rater for the file's ratings"
     row = next(rating.row for rating in ratings if rating.rater == error.name)
-    names = [rater for rater, account in users.items() if account == error.name]
-    if names:
-        return f"{name}: row {row}: rater {names[0]!r} is mapped to the account {error.name!r}, which {error.reason}"
-    return (
-        f"{name}: row {row}: rater {error.name!r} {error.reason}. Imported raters are accounts of this campaign "
-        f"only: map the name to an account explicitly ({error.name}=ACCOUNT in the user map, --map-user "
-        f"{error.name}=ACCOUNT on the command line), or rename it in the file"
-    )
+    return error.refusal(f"{name}: row {row}", "rater", "raters", users)
 
 
 def _judged(screen: _Screen) -> JudgedScreen:

@@ -545,7 +545,8 @@ def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(cam
         page = client.post(url, data, follow=True).content.decode()
         (message,) = re.findall(r'<li class="error">(.*?)</li>', page)
         text = html.unescape(message)
-        return text.replace(f"'{name}'", "NAME").replace(f"user {name},", "user NAME,").replace(f"({name}=", "(NAME=")
+        return text.replace(f"'{name}'", "NAME").replace(f"user {name},", "user NAME,").replace(f"({name}=", "(NAME=") \
+            .replace(f"--map-user {name}=", "--map-user NAME=")
 
     names = ("their-judge", "otto", "staffer", "root", "pending", "own")
     in_file = {said({"file": SimpleUploadedFile("j.xml", GOOD.replace('user="judge1"', f'user="{name}"').encode())},
@@ -553,8 +554,8 @@ def test_an_organizers_import_says_the_same_for_every_account_it_may_not_use(cam
     assert in_file == {
         "j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user NAME cannot be used; choose another name. "
         "Imported judges are accounts of this campaign only: map the name to an account explicitly (NAME=ACCOUNT in "
-        "the user map, --map-user on the command line), or rename it in the file. Nothing was imported. Choose the "
-        "file again: a browser does not keep it after an error."}, in_file
+        "the user map, --map-user NAME=ACCOUNT on the command line), or rename it in the file. Nothing was imported. "
+        "Choose the file again: a browser does not keep it after an error."}, in_file
     mapped = {said({"file": SimpleUploadedFile("j.xml", GOOD.encode()), "map_users": f"judge1={name}"}, name)
               for name in names if name != "own"}  # a judge-only account in no campaign of another: mapped to
     assert mapped == {"j.xml: ranking-item id='0' (line 6, user NAME, src-id 0): user 'judge1' is mapped to the "
