@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from typing import TypeVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import QueryDict, StreamingHttpResponse
@@ -167,6 +168,17 @@ def checked_strings(data: Mapping) -> None:
         raise ValidationError(errors)
 
 
+Changed = TypeVar("Changed")
+
+
+def _changed_or_refused(change: Callable[[Campaign], Changed], campaign: Campaign) -> Changed:
+    """``change(campaign)`` (``campaign_closing.close`` or ``reopen``), or a 400 saying why it changed nothing."""
+    try:
+        return change(campaign)
+    except campaign_closing.ClosingRefused as refused:
+        raise ValidationError({"__all__": [str(refused)]}) from None
+
+
 def _accepted(job: BackgroundJob) -> Response:
     """202 for an upload imported by a background job: the job, and where to follow it."""
     data = BackgroundJobSerializer(job).data
@@ -281,10 +293,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         """POST: close the campaign now (``campaign_closing.close``); 400 when it was closed already (nothing is
         changed)."""
         campaign = self.get_object()
-        try:
-            completed = campaign_closing.close(campaign)
-        except campaign_closing.ClosingRefused as refused:
-            raise ValidationError({"__all__": [str(refused)]}) from None
+        completed = _changed_or_refused(campaign_closing.close, campaign)
         closed = {"closed_at": campaign.closed_at, "completed_sessions": completed}
         return Response(CampaignClosedSerializer(closed).data)
 
@@ -295,11 +304,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def reopen(self, request, pk=None):
         """POST: open the closed campaign again (``campaign_closing.reopen``); 400 when it is open (nothing is
         changed)."""
-        campaign = self.get_object()
-        try:
-            campaign_closing.reopen(campaign)
-        except campaign_closing.ClosingRefused as refused:
-            raise ValidationError({"__all__": [str(refused)]}) from None
+        _changed_or_refused(campaign_closing.reopen, self.get_object())
         return Response(CampaignReopenedSerializer({"closed_at": None}).data)
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
