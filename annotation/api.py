@@ -23,7 +23,14 @@ from rest_framework.response import Response
 from rest_framework.utils import json
 
 from .api_responses import JOB_NOT_FOUND, NOT_RANKINGS, READ_ERRORS, WRITE_ERRORS
-from .campaign_forms import AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm, named_file
+from .campaign_forms import (
+    AppraiseUploadForm,
+    CampaignImportForm,
+    ScoresUploadForm,
+    ScreensForm,
+    UploadRefused,
+    named_file,
+)
 from .models import BackgroundJob, Campaign, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
@@ -48,10 +55,9 @@ from .serializers import (
     ScreensStateSerializer,
 )
 from .services import background_jobs, campaign_closing, rater_qc
-from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks, import_appraise_xml
-from .services.appraise_xml import AppraiseXMLError
+from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 from .services.references import import_references
-from .services.score_import import check_takes_scores, import_scores
+from .services.score_import import check_takes_scores
 from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from .services.screens import screen_count
 from .services.textfiles import InputFileError
@@ -177,6 +183,18 @@ def _changed_or_refused(change: Callable[[Campaign], Changed], campaign: Campaig
         return change(campaign)
     except campaign_closing.ClosingRefused as refused:
         raise ValidationError({"__all__": [str(refused)]}) from None
+
+
+def _imported(form, campaign: Campaign, by) -> Response:
+    """An upload form's file (valid ``AppraiseUploadForm`` or ``ScoresUploadForm``) imported (201 with the summary),
+    or its background job recorded (202); a 400 naming the file and item at fault otherwise, nothing stored."""
+    try:
+        done = form.imported(campaign, by)
+    except UploadRefused as refused:
+        raise ValidationError({"file": [str(refused)]}) from None
+    if isinstance(done, BackgroundJob):
+        return _accepted(done)
+    return Response(done.as_result(), status=status.HTTP_201_CREATED)
 
 
 def _accepted(job: BackgroundJob) -> Response:
@@ -332,15 +350,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         form = AppraiseUploadForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        upload = form.cleaned_data["file"]
-        try:
-            job = form.queued_job(campaign, request.user)
-            if job is not None:
-                return _accepted(job)
-            summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
-        except AppraiseXMLError as exc:
-            raise ValidationError({"file": [f"{upload.name}: {exc}"]}) from None
-        return Response(summary.as_result(), status=status.HTTP_201_CREATED)
+        return _imported(form, campaign, request.user)
 
     @extend_schema(summary="Import PRWS scores from CSV (all or nothing; PRWS campaigns)",
                    request={"multipart/form-data": ScoresUploadSerializer},
@@ -361,16 +371,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         form = ScoresUploadForm(request.data, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        upload = form.cleaned_data["file"]
-        try:
-            job = form.queued_job(campaign, request.user)
-            if job is not None:
-                return _accepted(job)
-            summary = import_scores(campaign, named_file(upload).data, name=upload.name, by=request.user,
-                                    **form.import_options())
-        except InputFileError as exc:
-            raise ValidationError({"file": [str(exc)]}) from None
-        return Response(summary.as_result(), status=status.HTTP_201_CREATED)
+        return _imported(form, campaign, request.user)
 
     @extend_schema(methods=["GET"], summary="The campaign's references for automatic metrics",
                    responses={200: ReferenceSetSerializer(many=True), **READ_ERRORS})

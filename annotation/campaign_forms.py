@@ -20,12 +20,12 @@ from .boolean_fields import PlainBooleanField
 from .models import BackgroundJob, Campaign, markdown_too_long
 from .number_fields import PlainFloatField, PlainIntegerField
 from .services import background_jobs
-from .services.appraise_import import check_takes_appraise_xml
-from .services.appraise_xml import check_upload_size
+from .services.appraise_import import AppraiseImportSummary, check_takes_appraise_xml, import_appraise_xml
+from .services.appraise_xml import AppraiseXMLError, check_upload_size
 from .services.field_rules import check_campaign_name
 from .services.importing import check_system_names, import_test_set
 from .services.judged_screens import USER_MAP_SYNTAX, parse_user_map
-from .services.score_import import WIDE_RATER, check_takes_scores
+from .services.score_import import WIDE_RATER, ScoreImportSummary, check_takes_scores, import_scores
 from .services.screens import MAX_SCREENS_PER_JOB
 from .services.textfiles import InputFileError, NamedFile, check_size
 from .upload_names import check_sent_name
@@ -268,6 +268,11 @@ def checked_user_map(text: str) -> dict[str, str]:
         raise ValidationError(str(error)) from None
 
 
+class UploadRefused(ValueError):
+    """An upload form's file refused by its import, which stored nothing; the message names the file and the item or
+    row at fault."""
+
+
 class AppraiseUploadForm(forms.Form):
     """An Appraise XML file of ranking judgments to add to a campaign, and which accounts its users are.
 
@@ -298,6 +303,16 @@ class AppraiseUploadForm(forms.Form):
 
     def clean_map_users(self) -> dict[str, str]:
         return checked_user_map(self.cleaned_data["map_users"])
+
+    def imported(self, campaign: Campaign, by) -> AppraiseImportSummary | BackgroundJob:
+        """Import the valid form's file into ``campaign`` for ``by`` now, or record its background job
+        (``queued_job``); UploadRefused, with nothing stored, for a file the import refuses."""
+        upload = self.cleaned_data["file"]
+        try:
+            return self.queued_job(campaign, by) or import_appraise_xml(
+                campaign, upload, self.cleaned_data["map_users"], by)
+        except AppraiseXMLError as exc:
+            raise UploadRefused(f"{upload.name}: {exc}") from None
 
 
 class ScoresUploadForm(forms.Form):
@@ -383,3 +398,13 @@ class ScoresUploadForm(forms.Form):
         check_takes_scores(campaign)
         return background_jobs.record_job(BackgroundJob.Kind.SCORES, [("file", named_file(upload))],
                                           self.import_options(), by, campaign)
+
+    def imported(self, campaign: Campaign, by) -> ScoreImportSummary | BackgroundJob:
+        """Import the valid form's file into ``campaign`` for ``by`` now, or record its background job
+        (``queued_job``); UploadRefused, with nothing stored, for a file the import refuses."""
+        upload = self.cleaned_data["file"]
+        try:
+            return self.queued_job(campaign, by) or import_scores(
+                campaign, named_file(upload).data, name=upload.name, by=by, **self.import_options())
+        except InputFileError as exc:
+            raise UploadRefused(str(exc)) from None

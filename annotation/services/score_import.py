@@ -126,6 +126,10 @@ class ScoreImportSummary:
                         f"({', '.join(map(shown, self.unknown)) or 'none'}).")
         return said
 
+    def text(self, into: str = "") -> str:
+        """The summary as one text (``sentences``)."""
+        return " ".join(self.sentences(into))
+
 
 def _rows(name: str, data: bytes) -> list[list[str]]:
     check_size(name, len(data), settings.MAX_UPLOAD_BYTES)

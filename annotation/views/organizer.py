@@ -22,9 +22,7 @@ from ..services.appraise_import import (
     AppraiseImportSummary,
     NotARankingCampaign,
     export_appraise_xml_chunks,
-    import_appraise_xml,
 )
-from ..services.appraise_xml import AppraiseXMLError
 from ..services.judging_overview import campaign_progress
 from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
 from ..services.score_import import ScoreImportSummary
@@ -34,10 +32,9 @@ from .organizer_judging import judging_context
 from .posted import (
     campaign_post,
     choose_files_again,
-    form_refusal,
     form_with_refused_input,
+    import_upload,
     messages_section,
-    refuse_upload,
     to_section,
     valid_post,
 )
@@ -176,22 +173,7 @@ def screen_job_resume(request: HttpRequest, campaign: Campaign, screen_job_id: i
 
 @campaign_post
 def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    form = AppraiseUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        refuse_upload(request, campaign.pk, AppraiseUploadForm, form_refusal(form))
-    else:
-        upload = form.cleaned_data["file"]
-        try:
-            job = form.queued_job(campaign, request.user)
-            if job is not None:
-                messages.success(request, f"Importing {upload.name} in the background.")
-                return redirect("background-job", job_id=job.pk)
-            summary = import_appraise_xml(campaign, upload, form.cleaned_data["map_users"], request.user)
-        except AppraiseXMLError as exc:
-            refuse_upload(request, campaign.pk, AppraiseUploadForm, f"{upload.name}: {exc}")
-        else:
-            messages.success(request, summary.text())
-    return to_section(campaign.pk, "appraise")
+    return import_upload(request, campaign, AppraiseUploadForm(request.POST, request.FILES), "appraise")
 
 
 @login_required

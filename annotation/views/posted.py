@@ -14,7 +14,9 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from ..campaign_forms import UploadRefused
 from ..judging_forms import error_text
+from ..models import BackgroundJob, Campaign
 from ..permissions import managed_campaign_or_404
 
 
@@ -62,6 +64,26 @@ def refuse_upload(request: HttpRequest, campaign_pk: int, form_class: type[forms
     choose the files again; keep the typed fields of ``form_class`` for the campaign page (``keep_refused_input``)."""
     messages.error(request, f"{refusal.rstrip('.')}. Nothing was imported. {choose_files_again(request)}".rstrip())
     keep_refused_input(request, campaign_pk, form_class)
+
+
+def import_upload(request: HttpRequest, campaign: Campaign, form: forms.Form, section: str) -> HttpResponse:
+    """An upload form's post (``AppraiseUploadForm``, ``ScoresUploadForm``: bound, with ``imported``): its file
+    imported, with the summary as the message, or its background job's page for a large file; or the refusal
+    (``refuse_upload``), nothing stored. Back to the campaign page's ``section`` otherwise."""
+    if not form.is_valid():
+        refuse_upload(request, campaign.pk, type(form), form_refusal(form))
+        return to_section(campaign.pk, section)
+    upload = form.cleaned_data["file"]
+    try:
+        done = form.imported(campaign, request.user)
+    except UploadRefused as refused:
+        refuse_upload(request, campaign.pk, type(form), str(refused))
+        return to_section(campaign.pk, section)
+    if isinstance(done, BackgroundJob):
+        messages.success(request, f"Importing {upload.name} in the background.")
+        return redirect("background-job", job_id=done.pk)
+    messages.success(request, done.text())
+    return to_section(campaign.pk, section)
 
 
 def form_refusal(form: forms.Form) -> str:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
 
-from ..campaign_forms import ScoresUploadForm, named_file
+from ..campaign_forms import ScoresUploadForm
 from ..models import Campaign
-from ..services.score_import import check_takes_scores, import_scores
+from ..services.score_import import check_takes_scores
 from ..services.textfiles import InputFileError
-from .posted import campaign_post, form_refusal, refuse_upload, to_section
+from .posted import campaign_post, import_upload, to_section
 
 #: The campaign page's section that holds the scores upload (a PRWS campaign's Judgments, where a ranking campaign
 #: has its Appraise XML upload) and shows its messages.
@@ -27,20 +26,4 @@ def campaign_scores_import(request: HttpRequest, campaign: Campaign) -> HttpResp
     except InputFileError as refused:
         messages.error(request, f"{refused}. Nothing was imported.")
         return to_section(campaign.pk, SECTION)
-    form = ScoresUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        refuse_upload(request, campaign.pk, ScoresUploadForm, form_refusal(form))
-        return to_section(campaign.pk, SECTION)
-    upload = form.cleaned_data["file"]
-    try:
-        job = form.queued_job(campaign, request.user)
-        if job is not None:
-            messages.success(request, f"Importing {upload.name} in the background.")
-            return redirect("background-job", job_id=job.pk)
-        summary = import_scores(campaign, named_file(upload).data, name=upload.name, by=request.user,
-                                **form.import_options())
-    except InputFileError as exc:
-        refuse_upload(request, campaign.pk, ScoresUploadForm, str(exc))
-    else:
-        messages.success(request, " ".join(summary.sentences()))
-    return to_section(campaign.pk, SECTION)
+    return import_upload(request, campaign, ScoresUploadForm(request.POST, request.FILES), SECTION)
