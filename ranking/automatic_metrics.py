@@ -226,7 +226,8 @@ one when a scorer's scores change."""
 
 def pack(scores: MetricScores) -> tuple[dict, bytes]:
     """``scores`` as JSON (the systems in order, ERRANT's per-type counts) and NumPy arrays in compressed ``.npz``
-    bytes, every value as it is (``unpack`` gives them back; an undefined precision or recall is stored as NaN)."""
+    bytes, every value as it is (``unpack`` gives them back; an undefined precision or recall is stored as NaN), also
+    of no system (a campaign whose systems are all controls)."""
     systems = list(scores.system)
 
     def column(values: dict) -> np.ndarray:
@@ -234,7 +235,8 @@ def pack(scores: MetricScores) -> tuple[dict, bytes]:
 
     arrays = {
         "system": column(scores.system),
-        "segments": np.array([scores.segments[s] for s in systems], dtype=np.float64).reshape(len(systems), -1),
+        "segments": np.array([scores.segments[s] for s in systems], dtype=np.float64).reshape(len(systems), -1)
+        if systems else np.zeros((0, 0)),
         "statistics": np.stack([scores.statistics[s] for s in systems]) if systems else np.zeros(0),
     }
     if scores.precision:

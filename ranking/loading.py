@@ -20,6 +20,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Count, Max, Q, QuerySet
 
@@ -204,8 +205,12 @@ def _chunks(rows: QuerySet) -> Iterator[list[tuple]]:
     plain cursor: the driver holds the database's whole answer, in C, and Python turns ``LOADED_ROWS`` of its rows
     into objects at a time. Not ``QuerySet.iterator()``: PostgreSQL plans its server-side cursor for the first
     tenth of the rows (``cursor_tuple_fraction``), which took 2-3 times as long on 200,000 rankings, and its
-    DECLARE, FETCH and CLOSE doubled the time of a load of a few new judgments."""
-    sql, params = rows.query.sql_with_params()
+    DECLARE, FETCH and CLOSE doubled the time of a load of a few new judgments. A query Django knows to match no
+    row (a filter ``__in`` an empty list: a campaign without contestants) yields none."""
+    try:
+        sql, params = rows.query.sql_with_params()
+    except EmptyResultSet:
+        return
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         while chunk := cursor.fetchmany(LOADED_ROWS):

@@ -189,7 +189,8 @@ def metric_correlations(ranking: RankingResult, metrics: MetricScores, decimals:
     correlations, sweeps = {}, {}
     for name, scores in sorted(metrics.items()):
         try:
-            columns = [score_column(scores, systems, k) for k in range(len(next(iter(scores.values()))))]
+            width = len(next(iter(scores.values()), (None,)))  # one column when no system has a score
+            columns = [score_column(scores, systems, k) for k in range(width)]
         except ValueError as exc:
             raise ValueError(f"metric {name!r}: {exc}") from None
         enough = len(systems) >= MIN_SYSTEMS

@@ -15,7 +15,13 @@ import pytest
 from django.core.management import call_command
 from scipy.stats import pearsonr
 
+from annotation.models import System
+from annotation.services.appraise_import import candidate_lookup
 from annotation.services.appraise_xml import AppraiseResults, parse_appraise_xml, write_appraise_xml
+from annotation.services.importing import import_outputs
+from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
+from annotation.services.references import import_references
+from annotation.services.textfiles import NamedFile
 from ranking.contract import (
     IGNORED_JUDGES_ONLY,
     IGNORED_RATINGS_ONLY,
@@ -244,3 +250,25 @@ def test_a_prws_system_rated_only_by_ignored_judges_says_so(tmp_path):
                          {"A": None, "B": None, "C": None, "D": IGNORED_JUDGES_ONLY})
     assert reasons("--judge", "ann") == ({"A": None, "B": None, "C": None, "D": NO_RATING_BY_JUDGE},
                                          {"A": None, "B": None, "C": None, "D": NOT_BY_JUDGE})
+
+
+@pytest.mark.parametrize("mode", ["ranking", "prws"])
+def test_a_campaign_whose_systems_are_all_controls_is_analysed(tmp_path, mode):
+    """A campaign without a contestant (its one system is Source+error, which is never ranked nor scored) and with
+    references stopped the analysis: the ranking campaign's loader queried the outputs of no system (Django's
+    EmptyResultSet), the metric scores of no system could not be stored (an empty reshape) nor correlated (no
+    first score to count the columns by). It is analysed, with no system in its rankings and metric scores."""
+    campaign = import_outputs("controls-only", NamedFile("source", b"a b c d\n"), [NamedFile("s0", b"a b c e\n")],
+                              mode=mode)
+    System.objects.filter(campaign=campaign).update(kind=System.Kind.CONTROL)
+    lookup = candidate_lookup(campaign)
+    (candidate,) = lookup[0].values()
+    judged = JudgedCandidate(candidate, **({"score": 40.0} if mode == "prws" else {"rank": 1}))
+    write_judged_screens(campaign, [JudgedScreen(0, "ann", [judged])])
+    import_references(campaign, NamedFile("gold.m2", b"S a b c d\nA 3 4|||Wci|||e|||REQUIRED|||-NONE-|||0\n"),
+                      [NamedFile("ref0", b"a b c e\n")])
+    for _ in range(2):  # the metric scores computed and stored, then read back
+        analysis = checked_analysis(tmp_path, "controls-only")
+        assert analysis["expected_wins"]["systems"] == [] and analysis["trueskill"]["systems"] == []
+        assert {name: scores for name, scores in analysis["metrics_computed"]["scores"].items()
+                if name != "errant"} == {"chrf": {}, "gleu": {}, "m2": {}}
