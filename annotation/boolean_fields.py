@@ -29,9 +29,10 @@ def truth_of(value: object) -> bool | None:
     return True if text in TRUE_TEXTS else False if text in FALSE_TEXTS else None
 
 
-class TextCheckboxInput(forms.CheckboxInput):
-    """A checkbox whose value reaches the field as sent (``CheckboxInput`` turns every text but ``false`` into
-    True), and that shows as ticked for a true spelling only."""
+class CheckboxInput(forms.CheckboxInput):
+    """A checkbox whose value reaches the field as sent (Django's ``CheckboxInput`` turns every text but ``false``
+    into True), and that shows as ticked for a true spelling only. It keeps its base's name, which templates read as
+    the field's ``widget_type`` (``checkbox``: the New campaign form puts such a box beside its label)."""
 
     def __init__(self, attrs=None):
         super().__init__(attrs, check_test=lambda value: truth_of(value) is True)
@@ -44,7 +45,7 @@ class PlainBooleanField(forms.BooleanField):
     """``forms.BooleanField`` taking only the spellings of ``TRUE_TEXTS`` and ``FALSE_TEXTS``: ``'maybe' is not true or
     false (...)`` under its field for anything else."""
 
-    widget = TextCheckboxInput
+    widget = CheckboxInput
     default_error_messages = {
         "invalid": "%(value)s is not true or false (true or false; also 1 or 0, on or off, yes or no).",
     }
