@@ -86,17 +86,23 @@ def build_campaign(case: dict, mode: str) -> Campaign:
     return campaign
 
 
+def metric_folder(case: dict, campaign: Campaign, folder: Path) -> Path:
+    """A folder of ``folder`` with an M2 score file of the campaign's systems, from the case's three metric values."""
+    names = list(System.objects.filter(campaign=campaign).values_list("name", flat=True))
+    metrics = folder / "metrics"
+    metrics.mkdir(exist_ok=True)
+    (metrics / "scores.m2").write_text("".join(
+        f"{name} {case['metric'][k % 3]} {case['metric'][(k + 1) % 3]} {case['metric'][(k + 2) % 3]}\n"
+        for k, name in enumerate(names)
+    ))
+    return metrics
+
+
 def analyze_case(case: dict, mode: str, folder: Path) -> dict:
     """Build the campaign, analyse it with the commands and check the result; everything is rolled back after."""
     with transaction.atomic():
         campaign = build_campaign(case, mode)
-        names = list(System.objects.filter(campaign=campaign).values_list("name", flat=True))
-        metrics = folder / "metrics"
-        metrics.mkdir(exist_ok=True)
-        (metrics / "scores.m2").write_text("".join(
-            f"{name} {case['metric'][k % 3]} {case['metric'][(k + 1) % 3]} {case['metric'][(k + 2) % 3]}\n"
-            for k, name in enumerate(names)
-        ))
+        metrics = metric_folder(case, campaign, folder)
         out = folder / "analysis.json"
         call_command("analyze", "--campaign", campaign.name, "--bootstrap", "20", "--seed", "3", "--accuracy-folds",
                      "2", "--metrics", str(metrics), "--out", str(out), stderr=io.StringIO())

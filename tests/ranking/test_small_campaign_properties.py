@@ -47,6 +47,7 @@ from ranking.tasks import send_waiting
 
 from .contract_checks import assert_contract, strict_loads
 from .reports.test_latex import assert_well_formed
+from .test_degenerate_properties import metric_folder
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -245,13 +246,7 @@ def analyze_and_report(case: dict, mode: str, folder: Path) -> tuple[dict, dict[
     """Build the campaign, analyse it and write every report with the commands, and check them; rolled back after."""
     with transaction.atomic():
         campaign = build_campaign(case, mode)
-        names = list(System.objects.filter(campaign=campaign).values_list("name", flat=True))
-        metrics = folder / "metrics"
-        metrics.mkdir(exist_ok=True)
-        (metrics / "scores.m2").write_text("".join(
-            f"{name} {case['metric'][k % 3]} {case['metric'][(k + 1) % 3]} {case['metric'][(k + 2) % 3]}\n"
-            for k, name in enumerate(names)
-        ))
+        metrics = metric_folder(case, campaign, folder)
         out = folder / "analysis.json"
         call_command("analyze", "--campaign", campaign.name, "--bootstrap", str(case["bootstrap"]), "--confidence",
                      str(case["confidence"]), "--seed", "3", "--accuracy-folds", str(case["accuracy_folds"]),
