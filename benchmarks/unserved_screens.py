@@ -2,15 +2,15 @@
 first page and the page after, at growing numbers of served screens, against the list read through the served
 screens, as it was before ``ServedPrefix``.
 
-Builds a campaign of ``--screens`` screens (300,000) of three slots each, written by SQL as ``screens.write_screens``
-lays them out (slots in screen order), in a throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default
-``gecappraise_unserved_screens``). Then, for each of ``--served`` (screens given to a judge, the first ones, as the
-queue hands them out: a slot of each gets a judge; the slots' table then analyzed, as autovacuum would),
-``--repeat`` times interleaved: ``--step`` more screens are served (judges keep working between two views of the
-list), then the first page of the list and the page after it (``?from=`` the first page's next link) through
-Django's test client as the campaign's organizer (middleware, permission, queries, template); and the same two
-requests with ``screen_list.served_below`` patched to 0, which reads as the list read before (every screen from 0
-checked for a judge).
+Builds a campaign of ``--screens`` screens (300,000) of three slots each, written by SQL as
+``screens.write_screens`` lays them out (slots in screen order; ``tests/annotation/large_campaigns.py``), in a
+throw-away PostgreSQL database (``test_<name>`` of DATABASE_URL, default ``gecappraise_unserved_screens``). Then,
+for each of ``--served`` (screens given to a judge, the first ones, as the queue hands them out: a slot of each gets
+a judge; the slots' table then analyzed, as autovacuum would), ``--repeat`` times interleaved: ``--step`` more
+screens are served (judges keep working between two views of the list), then the first page of the list and the page
+after it (``?from=`` the first page's next link) through Django's test client as the campaign's organizer
+(middleware, permission, queries, template); and the same two requests with ``screen_list.served_below`` patched to
+0, which reads as the list read before (every screen from 0 checked for a judge).
 
 Prints each page's median time, new and baseline, their ratio, and the new pages' time at the most served screens
 against the fewest: the list reads from the first unserved screen, so it costs the same whatever the number served.
@@ -38,61 +38,18 @@ from benchmarks.django_setup import set_up  # noqa: E402
 set_up("gecappraise_unserved_screens")
 
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 from annotation.models import Campaign  # noqa: E402
-from annotation.services.importing import import_outputs  # noqa: E402
-from annotation.services.textfiles import NamedFile  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
+from tests.annotation.large_campaigns import large_campaign, serve_first  # noqa: E402
 
 LINES = 1_000
 REDUNDANCY = 3
 NEXT = re.compile(r'<a href="[^"]*from=(\d+)" rel="next">')
 ROW = re.compile(r'<tr id="screen-(\d+)">')
-
-
-def campaign_of(screens: int, owner) -> Campaign:
-    """A campaign of ``LINES`` sentences of two outputs and ``screens`` screens of ``REDUNDANCY`` pool slots."""
-    source = NamedFile("source", "".join(f"sentence {i} is here .\n" for i in range(LINES)).encode())
-    systems = [NamedFile(name, "".join(f"sentence {i} is {name} .\n" for i in range(LINES)).encode())
-               for name in ("alpha", "beta")]
-    campaign = import_outputs("unserved", source, systems, owner=owner)
-    campaign.organizers.add(owner)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
-        cursor.execute(
-            """
-            INSERT INTO annotation_screen (campaign_id, segment_id, number, created_at, excluded, control)
-            SELECT %(campaign)s, segments.ids[1 + n %% cardinality(segments.ids)], n, now(), false, false
-            FROM generate_series(0, %(screens)s - 1) AS n,
-                 (SELECT array_agg(id ORDER BY line) AS ids FROM annotation_segment
-                  WHERE campaign_id = %(campaign)s) AS segments
-            """,
-            {"campaign": campaign.pk, "screens": screens},
-        )
-        cursor.execute(
-            """
-            INSERT INTO annotation_assignment (screen_id, campaign_id, position, due_after, status, token)
-            SELECT s.id, s.campaign_id, s.number * %(redundancy)s + copy, 0, 'pending', gen_random_uuid()
-            FROM annotation_screen s, generate_series(0, %(redundancy)s - 1) AS copy
-            WHERE s.campaign_id = %(campaign)s
-            """,
-            {"campaign": campaign.pk, "redundancy": REDUNDANCY},
-        )
-    return campaign
-
-
-def serve(campaign: Campaign, judge, upto: int) -> None:
-    """Give the first slot of every screen numbered below ``upto`` to ``judge`` (submitted), as the queue would."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE annotation_assignment SET judge_id = %(judge)s, status = 'submitted', submitted_at = now()"
-            " WHERE campaign_id = %(campaign)s AND judge_id IS NULL AND position %% %(redundancy)s = 0"
-            " AND position < %(upto)s * %(redundancy)s",
-            {"judge": judge.pk, "campaign": campaign.pk, "redundancy": REDUNDANCY, "upto": upto},
-        )
 
 
 def pages(client: Client, campaign: Campaign) -> tuple[float, float, list[int]]:
@@ -120,16 +77,14 @@ def main() -> None:
         users = get_user_model().objects
         organizer, judge = users.create_user("organizer"), users.create_user("judge")
         start = time.perf_counter()
-        campaign = campaign_of(args.screens, organizer)
-        with connection.cursor() as cursor:
-            cursor.execute("VACUUM ANALYZE")
+        campaign = large_campaign("unserved", organizer, lines=LINES, screens=args.screens, redundancy=REDUNDANCY)
         print(f"(campaign of {args.screens:,} screens, {REDUNDANCY} slots each, written in "
               f"{time.perf_counter() - start:.0f} s)")
         client = Client()
         client.force_login(organizer)
         medians = {}
         for served in args.served:
-            serve(campaign, judge, served)
+            serve_first(campaign, served, judge, REDUNDANCY)
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE annotation_assignment")
             pages(client, campaign)
@@ -137,7 +92,7 @@ def main() -> None:
             upto = served
             for _ in range(args.repeat):
                 upto += args.step
-                serve(campaign, judge, upto)
+                serve_first(campaign, upto, judge, REDUNDANCY)
                 new = pages(client, campaign)
                 with mock.patch("annotation.services.screen_list.served_below", return_value=0):
                     old = pages(client, campaign)

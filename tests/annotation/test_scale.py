@@ -1,15 +1,11 @@
 """A campaign of 1,000,000 screens on PostgreSQL: what a judge's requests and the organizer's page and dashboard
 read does not grow with the campaign (issue 7, item 11); nor does what planning screens reads with the candidates.
 
-The screens are written by SQL (``INSERT ... SELECT generate_series``), two candidates and one pool slot each, as
-``screens.write_screens`` lays them out, with the campaign's kept slot counts (``CampaignSlots``), in one
-transaction with the foreign-key triggers off (``SET LOCAL session_replication_role = replica``, as a restore of a
-dump does: the rows refer to rows of the same statements, and Django's deferred foreign-key checks of 4,000,000
-rows took more than half of the 60 s the load took with them);
-then the tables are vacuumed and analyzed as autovacuum would. A judge of it and a judge of a small campaign then
-take turns working through screens through Django's request handler (the whole request, middleware and all,
-without a network): a *serve* is the GET of the screen page, a *submit* the POST that stores the ranks and claims
-the next screen.
+The screens are written by SQL (``large_campaigns.large_campaign``), two candidates and one pool slot each, as
+``screens.write_screens`` lays them out, with the campaign's kept slot counts (``CampaignSlots``). A judge of it and
+a judge of a small campaign then take turns working through screens through Django's request handler (the whole
+request, middleware and all, without a network): a *serve* is the GET of the screen page, a *submit* the POST that
+stores the ranks and claims the next screen.
 
 What is asserted is the work each request makes PostgreSQL do, not its time: the table and index blocks it reads or
 finds in shared buffers (``pg_statio_user_tables``, this backend's counts flushed after the request), which is the
@@ -27,7 +23,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import connection
 from django.http import HttpResponse
 from django.test import Client
 from django.test.client import FakePayload
@@ -40,6 +36,7 @@ from annotation.services.screens import create_screens, screen_count
 from annotation.services.textfiles import NamedFile
 
 from .factories import judge, small_campaign
+from .large_campaigns import large_campaign, serve_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -67,55 +64,6 @@ LIST_MARGIN = 300
 #: queue hands them out: the list reads from the first unserved one (``ServedPrefix``), where it once walked these,
 #: checking each for a judge (about 800,000 blocks).
 SERVED_BEFORE_LIST = 200_000
-
-
-def big_campaign(owner: User) -> Campaign:
-    """A test set of ``LINES`` sentences with two distinct outputs each, and ``SCREENS`` screens written by SQL."""
-    source = NamedFile("source", "".join(f"sentence {i} is here .\n" for i in range(LINES)).encode())
-    systems = [NamedFile(name, "".join(f"sentence {i} is {name} .\n" for i in range(LINES)).encode())
-               for name in ("alpha", "beta")]
-    campaign = import_outputs("big", source, systems, owner=owner)
-    campaign.organizers.add(owner)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
-        cursor.execute(
-            """
-            INSERT INTO annotation_screen (campaign_id, segment_id, number, created_at, excluded)
-            SELECT %(campaign)s, segments.ids[1 + n %% cardinality(segments.ids)], n, now(), false
-            FROM generate_series(0, %(screens)s - 1) AS n,
-                 (SELECT array_agg(id ORDER BY line) AS ids FROM annotation_segment
-                  WHERE campaign_id = %(campaign)s) AS segments
-            """,
-            {"campaign": campaign.pk, "screens": SCREENS},
-        )
-        cursor.execute(
-            """
-            INSERT INTO annotation_screencandidate (screen_id, candidate_id, position)
-            SELECT s.id, c.id, row_number() OVER (PARTITION BY s.id ORDER BY c.id) - 1
-            FROM annotation_screen s JOIN annotation_candidate c ON c.segment_id = s.segment_id
-            WHERE s.campaign_id = %(campaign)s
-            """,
-            {"campaign": campaign.pk},
-        )
-        cursor.execute(
-            """
-            INSERT INTO annotation_assignment (screen_id, campaign_id, position, due_after, status, token)
-            SELECT id, campaign_id, number, 0, 'pending', gen_random_uuid()
-            FROM annotation_screen WHERE campaign_id = %(campaign)s
-            """,
-            {"campaign": campaign.pk},
-        )
-        cursor.execute(
-            """
-            INSERT INTO annotation_campaignslots (campaign_id, originals, original_ids)
-            SELECT campaign_id, count(*), sum(id) FROM annotation_assignment WHERE campaign_id = %(campaign)s
-            GROUP BY campaign_id
-            """,
-            {"campaign": campaign.pk},
-        )
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-    return campaign
 
 
 KEY = re.compile(r'name="candidate_(\d+)" value="([0-9a-f]+)"')
@@ -199,7 +147,7 @@ def organizer_page(client: Client, url: str) -> tuple[str, int]:
 
 def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_small_campaign(capsys):
     organizer = User.objects.create_user("organizer")
-    big = big_campaign(organizer)
+    big = large_campaign("big", organizer, lines=LINES, screens=SCREENS)
     small = small_campaign("small")
     small.organizers.add(organizer)
     create_screens(small, 60)
@@ -241,6 +189,8 @@ def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_s
             f"{small_blocks}")
     list_reads = list_pages_read(page_client, small, big)
     serve_first(big, SERVED_BEFORE_LIST, organizer)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotation_assignment")
     served = f"after {SERVED_BEFORE_LIST:,} served"
     list_reads[f"the unserved screens {served}"] = (
         list_reads["the unserved screens"][0],
@@ -257,18 +207,6 @@ def test_a_million_screens_cost_a_judge_and_the_organizer_no_more_reads_than_a_s
     for what, (small_blocks, big_blocks) in list_reads.items():
         assert big_blocks <= small_blocks + LIST_MARGIN, (
             f"{what} at {SCREENS:,} screens read {big_blocks} blocks, a small campaign's {small_blocks}")
-
-
-def serve_first(campaign: Campaign, count: int, user: User) -> None:
-    """Give ``user`` every slot still in the pool of the campaign's first ``count`` screens (one each, in position
-    order), submitted, and analyze the slots' table as autovacuum would."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE annotation_assignment SET judge_id = %s, status = 'submitted', submitted_at = now()"
-            " WHERE campaign_id = %s AND judge_id IS NULL AND position < %s",
-            [user.pk, campaign.pk, count],
-        )
-        cursor.execute("ANALYZE annotation_assignment")
 
 
 def list_pages_read(client: Client, small: Campaign, big: Campaign) -> dict[str, tuple[int, int]]:
