@@ -1049,7 +1049,7 @@ class CrowdSession(models.Model):
     class Meta:
         ordering = ["worker_id", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["worker", "session_id"], name="crowd_session_once_per_worker"),
+            *unique_within("crowd_session", "worker", "session_id"),
             models.UniqueConstraint(
                 fields=["worker"], condition=Q(current=True), name="crowd_session_one_current_per_worker"
             ),
