@@ -361,6 +361,13 @@ class ScreenQuerySet(models.QuerySet):
         done = Assignment.objects.taken().filter(screen=models.OuterRef("pk"), status=Assignment.Status.SUBMITTED)
         return self.filter(models.Exists(done))
 
+    def waiting(self) -> ScreenQuerySet:
+        """Screens still waiting for a judgment: a slot of theirs is pending or served, so ratings of their
+        candidates are on their way."""
+        open_ = Assignment.objects.filter(screen=models.OuterRef("pk"),
+                                          status__in=(Assignment.Status.PENDING, Assignment.Status.SERVED))
+        return self.filter(models.Exists(open_))
+
     def flagged(self) -> ScreenQuerySet:
         """Screens a judge flagged instead of judging (a judgment of theirs is a ``Flag``)."""
         return self.filter(models.Exists(Flag.objects.filter(judgment__assignment__screen=models.OuterRef("pk"))))

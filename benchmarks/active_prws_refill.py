@@ -19,7 +19,6 @@ Run: .venv/bin/python benchmarks/active_prws_refill.py [--sentences 20000] [--sy
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -29,39 +28,31 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.command_line import whole_numbers  # noqa: E402
 from benchmarks.django_setup import set_up  # noqa: E402
 
 set_up("gecappraise_active_prws_refill")
 
 from django.db import connection, transaction  # noqa: E402
 
-from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, ScreenCandidate  # noqa: E402
+from annotation.models import Campaign, Candidate, CandidateJudgment, ScreenCandidate  # noqa: E402
 from annotation.random_streams import campaign_rng  # noqa: E402
 from annotation.services.importing import import_outputs  # noqa: E402
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens  # noqa: E402
 from annotation.services.screens import lock_campaign, next_screen_number, segment_candidates, write_screens  # noqa
 from annotation.services.textfiles import NamedFile  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
-from ranking.active_screens import easl_plans, write_active_prws_screens  # noqa: E402
+from ranking.active_screens import beliefs_and_free, easl_plans, waiting_rows, write_active_prws_screens  # noqa: E402
 from ranking.core.active import CandidateBeliefs  # noqa: E402
 
 
 def former_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[CandidateBeliefs, np.ndarray]:
     """``_prws_beliefs`` as it was: every candidate of the campaign numbered from ``candidates``."""
     index = {pk: i for i, pk in enumerate(pk for sentence in candidates for pk in sentence)}
-    beliefs = CandidateBeliefs.start(len(index))
-    rows = CandidateJudgment.objects.of_campaign(campaign).scored()
-    pairs = [(index[pk], score) for pk, score in rows.values_list("candidate_id", "score") if pk in index]
-    if pairs:
-        rated, scores = zip(*pairs)
-        beliefs.observe(np.array(rated), np.array(scores))
-    waiting = ScreenCandidate.objects.filter(
-        screen__campaign=campaign,
-        screen__assignments__status__in=(Assignment.Status.PENDING, Assignment.Status.SERVED),
-    ).values_list("candidate_id", flat=True).distinct()
-    open_ = np.ones(len(index), dtype=bool)
-    open_[[index[pk] for pk in waiting if pk in index]] = False
-    return beliefs, open_
+    scored = CandidateJudgment.objects.of_campaign(campaign).scored().values_list("candidate_id", "score")
+    waiting = waiting_rows(campaign).values_list("candidate_id", flat=True).distinct()
+    return beliefs_and_free(len(index), [(index[pk], score) for pk, score in scored if pk in index],
+                            [index[pk] for pk in waiting if pk in index])
 
 
 def former_refill(campaign: Campaign, count: int) -> range:
@@ -105,13 +96,7 @@ def rate(campaign: Campaign, screens: int, rng: np.random.Generator) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=20_000)
-    parser.add_argument("--systems", type=int, default=30)
-    parser.add_argument("--rated", type=int, default=20_000)
-    parser.add_argument("--count", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = whole_numbers(__doc__, sentences=20_000, systems=30, rated=20_000, count=10, repeat=5)
     rng = np.random.default_rng(2015)
     with throwaway_database():
         source = [f"sentence {i} has some words in it ." for i in range(args.sentences)]

@@ -20,7 +20,6 @@ Run: .venv/bin/python benchmarks/add_screens.py [--sentences 20000] [--systems 5
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -42,6 +41,7 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from annotation.models import Campaign, Candidate  # noqa: E402
+from benchmarks.command_line import whole_numbers  # noqa: E402
 from benchmarks.dashboard import analyze_tables, synthetic_campaign  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 
@@ -71,13 +71,7 @@ def count_candidates(campaign: Campaign) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sentences", type=int, default=20_000)
-    parser.add_argument("--systems", type=int, default=50)
-    parser.add_argument("--few-systems", type=int, default=10)
-    parser.add_argument("--counts", type=int, nargs="+", default=[1, 10_000])
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = whole_numbers(__doc__, sentences=20_000, systems=50, few_systems=10, counts=[1, 10_000], repeat=5)
     with throwaway_database():
         organizer = get_user_model().objects.create_user("organizer")
         campaigns = {}

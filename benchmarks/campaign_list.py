@@ -19,7 +19,6 @@ Run: .venv/bin/python benchmarks/campaign_list.py [--systems 50] [--sentences 20
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.command_line import whole_numbers  # noqa: E402
 from benchmarks.django_setup import set_up  # noqa: E402
 
 set_up("gecappraise_campaign_list")
@@ -103,13 +103,7 @@ def lines(count: int, text: str) -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--systems", type=int, default=50)
-    parser.add_argument("--sentences", type=int, default=20_000)
-    parser.add_argument("--screens", type=int, default=1_000)
-    parser.add_argument("--campaigns", type=int, default=300)
-    parser.add_argument("--repeat", type=int, default=9)
-    args = parser.parse_args()
+    args = whole_numbers(__doc__, systems=50, sentences=20_000, screens=1_000, campaigns=300, repeat=9)
     with throwaway_database():
         start = time.perf_counter()
         organizer = get_user_model().objects.create_user("organizer")

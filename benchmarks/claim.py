@@ -11,12 +11,12 @@ Run: .venv/bin/python benchmarks/claim.py [--screens 3000] [--claims 300] [--rou
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.command_line import whole_numbers  # noqa: E402
 from benchmarks.django_setup import set_up  # noqa: E402
 
 set_up("gecappraise_claim")
@@ -62,11 +62,7 @@ def timed(claim, campaign, judge, now, claims: int) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--screens", type=int, default=3000)
-    parser.add_argument("--claims", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = whole_numbers(__doc__, screens=3000, claims=300, rounds=3)
     with throwaway_site():
         source, systems, _ = test_set()
         campaign = import_outputs("claim", source, systems)

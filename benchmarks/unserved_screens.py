@@ -21,7 +21,6 @@ Run: .venv/bin/python benchmarks/unserved_screens.py [--screens 300000] [--serve
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 import time
@@ -33,6 +32,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.command_line import whole_numbers  # noqa: E402
 from benchmarks.django_setup import set_up  # noqa: E402
 
 set_up("gecappraise_unserved_screens")
@@ -67,12 +67,7 @@ def pages(client: Client, campaign: Campaign) -> tuple[float, float, list[int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--screens", type=int, default=300_000)
-    parser.add_argument("--served", type=int, nargs="+", default=[1_000, 50_000, 200_000])
-    parser.add_argument("--step", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=7)
-    args = parser.parse_args()
+    args = whole_numbers(__doc__, screens=300_000, served=[1_000, 50_000, 200_000], step=20, repeat=7)
     with throwaway_database():
         users = get_user_model().objects
         organizer, judge = users.create_user("organizer"), users.create_user("judge")

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Campaign, Candidate, CandidateJudgment, Screen, ScreenCandidate, Segment
+from annotation.models import Campaign, Candidate, CandidateJudgment, Screen, ScreenCandidate, Segment
 from annotation.random_streams import campaign_rng
 from annotation.services.outputs import candidate_systems
 from annotation.services.sampling import MIN_RANKABLE_CANDIDATES, ScreenPlan
@@ -175,26 +175,38 @@ def _place(candidate: str) -> Coalesce:
 
 def _prws_beliefs(campaign: Campaign, offsets: np.ndarray, segment_index: dict[int, int]) -> tuple[
         CandidateBeliefs, np.ndarray]:
-    """EASL beliefs of the campaign's candidates (numbered sentence by sentence in line order, a sentence's
-    candidates by id: ``offsets[i]`` is sentence i's first) from every score given so far, and which candidates
-    are free: not on a screen still waiting for a judgment (pending or served), whose ratings are on their way.
-    Each score and waiting candidate comes with its candidate's sentence and place (``_place``), so no other
-    candidate is read."""
+    """``beliefs_and_free`` of the campaign's candidates, numbered sentence by sentence in line order, a sentence's
+    candidates by id (``offsets[i]`` is sentence i's first). Each score and waiting candidate comes with its
+    candidate's sentence and place (``_place``), so no other candidate is read."""
+    def number(segment: int, place: int) -> int:
+        return int(offsets[segment_index[segment]]) + place
+
     scored = CandidateJudgment.objects.of_campaign(campaign).scored().values_list(
-        "score", "candidate__segment_id", _place("candidate_id")
+        "candidate__segment_id", _place("candidate_id"), "score"
     )
-    beliefs = CandidateBeliefs.start(int(offsets[-1]))
-    rows = [(int(offsets[segment_index[segment]]) + place, score) for score, segment, place in scored]
-    if rows:
-        rated, scores = zip(*rows)
+    waiting = waiting_rows(campaign).values_list("candidate__segment_id", _place("candidate_id")).distinct()
+    return beliefs_and_free(int(offsets[-1]), [(number(segment, place), score) for segment, place, score in scored],
+                            [number(segment, place) for segment, place in waiting])
+
+
+def waiting_rows(campaign: Campaign) -> QuerySet:
+    """The candidates shown on the campaign's screens still waiting for a judgment (``ScreenQuerySet.waiting``),
+    unordered, so that their distinct values are distinct."""
+    return ScreenCandidate.objects.filter(screen__in=Screen.objects.filter(campaign=campaign).waiting()).order_by()
+
+
+def beliefs_and_free(size: int, ratings: list[tuple[int, float]], waiting: list[int]) -> tuple[
+        CandidateBeliefs, np.ndarray]:
+    """EASL beliefs of ``size`` candidates from every score given so far (``ratings``: candidate number and score),
+    and which candidates are free: not ``waiting``, on a screen still waiting for a judgment (pending or served),
+    whose ratings are on their way."""
+    beliefs = CandidateBeliefs.start(size)
+    if ratings:
+        rated, scores = zip(*ratings)
         beliefs.observe(np.array(rated), np.array(scores))
-    waiting = ScreenCandidate.objects.filter(
-        screen__campaign=campaign,
-        screen__assignments__status__in=(Assignment.Status.PENDING, Assignment.Status.SERVED),
-    ).order_by().values_list("candidate__segment_id", _place("candidate_id")).distinct()
-    open_ = np.ones(int(offsets[-1]), dtype=bool)
-    open_[[int(offsets[segment_index[segment]]) + place for segment, place in waiting]] = False
-    return beliefs, open_
+    free = np.ones(size, dtype=bool)
+    free[waiting] = False
+    return beliefs, free
 
 
 def write_active_prws_screens(campaign: Campaign, count: int) -> range:
