@@ -1,6 +1,7 @@
 """Active selection's short queue written into a campaign (ranking/active_screens.py, issue 13), on PostgreSQL."""
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import numpy as np
@@ -169,32 +170,31 @@ def test_the_running_belief_is_kept_and_observes_only_the_judgments_stored_since
     assert loaded[-1] == (None, newest_judgment(campaign)), "an excluded screen rebuilds the belief from all judgments"
 
 
-def shown_by_line(campaign: Campaign) -> list[tuple[int, str]]:
-    """Each screen of ``campaign`` in number order: its sentence's line and the word each text it shows has where
-    the systems edit (``some`` unedited, ``edit3`` system 3's), in order."""
+def shown_by_line(campaign: Campaign) -> list[str]:
+    """Each screen of ``campaign`` in number order: its sentence's line, a colon and the word each text it shows has
+    where the systems edit (``some`` unedited, ``edit3`` system 3's), in order."""
     return [
-        (screen.segment.line, " ".join(text.split()[3] for text in screen.slots.order_by("position").values_list(
-            "candidate__text", flat=True)))
+        f"{screen.segment.line}: " + " ".join(text.split()[3] for text in screen.slots.order_by("position")
+                                              .values_list("candidate__text", flat=True))
         for screen in Screen.objects.filter(campaign=campaign).select_related("segment").order_by("number")
     ]
 
 
-#: The PRWS screens EASL chose in ``test_easl_chooses_the_same_screens_for_the_same_scores_and_seed`` (line, texts
-#: shown), as it chose them when it read every candidate of the campaign.
-PINNED_EASL_SCREENS = [
-    (14, 'edit1 edit0 edit5'), (15, 'edit5 some edit0'), (17, 'some edit3 edit5'), (0, 'edit3 edit1 edit4'),
-    (3, 'edit0 some edit3'), (2, 'edit2 edit3 some'), (4, 'edit5 edit3 edit0'), (27, 'edit1 edit4 edit2'),
-    (29, 'edit0 edit2 edit1'), (3, 'edit2 edit1 edit4'), (22, 'edit1 edit0 edit4'), (26, 'edit4 edit0 edit2'),
-    (22, 'edit2 edit5 edit3'), (9, 'edit1 edit0 edit4'), (17, 'some edit4 edit1'), (5, 'edit4 some edit2'),
-    (24, 'edit1 some edit4'), (8, 'some edit3 edit4'), (19, 'edit3 edit2 some'), (7, 'edit4 edit5 some'),
-    (9, 'edit0 edit5 edit3'), (11, 'edit4 edit3 edit2'), (13, 'edit2 edit3 edit0'), (28, 'some edit0 edit4'),
-    (25, 'edit5 some edit1'), (18, 'edit1 edit5 edit0'), (18, 'edit5 edit0 edit3'), (1, 'edit1 edit2 some'),
-    (23, 'edit1 edit2 edit0'), (16, 'some edit1 edit3'), (1, 'edit4 some edit2'), (6, 'edit5 edit0 edit3'),
-    (20, 'edit5 edit1 edit0'), (28, 'edit2 edit0 edit3'), (21, 'edit5 edit4 edit1'), (13, 'some edit3 edit4'),
-    (4, 'edit5 some edit0'), (11, 'edit3 edit2 edit0'), (25, 'edit5 edit1 edit0'), (10, 'edit1 edit2 edit5'),
-    (0, 'edit2 edit5 edit0'), (6, 'edit4 edit5 edit2'), (25, 'edit2 edit1 edit5'), (23, 'edit0 edit5 edit2'),
-    (5, 'edit1 edit4 some'), (6, 'edit1 edit4 edit0'), (13, 'edit5 edit4 edit0'), (21, 'some edit0 edit4'),
-]
+#: The PRWS screens EASL chose in ``test_easl_chooses_the_same_screens_for_the_same_scores_and_seed`` (as
+#: ``shown_by_line`` says them, in number order, separated by "|"), as it chose them when it read every candidate of
+#: the campaign.
+PINNED_EASL_SCREENS = """
+14: edit1 edit0 edit5 | 15: edit5 some edit0 | 17: some edit3 edit5 | 0: edit3 edit1 edit4 | 3: edit0 some edit3
+2: edit2 edit3 some | 4: edit5 edit3 edit0 | 27: edit1 edit4 edit2 | 29: edit0 edit2 edit1 | 3: edit2 edit1 edit4
+22: edit1 edit0 edit4 | 26: edit4 edit0 edit2 | 22: edit2 edit5 edit3 | 9: edit1 edit0 edit4 | 17: some edit4 edit1
+5: edit4 some edit2 | 24: edit1 some edit4 | 8: some edit3 edit4 | 19: edit3 edit2 some | 7: edit4 edit5 some
+9: edit0 edit5 edit3 | 11: edit4 edit3 edit2 | 13: edit2 edit3 edit0 | 28: some edit0 edit4 | 25: edit5 some edit1
+18: edit1 edit5 edit0 | 18: edit5 edit0 edit3 | 1: edit1 edit2 some | 23: edit1 edit2 edit0 | 16: some edit1 edit3
+1: edit4 some edit2 | 6: edit5 edit0 edit3 | 20: edit5 edit1 edit0 | 28: edit2 edit0 edit3 | 21: edit5 edit4 edit1
+13: some edit3 edit4 | 4: edit5 some edit0 | 11: edit3 edit2 edit0 | 25: edit5 edit1 edit0 | 10: edit1 edit2 edit5
+0: edit2 edit5 edit0 | 6: edit4 edit5 edit2 | 25: edit2 edit1 edit5 | 23: edit0 edit5 edit2 | 5: edit1 edit4 some
+6: edit1 edit4 edit0 | 13: edit5 edit4 edit0 | 21: some edit0 edit4
+"""
 
 
 def test_easl_chooses_the_same_screens_for_the_same_scores_and_seed():
@@ -214,4 +214,4 @@ def test_easl_chooses_the_same_screens_for_the_same_scores_and_seed():
         queue.submit_scores(assignment.token, rater, [float(s) for s in rng.uniform(0, 100, len(shown))],
                             [False] * len(shown), shown)
     active_screens.write_active_prws_screens(campaign, 40)
-    assert shown_by_line(campaign) == PINNED_EASL_SCREENS
+    assert shown_by_line(campaign) == re.split(r" \| |\n", PINNED_EASL_SCREENS.strip())
