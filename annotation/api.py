@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import FormParser, get_encoding
@@ -185,6 +185,16 @@ def _changed_or_refused(change: Callable[[Campaign], Changed], campaign: Campaig
         raise ValidationError({"__all__": [str(refused)]}) from None
 
 
+def _opening_change(summary: str, answer: type[serializers.Serializer]) -> Callable:
+    """The route (``POST campaigns/{id}/<name>/``, no body) and schema of an action that closes or reopens the
+    campaign, answering 200 with ``answer``."""
+    def decorate(view: Callable) -> Callable:
+        routed = action(detail=True, methods=["post"])(view)
+        return extend_schema(summary=summary, request=None, responses={200: answer, **WRITE_ERRORS})(routed)
+
+    return decorate
+
+
 def _imported(form, campaign: Campaign, by) -> Response:
     """An upload form's file (valid ``AppraiseUploadForm`` or ``ScoresUploadForm``) imported (201 with the summary),
     or its background job recorded (202); a 400 naming the file and item at fault otherwise, nothing stored."""
@@ -303,10 +313,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         job.refresh_from_db()
         return Response(ScreenJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(summary="Close the campaign: judges get and submit no more screens; a crowd study takes no new "
-                   "work, and each crowd session with a submitted screen gets its completion code now",
-                   request=None, responses={200: CampaignClosedSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["post"])
+    @_opening_change("Close the campaign: judges get and submit no more screens; a crowd study takes no new work, and "
+                     "each crowd session with a submitted screen gets its completion code now",
+                     CampaignClosedSerializer)
     def close(self, request, pk=None):
         """POST: close the campaign now (``campaign_closing.close``); 400 when it was closed already (nothing is
         changed)."""
@@ -315,10 +324,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         closed = {"closed_at": campaign.closed_at, "completed_sessions": completed}
         return Response(CampaignClosedSerializer(closed).data)
 
-    @extend_schema(summary="Open the closed campaign again: judges are served screens again; a crowd session that "
-                   "got its code at the close stays complete (its worker goes on in a new session)",
-                   request=None, responses={200: CampaignReopenedSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["post"])
+    @_opening_change("Open the closed campaign again: judges are served screens again; a crowd session that got its "
+                     "code at the close stays complete (its worker goes on in a new session)",
+                     CampaignReopenedSerializer)
     def reopen(self, request, pk=None):
         """POST: open the closed campaign again (``campaign_closing.reopen``); 400 when it is open (nothing is
         changed)."""
