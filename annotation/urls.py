@@ -1,7 +1,19 @@
-"""Page URLs: organizer pages here, judge pages in judge_urls."""
+"""Page URLs: the organizer's pages of campaigns and jobs; the start page, invite and study links, and a judge's own
+pages below ``judge/``."""
 from django.urls import include, path, re_path
 
-from .views import closing, crowd, dashboard, organizer, organizer_judging, rater_qc, references, scores
+from .views import (
+    closing,
+    crowd,
+    dashboard,
+    judge,
+    organizer,
+    organizer_judging,
+    rater_qc,
+    references,
+    scores,
+    start,
+)
 
 #: The pages of one campaign, below ``campaigns/<pk>/``.
 campaign_pages = [
@@ -31,9 +43,26 @@ campaign_pages = [
 ]
 
 urlpatterns = [
+    # The organizer's.
     path("campaigns/", organizer.campaign_list, name="campaign-list"),
     path("campaigns/new/", organizer.campaign_create, name="campaign-create"),
     path("campaigns/<int:pk>/", include(campaign_pages)),
     path("jobs/<int:job_id>/", organizer.background_job_detail, name="background-job"),
-    path("", include("annotation.judge_urls")),
+    # Everyone's, judges' and crowd workers'.
+    path("", start.start, name="home"),
+    path("invite/<str:secret>/", judge.invite, name="invite"),
+    # A key is token_urlsafe (models.new_crowd_key): other text is no study link (a NUL reached PostgreSQL: a 500).
+    path("crowd/<slug:key>/", crowd.study_link, name="crowd-study-link"),
+    path("judge/", judge.home, name="judge-home"),
+    path("judge/password/", judge.password, name="judge-password"),
+    path("judge/campaigns/<int:campaign_id>/", judge.campaign, name="judge-campaign"),
+    path("judge/campaigns/<int:campaign_id>/done/", judge.done, name="judge-done"),
+    path("judge/campaigns/<int:campaign_id>/guidelines/", judge.guidelines_page, name="judge-guidelines"),
+    path("judge/campaigns/<int:campaign_id>/training/", judge.training_page, name="judge-training"),
+    path("judge/campaigns/<int:campaign_id>/training/<int:position>/feedback/", judge.training_feedback,
+         name="judge-training-feedback"),
+    path("judge/campaigns/<int:campaign_id>/undo/", judge.undo, name="judge-undo"),
+    path("judge/screens/<uuid:token>/", judge.screen, name="judge-screen"),
+    path("judge/screens/<uuid:token>/flag/", judge.flag, name="judge-flag"),
+    path("judge/screens/<uuid:token>/lease/", judge.lease, name="judge-lease"),
 ]
