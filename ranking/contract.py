@@ -108,16 +108,17 @@ def defined(value: float | int) -> float:
 def fields(values: Mapping[str, Any], reasons: Mapping[str, str]) -> dict:
     """``values`` with undefined numbers as None and, if there is one, the ``reason`` key (module docstring).
 
-    ``reasons`` gives the reason each field has when it is undefined; an undefined field without one is a bug and
-    raises ``ValueError``.
+    ``reasons`` gives the reason each field has when it is undefined; an undefined field without one (or with a
+    blank one) is a bug and raises ``ValueError``.
     """
     result = {key: number(value) if isinstance(value, float) or value is None else value
               for key, value in values.items()}
     undefined = {key: reasons.get(key) for key, value in result.items() if value is None}
     if not undefined:
         return result
-    if None in undefined.values():
-        raise ValueError(f"undefined {', '.join(k for k, r in undefined.items() if r is None)} without a reason")
+    unexplained = [key for key, reason in undefined.items() if reason is None or not reason.strip()]
+    if unexplained:
+        raise ValueError(f"undefined {', '.join(unexplained)} without a reason")
     distinct = set(undefined.values())
     result["reason"] = distinct.pop() if len(distinct) == 1 else "; ".join(f"{k}: {r}" for k, r in undefined.items())
     return result

@@ -19,7 +19,8 @@ Schema = dict[str, Any]
 
 STRING: Schema = {"type": "string"}
 NAME: Schema = {"type": "string", "minLength": 1}
-REASON: Schema = {"type": "string", "minLength": 1}
+#: Why a value is undefined: text with something to read in it (not only white space).
+REASON: Schema = {"type": "string", "pattern": r"\S"}
 INTEGER: Schema = {"type": "integer"}
 COUNT: Schema = {"type": "integer", "minimum": 0}
 NUMBER: Schema = {"type": "number"}

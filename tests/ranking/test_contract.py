@@ -5,6 +5,7 @@ import csv
 import io
 import json
 
+import jsonschema
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -44,6 +45,18 @@ def test_undefined_numbers_are_null_with_their_reason():
         == "inter: one judge; intra: no repeats"
     with pytest.raises(ValueError, match="undefined kappa without a reason"):
         fields({"kappa": np.nan}, {})
+    with pytest.raises(ValueError, match="undefined p_value without a reason"):
+        fields({"share": np.nan, "p_value": None}, {"share": "none", "p_value": " "})
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n"])
+def test_the_contract_refuses_a_reason_with_nothing_to_read(blank):
+    items = [("ann", 0, [(("A",), 1), (("B",), 1)])]
+    analysis = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    analysis["head_to_head"]["A"]["B"]["reason"] = blank
+    with pytest.raises(jsonschema.ValidationError, match="does not match"):
+        assert_contract(analysis)
 
 
 def test_bare_matrices_leave_out_the_diagonal_and_keep_reasons_beside():
