@@ -58,7 +58,7 @@ from .services import background_jobs, campaign_closing, rater_qc
 from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 from .services.references import import_references
 from .services.score_import import check_takes_scores
-from .services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
+from .services.screen_jobs import NOT_STOPPED, request_screens, resume_job, screens_state
 from .services.screens import screen_count
 from .services.textfiles import InputFileError
 from .upload_names import SentNamesParser
@@ -287,8 +287,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         """POST: add screens, at once (201) or by a job (202, its progress in GET). GET: screens and jobs."""
         campaign = self.get_object()
         if request.method == "GET":
-            jobs = ScreenJobSerializer(active_jobs(campaign), many=True).data
-            return Response({"total": screen_count(campaign), "jobs": jobs})
+            state = screens_state(campaign)
+            return Response({"total": state.total, "jobs": ScreenJobSerializer(state.jobs, many=True).data})
         checked_fields(request, ScreensForm.base_fields)
         form = ScreensForm(request.data)
         if not form.is_valid():

@@ -66,9 +66,10 @@ from annotation.models import (  # noqa: E402
 )
 from annotation.services import attention, queue, rater_qc  # noqa: E402
 from annotation.services.attention import AttentionRate, add_attention_checks  # noqa: E402
-from annotation.services.dashboard import JudgeProgress, Plan, recent_flags, screen_times  # noqa: E402
+from annotation.services.dashboard import JudgeProgress, Plan, recent_flags, screen_job_row, screen_times  # noqa: E402
 from annotation.services.exclusion import set_excluded  # noqa: E402
 from annotation.services.judging_overview import AttentionCoverage, JudgeActivity  # noqa: E402
+from annotation.services.screen_jobs import active_jobs  # noqa: E402
 from annotation.services.screens import create_screens, screen_count  # noqa: E402
 from benchmarks.dashboard import (  # noqa: E402
     analyze_tables,
@@ -224,6 +225,8 @@ def baseline_dashboard_data(campaign: Campaign) -> dict:
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
         "rater_qc": {"rule": rater_qc.QcRule.of(campaign).as_json(), "raters": [v.as_json() for v in verdicts],
                      "excluded": sum(v.excluded for v in verdicts)},
+        "screen_jobs": [screen_job_row(job) for job in active_jobs(campaign)],
+        "closed_at": campaign.closed_at,
     }
 
 

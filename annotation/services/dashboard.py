@@ -30,11 +30,12 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Sum
 
-from ..models import Assignment, Campaign, Flag, Judgment, Screen
+from ..models import Assignment, Campaign, Flag, Judgment, Screen, ScreenJob
 from .attention import attention_check_rates
 from .kept_slots import SlotTotals, slot_totals
 from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally, one_snapshot
 from .rater_qc import QcRule, campaign_verdicts
+from .screen_jobs import fail_abandoned, recent_jobs
 from .screens import screen_count
 
 #: The most flags listed (the total is given too).
@@ -333,8 +334,12 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 
 
 def dashboard_data(campaign: Campaign) -> dict:
-    """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges`` and ``flags``,
-    read in one snapshot (``kept_tallies.one_snapshot``), so its numbers agree with each other."""
+    """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges``, ``flags``,
+    ``rater_qc``, the jobs adding screens (``screen_jobs``, ``screen_job_row`` each) and when the campaign was
+    closed (``closed_at``, None while open), read in one snapshot (``kept_tallies.one_snapshot``), so that its
+    numbers agree with each other: a job is never "Done" beside the screen count from before its last screens.
+    Running jobs whose process stopped are failed first (``screen_jobs.fail_abandoned``, which writes)."""
+    fail_abandoned(campaign)
     with one_snapshot():
         return _dashboard_data(campaign)
 
@@ -352,7 +357,16 @@ def _dashboard_data(campaign: Campaign) -> dict:
         "judges": [asdict(row) for row in judge_progress(campaign, work, repeats, slots)],
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
         "rater_qc": rater_qc_summary(campaign, slots),
+        "screen_jobs": [screen_job_row(job) for job in recent_jobs(campaign)],
+        "closed_at": Campaign.objects.values_list("closed_at", flat=True).get(pk=campaign.pk),
     }
+
+
+def screen_job_row(job: ScreenJob) -> dict:
+    """A job adding screens as the dashboard lists it: its id, screens ``requested`` and ``created``, ``status``
+    (its value and ``status_text``, as the page writes it) and ``error`` ("" unless it failed)."""
+    return {"id": job.pk, "requested": job.requested, "created": job.created, "status": job.status,
+            "status_text": job.get_status_display(), "error": job.error}
 
 
 def rater_qc_summary(campaign: Campaign, slots: SubmittedSlots) -> dict:

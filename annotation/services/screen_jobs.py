@@ -36,6 +36,7 @@ from django.utils import timezone
 from gecappraise import child_process
 
 from ..models import Campaign, ScreenJob
+from .kept_tallies import one_snapshot
 from .screens import (
     MAX_SCREENS_PER_JOB,
     MAX_SCREENS_PER_REQUEST,
@@ -44,6 +45,7 @@ from .screens import (
     next_screen_number,
     plan_batch,
     planned_count,
+    screen_count,
     write_screens,
 )
 
@@ -195,8 +197,31 @@ def active_jobs(campaign: Campaign) -> list[ScreenJob]:
     """The campaign's jobs that are not done, and those finished in the last day, newest first (its page shows
     them; abandoned ones are failed first)."""
     fail_abandoned(campaign)
+    return recent_jobs(campaign)
+
+
+def recent_jobs(campaign: Campaign) -> list[ScreenJob]:
+    """``active_jobs`` without failing the abandoned ones first: it only reads, so it can read in a snapshot
+    (``kept_tallies.one_snapshot``, read-only) beside the campaign's screens, which a job's progress counts."""
     recent = timezone.now() - timedelta(days=1)
     return list(
         campaign.screen_jobs.exclude(status=ScreenJob.Status.DONE, finished_at__lt=recent)
         .order_by("-requested_at")[:10]
     )
+
+
+@dataclass(frozen=True)
+class ScreensState:
+    """The campaign's screen count (``total``) and its ``jobs`` adding screens (``active_jobs``), read in one
+    snapshot, so that a job done is never shown beside the count from before its last screens."""
+
+    total: int
+    jobs: list[ScreenJob]
+
+
+def screens_state(campaign: Campaign) -> ScreensState:
+    """The campaign's screens and jobs now, the abandoned jobs failed first (``fail_abandoned`` writes, so it runs
+    before the snapshot)."""
+    fail_abandoned(campaign)
+    with one_snapshot():
+        return ScreensState(screen_count(campaign), recent_jobs(campaign))

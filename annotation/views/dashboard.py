@@ -22,7 +22,6 @@ from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
 from ..services.presentation import display
-from ..services.screen_jobs import active_jobs
 from ..services.screen_list import screen_way
 from ..services.screens import screen_count
 from .screen_list import ListParameterRefused, list_parameters, list_query, refused
@@ -36,15 +35,11 @@ def dashboard_json(request: HttpRequest, pk: int) -> JsonResponse:
     when the campaign was closed (``closed_at`` and as the page writes it, ``closed_at_text``; null while open)."""
     campaign = managed_campaign_or_404(request, pk)
     data = dashboard_data(campaign)
-    data["closed_at"] = campaign.closed_at.isoformat() if campaign.closed_at else None
-    data["closed_at_text"] = closed_at_text(campaign.closed_at) if campaign.closed_at else None
+    closed_at = data["closed_at"]
+    data["closed_at"] = closed_at.isoformat() if closed_at else None
+    data["closed_at_text"] = closed_at_text(closed_at) if closed_at else None
     for flag in data["flags"]["shown"]:
         flag["url"] = reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
-    data["screen_jobs"] = [
-        {"id": job.pk, "requested": job.requested, "created": job.created, "status": job.status,
-         "status_text": job.get_status_display(), "error": job.error}
-        for job in active_jobs(campaign)
-    ]
     response = JsonResponse(data, json_dumps_params={"allow_nan": False})
     response["Cache-Control"] = "no-store"
     return response

@@ -1,5 +1,6 @@
 """A submit whose transaction commits late, at a moment a test chooses: for the races of the kept tallies and the
-live leaderboard with judgments that commit while a request reads them (``transaction=True`` tests only)."""
+live leaderboard with judgments that commit while a request reads them; and any work committed between two reads of
+a request (``transaction=True`` tests only)."""
 from __future__ import annotations
 
 import threading
@@ -52,3 +53,41 @@ def held_submit(campaign: Campaign, judge) -> Iterator[Callable[[], None]]:
     finally:
         commit()
         thread.join()
+
+
+@contextmanager
+def committed_after(marker: str, work: Callable[[], object]) -> Iterator[None]:
+    """In the block, right after this thread's connection has run the first query whose SQL holds ``marker`` (and
+    before its rows are read), ``work`` runs in another thread, on a connection of its own, and commits: a commit
+    at the moment between two reads of one request that a test chooses."""
+    done: list[bool] = []
+
+    def run(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if marker in sql and not done:
+            done.append(True)
+            _in_another_thread(work)
+        return result
+
+    with connection.execute_wrapper(run):
+        yield
+    assert done, f"no query held {marker!r}"
+
+
+def _in_another_thread(work: Callable[[], object]) -> None:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # reported in the test's thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(WAIT_SECONDS)
+    assert not thread.is_alive(), "the other thread did not end"
+    if errors:
+        raise errors[0]

@@ -22,6 +22,7 @@ from annotation.services import screen_jobs, screens
 from annotation.services.screens import MAX_SCREENS_PER_JOB, create_screens, screen_count
 
 from .factories import small_campaign
+from .late_commits import committed_after
 from .test_api_schema import check, schema  # noqa: F401 (the schema fixture)
 
 pytestmark = pytest.mark.django_db
@@ -345,3 +346,37 @@ def test_with_celery_a_job_that_goes_on_waits_for_beat_to_send_it_again(small_ca
     assert tasks.send_waiting() == 1, "beat hands it to a worker again (tasks are eager in the test settings)"
     job.refresh_from_db()
     assert (job.status, job.created) == (ScreenJob.Status.DONE, 9)
+
+
+#: The reads of one poll that a job's end must not fall between: the campaign's screens counted (by their last
+#: number), and its jobs listed (newest first).
+SCREENS_COUNTED = 'MAX("annotation_screen"."number")'
+JOBS_LISTED = 'ORDER BY "annotation_screenjob"."requested_at" DESC'
+
+
+def polled(client: Client, campaign: Campaign, endpoint: str) -> tuple[int, list[tuple[str, int]]]:
+    """The screen count and each job's status and screens written, as the dashboard or the API's screens state
+    gives them."""
+    if endpoint == "dashboard":
+        data = client.get(reverse("campaign-dashboard", args=[campaign.pk])).json()
+        return data["plan"]["screens"], [(job["status"], job["created"]) for job in data["screen_jobs"]]
+    data = client.get(f"/api/campaigns/{campaign.pk}/screens/").json()
+    return data["total"], [(job["status"], job["created"]) for job in data["jobs"]]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("endpoint", ["dashboard", "api"])
+@pytest.mark.parametrize("between", [SCREENS_COUNTED, JOBS_LISTED], ids=["after-the-count", "after-the-jobs"])
+def test_one_poll_shows_a_job_done_only_beside_its_screens(small_caps, organizer, settings, endpoint, between):
+    """The dashboard read its numbers in one snapshot and the jobs after it, and the API's screens state read the
+    jobs, then the screens: a job that ended between the two reads was shown "Done", 9 written, beside the count of
+    0 screens from before (the dashboard's browser test saw it once); or "Queued" beside 9 screens. One poll now
+    reads both in one snapshot, whichever read the job's end follows."""
+    settings.ANALYSIS_EXECUTION = "celery"  # the request records the job; the test runs it
+    campaign = owned(organizer)
+    job = screen_jobs.request_screens(campaign, 9).job
+    client = client_of(organizer)
+    with committed_after(between, lambda: screen_jobs.run_job(job.pk)):
+        first = polled(client, campaign, endpoint)
+    assert first in [(0, [("queued", 0)]), (9, [("done", 9)])]
+    assert polled(client, campaign, endpoint) == (9, [("done", 9)])
