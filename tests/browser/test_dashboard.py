@@ -19,12 +19,10 @@ from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from annotation.services.textfiles import NamedFile
 from tests.annotation.factories import add_screen, candidate_of, judge, small_campaign
-from tests.browser.session import ORGANIZER_PASSWORD, log_in, organized_campaign
+from tests.browser.session import ORGANIZER_PASSWORD, UPDATE, dashboard_updated, log_in, organized_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-#: The dashboard polls every 5 s; give each update two polls.
-UPDATE = 12_000
 ORDER = {"ZEPHYRSYS": 1, "QUOKKAGEC": 2, "MARMOTFIX": 3, "INPUT": 4}
 
 
@@ -50,13 +48,14 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     campaign_path = reverse("campaign-detail", args=[campaign.pk])
     organizer = new_page()
     log_in(organizer, live_server, "orga", "organizer-pw-1", campaign_path)
+    dashboard_updated(organizer)
     expect(organizer.locator("#plan-slots")).to_have_text(re.compile(r"^230 of 233 submitted"))
     board = organizer.locator("#leaderboard tbody tr")
     expect(board).to_have_count(4)
     expect(board.first.locator("td").nth(1)).to_have_text("ZEPHYRSYS")
     expect(board.first.locator("td.range")).to_have_text("1–1")
     expect(organizer.locator("#history-scores path.series")).to_have_count(4)
-    expect(organizer.locator("#history-separated circle")).to_have_count(2)
+    expect(organizer.locator("#history-separated circle")).to_have_count(2, timeout=UPDATE)  # a checkpoint a poll
     for chart in ("#history-scores", "#history-separated"):
         expect(organizer.locator(chart)).to_have_accessible_description(
             "Their numbers are in the table under the charts.")
@@ -68,7 +67,8 @@ def test_the_dashboard_follows_a_judge_live(live_server, new_page, artifacts):
     expect(numbers.locator("tbody tr")).to_have_count(2)
     expect(numbers.locator("tbody tr th[scope=row]")).to_have_text(["100", "200"])
     expect(numbers.locator("tbody tr").last.locator("td").first).to_have_text(re.compile(r"^0\.\d{3}$"))
-    expect(organizer.locator("#stopping-hint")).to_contain_text("Clusters unchanged over the last 100 judgments")
+    expect(organizer.locator("#stopping-hint")).to_contain_text("Clusters unchanged over the last 100 judgments",
+                                                                timeout=UPDATE)
     expect(organizer.locator("#flags tbody")).to_contain_text("No screen has been flagged.")
     pairs_before = board.first.locator("td").nth(5).inner_text()
     organizer.evaluate("() => { window.stillTheSamePage = true; }")
@@ -144,10 +144,12 @@ def test_a_campaign_of_two_systems_is_counted_in_the_singular(live_server, new_p
     organizer = new_page()
     log_in(organizer, live_server, "orga", "organizer-pw-1",
            reverse("campaign-detail", args=[campaign.pk]) + "?k=1")
+    dashboard_updated(organizer)
     expect(organizer.locator("#separated-pairs")).to_have_text(
         "1 of 1 system pair separated; 0 still unresolved (overlapping rank ranges).")
     expect(organizer.locator("#stopping-hint")).to_have_text(re.compile(
-        r"^Clusters unchanged over the last 1 judgment \(the same since \d+\): more judgments are unlikely"))
+        r"^Clusters unchanged over the last 1 judgment \(the same since \d+\): more judgments are unlikely"),
+        timeout=UPDATE)
 
 
 def test_clusters_new_at_the_newest_checkpoint_are_not_said_unchanged_over_0_judgments(live_server, new_page):
@@ -159,7 +161,7 @@ def test_clusters_new_at_the_newest_checkpoint_are_not_said_unchanged_over_0_jud
            reverse("campaign-detail", args=[campaign.pk]) + "?k=1")
     expect(organizer.locator("#stopping-hint")).to_have_text(
         "The clusters are new at the newest checkpoint (100 judgments); the hint waits until they stay the same over "
-        "1 judgment.")
+        "1 judgment.", timeout=UPDATE)
 
 
 def test_the_campaign_page_follows_its_screen_jobs_without_a_reload(live_server, new_page, settings, monkeypatch):
@@ -178,6 +180,7 @@ def test_the_campaign_page_follows_its_screen_jobs_without_a_reload(live_server,
 
     screen_jobs.run_job(written.pk)
     expect(first.locator(".job-status")).to_have_text("Done", timeout=UPDATE)
+    # The same poll's: its screen count is read in the snapshot of its jobs (it once said 0 screens beside "Done").
     expect(first.locator(".job-created")).to_have_text("9")
     expect(first.locator("progress")).to_have_js_property("value", 9)
     expect(page.locator("#screens-so-far")).to_have_text("9 screens")
@@ -189,7 +192,8 @@ def test_the_campaign_page_follows_its_screen_jobs_without_a_reload(live_server,
     expect(second.locator(".job-status")).to_have_text(
         "Failed: " + screen_jobs.ABANDONED.format(created=0, requested=7), timeout=UPDATE)
     expect(first.get_by_role("button", name="Go on")).to_have_count(0)
-    second.get_by_role("button", name="Go on").click()
+    with page.expect_navigation(timeout=UPDATE):  # the page itself, served after the job wrote its screens
+        second.get_by_role("button", name="Go on").click()
     expect(page.locator("#screens")).to_contain_text("Going on with the 7 screens not added yet")
     expect(page.locator("#screens-so-far")).to_have_text("16 screens")
     assert ScreenJob.objects.get(pk=stopped.pk).status == ScreenJob.Status.DONE

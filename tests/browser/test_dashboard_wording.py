@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from tests.browser.session import log_in
+from tests.browser.session import dashboard_updated, log_in
 from tests.browser.test_dashboard import two_systems_judged
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def dashboard_with(new_page, live_server, changes: dict[str, Callable[[dict], None]]):
     """The organizer's campaign page of a judged two-system campaign, each JSON of ``changes`` (by the end of its
-    path) changed by its function before dashboard.js reads it."""
+    path) changed by its function before dashboard.js reads it, once the dashboard has shown them."""
     campaign = two_systems_judged(200)
     page = new_page()
 
@@ -32,6 +32,7 @@ def dashboard_with(new_page, live_server, changes: dict[str, Callable[[dict], No
     for endpoint, change in changes.items():
         route(endpoint, change)
     log_in(page, live_server, "orga", "organizer-pw-1", reverse("campaign-detail", args=[campaign.pk]))
+    dashboard_updated(page)
     return page
 
 

@@ -12,7 +12,7 @@ from annotation.models import Campaign
 from annotation.services.screens import create_screens
 from tests.annotation.factories import judge, small_campaign
 from tests.annotation.test_rater_qc import careful_values, judge_all, random_values
-from tests.browser.session import log_in
+from tests.browser.session import dashboard_updated, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,6 +25,7 @@ def test_a_judge_without_attention_checks_has_judged_none_not_ranked_none(live_s
     judge("judy", campaign)
     organizer = new_page()
     log_in(organizer, live_server, "orga", "organizer-pw-1", reverse("campaign-detail", args=[campaign.pk]))
+    dashboard_updated(organizer)
     rate = organizer.locator("#judge-progress tr[data-judge='judy'] td.rate")
     expect(rate).to_have_text("–")
     expect(rate).to_have_attribute("title", "no attention check judged yet")
@@ -43,6 +44,7 @@ def test_the_leaderboard_says_rater_qc_excluded_every_rater_and_links_to_its_pag
     judge_all(campaign, judge("hasty", campaign), careful_values, 1, rng)
     organizer = new_page()
     log_in(organizer, live_server, "orga", "organizer-pw-1", reverse("campaign-detail", args=[campaign.pk]))
+    dashboard_updated(organizer)
     reason = organizer.locator("#leaderboard-reason")
     expect(reason).to_have_text("No ranking yet: the judgments so far are all from raters whom rater QC excluded. "
                                 "Include a rater by hand or offer a fresh attempt on the rater QC page.")
