@@ -59,7 +59,7 @@ from .services.appraise_import import NotARankingCampaign, export_appraise_xml_c
 from .services.references import import_references
 from .services.score_import import check_takes_scores
 from .services.screen_jobs import NOT_STOPPED, request_screens, resume_job, screens_state
-from .services.screens import screen_count
+from .services.screens import NoScreenPossible, no_screen_reason, screen_count
 from .services.textfiles import InputFileError
 from .upload_names import SentNamesParser
 
@@ -288,13 +288,16 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         campaign = self.get_object()
         if request.method == "GET":
             state = screens_state(campaign)
-            return Response({"total": state.total, "jobs": ScreenJobSerializer(state.jobs, many=True).data})
+            return Response({"total": state.total, "jobs": ScreenJobSerializer(state.jobs, many=True).data,
+                             "refused": no_screen_reason(campaign)})
         checked_fields(request, ScreensForm.base_fields)
         form = ScreensForm(request.data)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         try:
             done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
+        except NoScreenPossible as exc:
+            raise ValidationError({"__all__": [str(exc)]}) from None
         except ValueError as exc:
             raise ValidationError({"count": [str(exc)]}) from None
         if done.job is not None:

@@ -159,6 +159,10 @@ class BackgroundJobSerializer(serializers.ModelSerializer):
 class ScreensStateSerializer(serializers.Serializer):
     total = serializers.IntegerField(help_text="Screens of the campaign now.")
     jobs = ScreenJobSerializer(many=True, help_text="Background jobs adding screens: running, queued, or recent.")
+    refused = serializers.CharField(
+        allow_null=True, help_text="Why no screen can ever be added (a POST is refused with it): judges need at least "
+        "two systems, the source counting when it is judged, whose outputs differ on some sentence. Null when "
+        "screens can be added.")
 
 
 class AppraiseUploadSerializer(serializers.Serializer):

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from gecappraise.plurals import counted
 
-from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment
+from ..models import Assignment, Campaign, Candidate, Screen, ScreenCandidate, Segment, System
 from ..random_streams import campaign_rng
 from .bulk_rows import insert_rows, insert_rows_with_ids
 from .controls import place_controls, require_source
@@ -110,12 +110,40 @@ def next_slot_position(campaign: Campaign) -> int:
     return 0 if last is None else last + 1
 
 
+class NoScreenPossible(ValueError):
+    """No screen can ever be made of the campaign (``no_screen_reason``): whatever is asked, nothing is added."""
+
+
+def no_screen_reason(campaign: Campaign) -> str | None:
+    """Why no screen can ever be made of the campaign, or None when one can.
+
+    A screen compares at least two different corrections of a sentence, so judges need at least two systems (the
+    source counts when it is judged: a system of kind ``input``; the control systems of attention checks do not)
+    whose outputs differ on some sentence (by the campaign's ``distinct_histogram``, counted at import). A campaign
+    of one system is imported all the same: its outputs can be scored against references."""
+    systems = dict(campaign.systems.exclude(kind=System.Kind.CONTROL).values_list("name", "kind"))
+    if len(systems) < MIN_RANKABLE_CANDIDATES:
+        need = "judges compare the corrections of at least two systems (the source counts when it is judged)"
+        [(name, kind)] = systems.items()  # an import makes at least one system
+        if kind == System.Kind.INPUT:
+            return f"{need}, and this campaign has one, its source {name}; import the test set again with a system"
+        return (f"{need}, and this campaign has one, {name}, and does not judge its source; import the test set "
+                "again with another system or with the source judged too")
+    if all(int(distinct) < MIN_RANKABLE_CANDIDATES for distinct in campaign.distinct_histogram):
+        return (f"its {len(systems)} systems ({', '.join(sorted(systems))}) give the same output on every sentence, "
+                "so a screen would show one correction and nothing to compare")
+    return None
+
+
 def planned_count(campaign: Campaign, count: int | None) -> int:
-    """How many screens a request for ``count`` (None: full coverage) creates; ValueError when none can be planned.
+    """How many screens a request for ``count`` (None: full coverage) creates; ValueError when none can be planned
+    (``NoScreenPossible`` when none ever can, ``no_screen_reason``).
 
     Checks what ``plan_screens`` and ``controls.place_controls`` would refuse, from one count of the rankable
     sentences (those with at least two candidates, by their kept ``multiplicities``), without planning.
     """
+    if (reason := no_screen_reason(campaign)) is not None:
+        raise NoScreenPossible(f"no screen can be made: {reason}")
     if count is not None and count < 1:
         raise ValueError(f"ask for at least one screen, not {count}")
     require_source(campaign)

@@ -27,7 +27,7 @@ from ..services.judging_overview import campaign_progress
 from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
 from ..services.score_import import ScoreImportSummary
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
-from ..services.screens import MAX_SCREENS_PER_REQUEST
+from ..services.screens import MAX_SCREENS_PER_REQUEST, no_screen_reason
 from .organizer_judging import judging_context
 from .posted import (
     campaign_post,
@@ -119,6 +119,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "mean_distinct": sum(k * v for k, v in histogram) / total if total else 0,
         "progress": progress,
         "screens_form": ScreensForm(),
+        "no_screen_reason": no_screen_reason(campaign),
         "screen_jobs": active_jobs(campaign),
         "max_screens_at_once": MAX_SCREENS_PER_REQUEST,
         "appraise_form": form_with_refused_input(request, campaign.pk, AppraiseUploadForm),

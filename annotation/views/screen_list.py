@@ -16,7 +16,7 @@ from django.urls import reverse
 from ..models import Campaign
 from ..request_numbers import whole_number
 from ..services.screen_list import PAGE_SIZE, Shown, screen_page
-from ..services.screens import screen_count
+from ..services.screens import no_screen_reason, screen_count
 
 
 class ListParameterRefused(Exception):
@@ -73,6 +73,7 @@ def screen_list(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         "show": show,
         "choices": Shown.choices,
         "screens_in_all": screens,
+        "no_screen_reason": None if screens else no_screen_reason(campaign),
         "page_size": PAGE_SIZE,
         "query": list_query(show, page.start),
         "previous_url": None if page.previous is None else url + list_query(show, page.previous),

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.models import Campaign
 from annotation.services.field_rules import SYSTEM_NAME_RULE
 from annotation.services.importing import SOURCE_AS_SYSTEM_RULE, import_outputs, is_the_source
+from annotation.services.screens import no_screen_reason
 from annotation.services.textfiles import InputFileError, NamedFile, check_size
 from gecappraise.plurals import counted
 
@@ -70,3 +71,6 @@ class Command(BaseCommand):
             f"{counted(campaign.segments.count(), 'segment')} in {counted(campaign.documents.count(), 'document')}, "
             f"{mean:.2f} distinct outputs per sentence on average."
         )
+        if (reason := no_screen_reason(campaign)) is not None:
+            self.stderr.write(f"No screen can be made of it for judges: {reason}. Its outputs can still be scored "
+                              "against references (import_references, score_metrics).")
