@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("GECAPPRAISE_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -26,6 +28,42 @@ GMEG = SHARED_DATA / "gmeg"
 def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
     """Running under CI: the CI variable is "true" (as GitHub Actions and GitLab CI set it), in any case."""
     return environ.get("CI", "").strip().lower() == "true"
+
+
+class LiveRequests:
+    """The requests the live server's threads are handling, from Django's ``request_started`` to its
+    ``request_finished`` signal (sent once the response is closed, also when the browser went away). The test
+    client's, in the test's own thread, are not counted, nor those of a thread that has ended."""
+
+    def __init__(self) -> None:
+        self._threads: set[threading.Thread] = set()
+        self._lock = threading.Lock()
+        request_started.connect(self._started, weak=False)
+        request_finished.connect(self._finished, weak=False)
+
+    def _started(self, **kwargs) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            with self._lock:
+                self._threads.add(threading.current_thread())
+
+    def _finished(self, **kwargs) -> None:
+        with self._lock:
+            self._threads.discard(threading.current_thread())
+
+    def handling(self) -> int:
+        """How many requests are being handled now."""
+        with self._lock:
+            return sum(thread.is_alive() for thread in self._threads)
+
+    def settled(self, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds until no request is being handled; how many still are."""
+        deadline = time.monotonic() + timeout
+        while self.handling() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.handling()
+
+
+LIVE_REQUESTS = LiveRequests()
 
 
 def busy_connections(timeout: float) -> list[tuple[str, str]]:
@@ -85,9 +123,16 @@ def _live_server_settles(request: pytest.FixtureRequest, django_db_blocker):
     with its page: the poll's snapshot (kept_tallies.one_snapshot) holds a lock on one table and waits for the next,
     which the TRUNCATE may hold, and PostgreSQL ends such a deadlock by failing one of the two.
 
+    The requests the server is handling are waited for first (``LIVE_REQUESTS``): between two statements outside a
+    transaction, a poll's connection is idle, as it is before the poll's first statement, and the TRUNCATE then met
+    the poll's snapshot begun just after (a deadlock in CI under load, the test's teardown failing and the next test
+    finding the last one's rows).
+
     A request still running 10 s after its test fails the test, naming the query."""
     yield
     if "live_server" in request.fixturenames:
+        handling = LIVE_REQUESTS.settled(timeout=10)
+        assert not handling, f"the live server still handles {handling} requests, 10 s after the test"
         with django_db_blocker.unblock():
             busy = busy_connections(timeout=10)
         assert not busy, f"the live server still runs, 10 s after the test: {busy}"
