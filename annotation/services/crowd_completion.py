@@ -34,7 +34,7 @@ from django.utils.crypto import salted_hmac
 from ..models import Assignment, Campaign, CrowdSession, CrowdWorker
 from ..validators import CODE_PLACEHOLDER
 from . import rater_qc
-from .queue import Progress
+from .queue import Progress, progress
 
 CODE_LENGTH = 12
 
@@ -111,6 +111,17 @@ def session_progress(session: CrowdSession, progress: Progress) -> Progress:
     return Progress(done=done, total=done + max(min(allowed, reachable), 0), more=progress.more and reachable < allowed)
 
 
+def may_finish(session: CrowdSession) -> bool:
+    """Whether ``session``, its worker's current one, serves them nothing more now, so that they may end it
+    (``complete``, the done page's Finish button): it is full (``limit_reached``), its campaign is closed, or no
+    screen is left that they could reach (``queue.progress``). It only reads: the done page asks it on GET too."""
+    campaign = session.worker.campaign
+    if campaign.closed_at is not None:
+        return True
+    left = session_progress(session, progress(campaign, session.worker.judge))
+    return left.done >= left.total
+
+
 def completion_code(campaign: Campaign, platform: str, worker_id: str, session_id: str, outcome: str) -> str:
     """The code of ``outcome`` for the worker's session (the formula in the module's docstring)."""
     value = "|".join((campaign.crowd_key, platform, worker_id, session_id, outcome))
@@ -157,8 +168,8 @@ def complete(session: CrowdSession) -> CrowdSession:
 def end_session_at_last_submit(campaign: Campaign, judge: AbstractBaseUser) -> None:
     """End ``judge``'s current session of ``campaign`` (``complete``) after a submit that served them nothing next:
     their session is full, or nothing is left for them. The code is so given by that POST, and the done page's GET
-    then only shows it (a done page opened without such a submit still ends the session, as before). Nothing for an
-    invited judge."""
+    then only shows it (a worker who finds their session over when they come back ends it by the done page's POST).
+    Nothing for an invited judge."""
     session = current_session_of(campaign, judge)
     if session is not None:
         complete(session)

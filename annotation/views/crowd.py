@@ -68,7 +68,7 @@ def study_link(request: HttpRequest, key: str) -> HttpResponse:
         ended = crowd_entry.visited_session(campaign, visit)
         if ended is None:
             return _refused(request, "This study is closed; it takes no more work.", 410)
-        return _end_page(request, campaign, ended)
+        return end_page(request, campaign, ended)
     if visit.preview:
         return _preview(request, campaign)
     if request.method != "POST":
@@ -93,7 +93,7 @@ def _start_page(request: HttpRequest, campaign: Campaign, visit: crowd_entry.Vis
     the CSRF cookie, so a first visit's POST passes the CSRF check."""
     session = crowd_entry.visited_session(campaign, visit)
     if session is not None and session.completed_at is not None:
-        return _end_page(request, campaign, session)
+        return end_page(request, campaign, session)
     context = {"campaign": campaign, "visit": visit, "action": request.get_full_path(), "session": session}
     if _signed_in_elsewhere(request):
         return render(request, "judge/crowd_switch.html", context)
@@ -125,10 +125,10 @@ def _preview(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 def completion(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
     """The end of the worker's ``session``: its completion code and, if the organizer set one, the way (followed at
     once by the browser) to the platform's completion URL; a session without a submitted screen gets no code."""
-    return _end_page(request, campaign, crowd_completion.complete(session))
+    return end_page(request, campaign, crowd_completion.complete(session))
 
 
-def _end_page(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
+def end_page(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
     """The end page of ``session`` as it is stored: its code and the way to the completion URL, or, without a code,
     why there is none."""
     context = {"campaign": campaign, "session": session, "completion_url": crowd_completion.completion_url(session)}

@@ -326,18 +326,14 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 @login_first
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Nothing is left for the judge in the campaign (for now); a crowd worker whose session is over gets the
-    session's completion page (one who still has screens in it goes back to them). The submit that ended the session
-    gave its code (``crowd_completion.end_session_at_last_submit``); the page gives it only to a worker who comes
-    here otherwise (a session found full or without screens left when they came back)."""
+    """Nothing is left for the judge in the campaign (for now); a crowd worker gets the end of their session
+    (``_session_end``). Its GET and HEAD store nothing."""
     found = judged_campaign_or_404(request, campaign_id)
     session = crowd_completion.current_session_of(found, request.user)
     if session is not None:
-        if not crowd_completion.limit_reached(session, crowd_completion.submitted_screens(session.worker)):
-            assignment = queue.next_assignment(found, request.user)
-            if assignment is not None:
-                return redirect("judge-screen", assignment.token)
-        return crowd.completion(request, found, session)
+        return _session_end(request, found, session)
+    if request.method == "POST":
+        return redirect("judge-done", found.pk)
     return render(
         request,
         "judge/done.html",
@@ -348,6 +344,25 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
             **_offered_undo(request),
         },
     )
+
+
+def _session_end(request: HttpRequest, campaign: Campaign, session: CrowdSession) -> HttpResponse:
+    """A crowd worker's done page. The submit that ended their ``session`` gave its code
+    (``crowd_completion.end_session_at_last_submit``), and the page shows it as stored. A worker who comes back to a
+    session that serves nothing more but was not ended (full, or no screen left for them) gets a Finish button
+    instead, as the study link gets a Start button: its POST ends the session (``crowd_completion.complete``, which
+    gives the code once and keeps it) and comes back here to show the code. A worker who still has screens in the
+    session goes on to the campaign; a session without a submitted screen gets no code."""
+    if session.completed_at is None and not crowd_completion.may_finish(session):
+        return redirect("judge-campaign", campaign.pk)
+    if request.method == "POST":
+        crowd_completion.complete(session)
+        return redirect("judge-done", campaign.pk)
+    if session.completed_at is None:
+        screens = crowd_completion.session_screens(session, crowd_completion.submitted_screens(session.worker))
+        if screens:
+            return render(request, "judge/crowd_finish.html", {"campaign": campaign, "screens": screens})
+    return crowd.end_page(request, campaign, session)
 
 
 @login_first

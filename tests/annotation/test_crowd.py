@@ -717,11 +717,58 @@ def test_a_workers_home_page_counts_the_session_and_offers_no_password(crowd):
 
 
 def test_done_page_gives_no_code_while_screens_are_left(crowd):
+    """The done page's GET served the worker's next screen itself; it now sends them on to the campaign, which
+    serves it, and a POST of the page (its Finish button, from an old tab) ends nothing."""
     client = Client()
-    open_screen(client, prolific(crowd, "PID1"))
-    response = client.get(reverse("judge-done", args=[crowd.pk]))
-    assert response.status_code == 302 and "/judge/screens/" in response["Location"]
+    screen = open_screen(client, prolific(crowd, "PID1"))
+    done_url = reverse("judge-done", args=[crowd.pk])
+    before = everything()
+    response = client.get(done_url)
+    assert response.status_code == 302 and response["Location"] == reverse("judge-campaign", args=[crowd.pk])
+    assert everything() == before
+    submit(client, screen)
+    finished = client.post(done_url, follow=True)
+    assert "/judge/screens/" in finished.redirect_chain[-1][0]
     assert CrowdSession.objects.get().code == ""
+
+
+def test_a_worker_who_finds_their_session_full_gets_its_code_by_a_post_not_by_a_get(crowd):
+    """A worker whose session S1 is full when they come back to it (their S2 took the campaign's screens per
+    worker) got S1's code from the done page's GET: a link preview or a prefetch of that page ended the session.
+    The GET and HEAD now store nothing and offer a Finish button; its POST gives the code, once."""
+    crowd.crowd_campaign_screens = 2
+    crowd.save()
+    client = Client()
+    submit(client, open_screen(client, prolific(crowd, "PID1", session="S1")))
+    done_url = reverse("judge-done", args=[crowd.pk])
+    assert submit(client, open_screen(client, prolific(crowd, "PID1", session="S2"))) == done_url
+    assert start(client, prolific(crowd, "PID1", session="S1"), follow=True).redirect_chain[-1][0] == done_url
+    assert CrowdSession.objects.get(current=True).session_id == "S1"
+    strict = Client(enforce_csrf_checks=True)
+    strict.cookies = client.cookies
+    before = everything()
+    assert strict.head(done_url).status_code == 200
+    response = strict.get(done_url)
+    assert everything() == before, "the GET and HEAD of the done page stored nothing"
+    page = response.content.decode()
+    assert response.status_code == 200 and 'id="completion-code"' not in page
+    form = re.search(r'<form method="post" action="([^"]+)">\s*<input type="hidden" name="csrfmiddlewaretoken" '
+                     r'value="([^"]+)">\s*<button type="submit" class="primary" id="session-finish">'
+                     r'Finish and get my code</button>', page)
+    assert form is not None and form.group(1) == done_url, page
+    assert "You have submitted 1 screen in this session" in page
+    assert strict.post(done_url).status_code == 403 and everything() == before, "no POST without the CSRF token"
+    finished = strict.post(done_url, {"csrfmiddlewaretoken": form.group(2)})
+    assert finished.status_code == 302 and finished["Location"] == done_url
+    code = crowd_completion.completion_code(crowd, "prolific", "PID1", "S1", "completed")
+    session = CrowdSession.objects.get(session_id="S1")
+    assert session.code == code and code_on(client.get(done_url)) == code
+    given = everything()
+    assert strict.post(done_url, {"csrfmiddlewaretoken": form.group(2)})["Location"] == done_url
+    assert everything() == given, "a second POST gives the same code and stores nothing"
+    _, rows = workers_csv(crowd)
+    assert [(row["session_id"], row["session_screens"], row["code"]) for row in rows] == [
+        ("S1", "1", code), ("S2", "1", crowd_completion.completion_code(crowd, "prolific", "PID1", "S2", "completed"))]
 
 
 def test_each_session_has_a_code_of_its_own(crowd):

@@ -136,7 +136,7 @@ EXPECTED: dict[str, list[Check]] = {
     "crowd/<slug:key>/": get(NOBODY),
     "judge/password/": get(LOGGED_IN),
     "judge/campaigns/<int:campaign_id>/": get(ITS_JUDGE),
-    "judge/campaigns/<int:campaign_id>/done/": get(ITS_JUDGE),
+    "judge/campaigns/<int:campaign_id>/done/": get(ITS_JUDGE) + post(ITS_JUDGE),
     "judge/campaigns/<int:campaign_id>/guidelines/": get(ITS_JUDGE),
     "judge/campaigns/<int:campaign_id>/training/": get(ITS_JUDGE),
     "judge/campaigns/<int:campaign_id>/training/<int:position>/feedback/": get(ITS_JUDGE),
