@@ -315,6 +315,8 @@ REST_FRAMEWORK = {
         "annotation.api_auth.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # OPTIONS: refused as the endpoint's other methods are, and no request body but in the schema.
+    "DEFAULT_METADATA_CLASS": "annotation.api_metadata.EndpointMetadata",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {

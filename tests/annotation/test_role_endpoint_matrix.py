@@ -5,7 +5,8 @@
 Each rule gives, per role, what a request gets: ``OK`` (2xx, or a redirect elsewhere than the login page),
 ``LOGIN`` (a redirect to the login page; ``LOGGED_OUT``, a 401, from a page's JSON request), ``NO`` (403 or 404)
 or ``NOT_ALLOWED`` (405). Pages are requested with GET; URLs that only take POST are posted to by the roles that
-must be refused (the allowed ones are not, so that the fixtures stay as they are). The Django admin's URLs,
+must be refused (the allowed ones are not, so that the fixtures stay as they are); the API's endpoints are asked
+OPTIONS by every role. The Django admin's URLs,
 generated per registered model, share one rule.
 """
 from __future__ import annotations
@@ -66,6 +67,11 @@ def post(expected: dict[str, str]) -> list[Check]:
     return [Check("POST", expected)]
 
 
+def options(expected: dict[str, str]) -> list[Check]:
+    """OPTIONS of an API endpoint: refused as its other methods are (a campaign the user may not see: 404)."""
+    return [Check("OPTIONS", expected)]
+
+
 #: URL pattern (as the URL configuration writes it) -> checks.
 EXPECTED: dict[str, list[Check]] = {
     # accounts (password reset answers 404 without e-mail, the test settings' case)
@@ -84,18 +90,23 @@ EXPECTED: dict[str, list[Check]] = {
     # the API and its description
     "api/schema/": get(EVERYONE),
     "api/docs/": get(EVERYONE),
-    "api/": get(API_LOGGED_IN),
-    "api/^campaigns/$": get(API_ORGANIZERS) + post(rule(NO, NO, NO, OK, OK, OK)),
-    "api/^campaigns/(?P<pk>[0-9]+)/$": get(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/scores/$": post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/close/$": post(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/reopen/$": post(API_ITS_ORGANIZERS),
-    "api/^jobs/(?P<job_id>[0-9]+)/$": get(API_ITS_ORGANIZERS),
+    "api/": get(API_LOGGED_IN) + options(API_LOGGED_IN),
+    "api/^campaigns/$": get(API_ORGANIZERS) + post(rule(NO, NO, NO, OK, OK, OK)) + options(API_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/$": get(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
+    + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
+    + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": post(API_ITS_ORGANIZERS)
+    + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
+    + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/scores/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
+    + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/close/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
+    "api/^campaigns/(?P<pk>[0-9]+)/reopen/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
+    "api/^jobs/(?P<job_id>[0-9]+)/$": get(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),
@@ -283,3 +294,20 @@ def test_every_role_gets_what_the_table_says_on_every_url(world):
                 if got != expected and not (expected == ENTERS and got in (OK, NO)):
                     wrong.append(f"{check.method} {url} ({route.pattern}) as {role}: {got}, expected {expected}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_options_of_the_api_describes_no_body_the_endpoint_does_not_take(world):
+    """OPTIONS of the raters and screens actions listed the Campaign model's fields as what their POST takes (DRF's
+    metadata reads the view's serializer, the campaign's), and that of the campaigns list the read-only campaign for
+    a multipart upload. Each endpoint's OPTIONS now says what it is (its name, description and media types) and
+    leaves its requests to the API's schema, which describes them."""
+    values, clients = world
+    for route in routes():
+        if not route.pattern.startswith("api/^"):
+            continue
+        url = "/" + "".join(concrete(piece, values) for piece in route.pieces)
+        response = clients["organizer"].options(url)
+        assert response.status_code == 200, (url, response.content[:300])
+        body = response.json()
+        assert "actions" not in body and body["schema"] == "/api/schema/", (url, body)
+        assert body["parses"] and body["renders"] == ["application/json", "text/html"], (url, body)
