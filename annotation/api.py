@@ -2,8 +2,6 @@
 services."""
 from __future__ import annotations
 
-import codecs
-import re
 from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
@@ -15,12 +13,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ParseError, ValidationError
-from rest_framework.parsers import FormParser, get_encoding
-from rest_framework.parsers import JSONParser as RestJSONParser
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.utils import json
+from rest_framework.settings import api_settings
 
 from .api_responses import JOB_NOT_FOUND, NOT_RANKINGS, READ_ERRORS, WRITE_ERRORS
 from .campaign_forms import (
@@ -63,70 +60,8 @@ from .services.screens import NoScreenPossible, no_screen_reason, screen_count
 from .services.textfiles import InputFileError
 from .upload_names import SentNamesParser
 
-
-def distinct_keys_object(pairs: list[tuple[str, object]]) -> dict:
-    """A JSON object's members as a dict, refusing (``ValueError``) a key given twice, of which ``json`` would keep
-    the last silently."""
-    data = dict(pairs)
-    if len(data) < len(pairs):
-        seen: set[str] = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise ValueError(f"the key {repeated!r} is given more than once")
-    return data
-
-
 #: An id in an address: ASCII digits (DRF's default lookup takes any text, and the ORM reads ``٣`` as 3).
 ID_PATTERN = "[0-9]+"
-#: A UTF-16 surrogate code point: JSON's ``\ud800`` escape gives one alone, which is no Unicode character.
-SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def lone_surrogate(data) -> str | None:
-    """Where in parsed JSON a key or a string value holds a lone surrogate (``SURROGATE``), which UTF-8 cannot
-    encode, so neither PostgreSQL nor the response can hold it: ``"['judge']"``, ``"a key in ['x'][2]"`` or
-    ``"the body"``; None when there is none. Iterative: the parser takes JSON nested up to Python's recursion
-    limit."""
-    pending: list[tuple[object, tuple]] = [(data, ())]
-    while pending:
-        value, path = pending.pop()
-        if isinstance(value, str) and SURROGATE.search(value):
-            return json_path(path)
-        if isinstance(value, list):
-            pending.extend((item, (*path, index)) for index, item in enumerate(value))
-        elif isinstance(value, dict):
-            key = next((key for key in value if SURROGATE.search(key)), None)
-            if key is not None:
-                return f"a key in {json_path(path)}"
-            pending.extend((item, (*path, key)) for key, item in value.items())
-    return None
-
-
-def json_path(path: tuple) -> str:
-    """A place in parsed JSON as its keys and indexes, ``['judge']`` or ``['x'][2]``; ``the body`` for the top."""
-    return "".join(f"[{step!r}]" for step in path) or "the body"
-
-
-class JSONParser(RestJSONParser):
-    """DRF's JSON parser (its encoding and its strict reading of NaN and Infinity), answering with its 400
-    ``{"detail": "JSON parse error - ..."}`` also an object that gives a key twice (``distinct_keys_object``),
-    JSON nested past Python's recursion limit (``[[[...]]]`` a few thousand deep, a few kB), which was a 500: DRF
-    catches only ``ValueError``, and a string with a lone surrogate (``lone_surrogate``), which was a 500 when the
-    400 that named it could not be encoded."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        reader = codecs.getreader(get_encoding(parser_context or {}))
-        try:
-            data = json.load(reader(stream), object_pairs_hook=distinct_keys_object,
-                             parse_constant=json.strict_constant if self.strict else None)
-        except ValueError as exc:
-            raise ParseError(f"JSON parse error - {exc}") from None
-        except RecursionError:
-            raise ParseError("JSON parse error - nested too deeply.") from None
-        where = lone_surrogate(data)
-        if where is not None:
-            raise ParseError(f"JSON parse error - {where} holds a lone surrogate (an escape from \\ud800 to "
-                             "\\udfff without its pair), which is not a Unicode character.")
-        return data
 
 
 def form_errors(form) -> dict[str, list[str]]:
@@ -410,7 +345,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(methods=["POST"], summary="Decide on a rater: follow the checks, include or exclude by hand, or "
                    "offer a fresh attempt", request=RaterDecisionSerializer,
                    responses={200: RaterVerdictSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[JSONParser, SentNamesParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=api_settings.DEFAULT_PARSER_CLASSES)
     def raters(self, request, pk=None):
         """GET: each rater's QC numbers, verdict and why, as on the rater QC page. POST (``judge``, ``action``):
         the organizer's decision, as that page's form; the rater's verdict after it."""

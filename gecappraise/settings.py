@@ -315,6 +315,10 @@ REST_FRAMEWORK = {
         "annotation.api_auth.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every JSON body is read by the API's own parser (annotation/api_parsers.py: a clear 400 naming where a body
+    # cannot be taken); multipart bodies by the one that keeps the names of the files sent (annotation/upload_names.py).
+    "DEFAULT_PARSER_CLASSES": ["annotation.api_parsers.JSONParser", "annotation.upload_names.SentNamesParser",
+                               "rest_framework.parsers.FormParser"],
     # OPTIONS: refused as the endpoint's other methods are, and no request body but in the schema.
     "DEFAULT_METADATA_CLASS": "annotation.api_metadata.EndpointMetadata",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

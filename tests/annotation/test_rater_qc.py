@@ -571,6 +571,27 @@ def test_the_rest_api_refuses_a_lone_surrogate_naming_where_it_is_and_decides_no
     assert not RaterStatus.objects.exists()
 
 
+@pytest.mark.parametrize(("body", "where", "digits"), [
+    ('{"judge": 1' + "0" * 5000 + ', "action": "exclude"}', "['judge']", "5,001"),
+    ('{"judge": "hasty", "action": ["exclude", -' + "9" * 4301 + "]}", "['action'][1]", "4,301"),
+    ("7" * 10000, "the body", "10,000"),
+])
+def test_the_rest_api_refuses_an_integer_too_long_to_read_naming_where_it_is(body, where, digits):
+    # Python converts integers of at most 4,300 digits: a longer one was a 400 with Python's own message ("Exceeds the
+    # limit (4300 digits) for integer string conversion: value has 5001 digits; use sys.set_int_max_str_digits()
+    # to increase the limit"), naming neither the field nor anything the user could act on.
+    campaign = small_campaign("digits")
+    judge("hasty", campaign)
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:200]
+    assert response.json() == {"detail": f"JSON parse error - {where} is a whole number of {digits} digits; a "
+                               "number may have at most 4,300."}
+    assert not RaterStatus.objects.exists()
+    assert client.post(f"/api/campaigns/{campaign.pk}/raters/", '{"judge": 1' + "0" * 4299 + ', "action": "auto"}',
+                       content_type="application/json").json() == {"judge": ["Give 'judge' as a string, not a number."]}
+
+
 def test_the_rest_api_takes_a_surrogate_pair_as_the_character_it_encodes():
     campaign = small_campaign("pairs")
     _, client = organizer_client(campaign)
