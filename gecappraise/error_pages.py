@@ -1,13 +1,17 @@
 """The site's 400, 403, 404 and 500 answers: pages in the site layout (templates/400.html, 403.html, 404.html,
 500.html, and 403_csrf.html for a form refused by the CSRF check) that say why and where to go, and
-``{"detail": ...}`` JSON, as the REST API answers, for the API and the JSON endpoints."""
+``{"detail": ...}`` JSON, as the REST API answers, for the API and the JSON endpoints; and the REST API's own
+answer to a 404 raised in its views."""
 from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
 
 from annotation.upload_names import UnreadablePart
 
@@ -51,6 +55,15 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if wants_json(request):
         return JsonResponse({"detail": NOT_FOUND}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def api_exception_handler(exception: Exception, context: dict) -> Response | None:
+    """DRF's answer to an exception in an API view (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``), a 404 saying
+    ``NOT_FOUND`` alone, as the site's does: DRF kept the message of Django's ``get_object_or_404`` ("No Campaign
+    matches the given query."), which named the product's models to whoever asked for an id not theirs."""
+    if isinstance(exception, Http404):
+        exception = NotFound(NOT_FOUND)
+    return exception_handler(exception, context)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -322,6 +322,8 @@ REST_FRAMEWORK = {
     # OPTIONS: refused as the endpoint's other methods are, and no request body but in the schema.
     "DEFAULT_METADATA_CLASS": "annotation.api_metadata.EndpointMetadata",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # A 404 says "Not found.", naming no model (gecappraise/error_pages.py).
+    "EXCEPTION_HANDLER": "gecappraise.error_pages.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "gecappraise API",

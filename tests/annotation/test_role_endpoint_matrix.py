@@ -311,3 +311,41 @@ def test_options_of_the_api_describes_no_body_the_endpoint_does_not_take(world):
         body = response.json()
         assert "actions" not in body and body["schema"] == "/api/schema/", (url, body)
         assert body["parses"] and body["renders"] == ["application/json", "text/html"], (url, body)
+
+
+@pytest.mark.slow
+def test_no_404_names_a_model(world):
+    """The API's 404 for a campaign, import or screen job that is not there, or not the user's, said "No Campaign
+    matches the given query." (DRF keeps the message of Django's ``get_object_or_404``), naming the product's
+    models, in JSON and in the browsable API's page. Every URL with an id that names nothing (each id in turn) now
+    answers, to every role and method of the table, the API's ``{"detail": "Not found."}`` (in the browsable API's
+    page too) or a page that names no model (the site's 404 page; a study link's, saying no study has it)."""
+    values, clients = world
+    wrong = []
+    for route in routes():
+        if route.pattern.startswith(ADMIN_PREFIX):
+            continue
+        for name in (name for name, value in values.items() if isinstance(value, int) and name in route.pattern):
+            url = "/" + "".join(concrete(piece, values | {name: 999_999}) for piece in route.pieces)
+            wrong += wrong_404s(url, checks_for(route) or [], clients)
+    assert not wrong, "\n".join(wrong)
+
+
+def wrong_404s(url: str, checks: list[Check], clients: dict[str, Client]) -> list[str]:
+    """The 404s of ``url`` that name a model (in JSON: that say anything but "Not found."), asked by every role with
+    the methods of ``checks``, in JSON and in HTML."""
+    wrong = []
+    for check in checks:
+        for role, client in clients.items():
+            for accept in ("application/json", "text/html"):
+                response = getattr(client, check.method.lower())(url, HTTP_ACCEPT=accept)
+                if response.status_code != 404:
+                    continue
+                content = response.content.decode()
+                if response["Content-Type"] == "application/json":
+                    fine = response.json() == {"detail": "Not found."}
+                else:
+                    fine = "matches the given query" not in content
+                if not fine:
+                    wrong.append(f"{check.method} {url} as {role} ({accept}): {content[:200]}")
+    return wrong
