@@ -8,18 +8,21 @@ from django.utils.functional import SimpleLazyObject
 from .permissions import roles
 
 
-def _links(user) -> dict[str, bool]:
+def _links(user) -> dict[str, bool | str]:
     """Which role links the header shows: Campaigns to organizers and admins, Judging to judges (and to anyone who
     organizes nothing, whose start page it is), Admin to staff, Password to everyone but crowd workers (their study
-    link is their only way in; the password page refuses them)."""
+    link is their only way in; the password page refuses them); and ``who``, the name the header and the 403 page
+    give the user: their username, or for a crowd worker, whose account's username the product made up, "Crowd
+    worker" and the worker id their platform gave them."""
     if not user.is_authenticated:
-        return {"campaigns": False, "judging": False, "admin": False, "password": False}
+        return {"campaigns": False, "judging": False, "admin": False, "password": False, "who": ""}
     found = roles(user)
     return {
         "campaigns": found.organizes,
         "judging": not found.organizes or found.judges,
         "admin": user.is_staff,
         "password": not found.crowd_worker,
+        "who": user.get_username() if found.worker_id is None else f"Crowd worker {found.worker_id}",
     }
 
 

@@ -64,11 +64,16 @@ def organizes(user: AbstractBaseUser | AnonymousUser) -> bool:
 @dataclass(frozen=True)
 class Roles:
     """What the site header needs to know of a user: ``organizes`` (as ``organizes()``), ``judges`` (a judge of
-    at least one campaign) and ``crowd_worker`` (as ``is_crowd_worker()``)."""
+    at least one campaign) and, for a crowd worker's account, the ``worker_id`` the platform gave them."""
 
     organizes: bool
     judges: bool
-    crowd_worker: bool = False
+    worker_id: str | None = None
+
+    @property
+    def crowd_worker(self) -> bool:
+        """As ``is_crowd_worker()``."""
+        return self.worker_id is not None
 
 
 def roles(user: AbstractBaseUser | AnonymousUser) -> Roles:
@@ -85,13 +90,13 @@ def roles(user: AbstractBaseUser | AnonymousUser) -> Roles:
     }
     with connection.cursor() as cursor:
         cursor.execute(_ROLES_SQL.format(**tables), {"user": user.pk, "group": ORGANIZERS_GROUP})
-        organizer, manages, judges, crowd_worker = cursor.fetchone()
-    return Roles(organizes=bool(organizer or manages), judges=bool(judges), crowd_worker=bool(crowd_worker))
+        organizer, manages, judges, worker_id = cursor.fetchone()
+    return Roles(organizes=bool(organizer or manages), judges=bool(judges), worker_id=worker_id)
 
 
 #: ``roles`` as plain SQL: the ORM took longer to compile its three ``Exists`` than the rest of a judge's page took
 #: to render (``benchmarks/load.py``). Membership of the organizers group; owning or organizing a campaign; judging one;
-#: being a crowd worker's account.
+#: the worker id of the crowd worker whose account it is (NULL: none).
 _ROLES_SQL = """
 SELECT
   EXISTS (SELECT 1 FROM {user_groups} AS member JOIN {groups} AS grp ON grp.id = member.group_id
@@ -99,7 +104,7 @@ SELECT
   EXISTS (SELECT 1 FROM {campaigns} WHERE owner_id = %(user)s)
     OR EXISTS (SELECT 1 FROM {organizers} WHERE user_id = %(user)s),
   EXISTS (SELECT 1 FROM {judges} WHERE user_id = %(user)s),
-  EXISTS (SELECT 1 FROM {crowd_workers} WHERE judge_id = %(user)s)
+  (SELECT worker_id FROM {crowd_workers} WHERE judge_id = %(user)s)
 """
 
 

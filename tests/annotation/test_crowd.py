@@ -716,6 +716,30 @@ def test_a_workers_home_page_counts_the_session_and_offers_no_password(crowd):
     assert code_on(response) == CrowdSession.objects.get().code
 
 
+WHO = re.compile(r'<span class="who">([^<]*)</span>')
+
+
+def test_a_worker_is_named_by_their_worker_id_not_their_account(crowd):
+    """The page header named a crowd worker by their account's username, made up by the product
+    ("crowd-7-prolific-PID1"), and so did the 403 page ("You are logged in as ..."): neither is a name the worker
+    knows. Both now say "Crowd worker" and the id the platform gave; an invited judge still sees their username."""
+    client = Client()
+    screen = open_screen(client, prolific(crowd, "PID1"))
+    username = CrowdWorker.objects.get().judge.username
+    pages = {url: client.get(url) for url in (screen, reverse("judge-home"), reverse("home"))}
+    pages["refused"] = client.get(reverse("campaign-list"))
+    for url, response in pages.items():
+        page = response.content.decode()
+        assert WHO.search(page).group(1) == "Crowd worker PID1", url
+        assert username not in page, url
+    assert pages["refused"].status_code == 403
+    assert "You are logged in as <strong>Crowd worker PID1</strong>" in pages["refused"].content.decode()
+    invited = Client()
+    invited.force_login(User.objects.create_user("ann"))
+    crowd.judges.add(User.objects.get(username="ann"))
+    assert WHO.search(invited.get(reverse("judge-home")).content.decode()).group(1) == "ann"
+
+
 def test_done_page_gives_no_code_while_screens_are_left(crowd):
     """The done page's GET served the worker's next screen itself; it now sends them on to the campaign, which
     serves it, and a POST of the page (its Finish button, from an old tab) ends nothing."""

@@ -81,6 +81,7 @@ def test_roles_agree_with_the_role_checks_in_one_query(people, django_assert_num
         assert found.organizes == organizes(user), user.username
         assert found.judges == user.judged_campaigns.exists(), user.username
         assert found.crowd_worker == is_crowd_worker(user), user.username
+        assert found.worker_id == ("P1" if user == worker else None), user.username
 
 
 def test_a_missing_page_is_a_styled_404_with_ways_on(people):
