@@ -282,7 +282,7 @@ def parse_wide(
     if len(body) != n_lines:
         raise ScoreImportError(
             f"{name}: {counted(len(body), 'row')} of scores, but the campaign has "
-            f"{counted(n_lines, 'segment')} (one row per segment, in line order)"
+            f"{counted(n_lines, 'sentence')} (one row per sentence of the source, in line order)"
         )
     ratings = []
     skipped = 0

@@ -162,7 +162,8 @@ def test_bad_long_files_are_refused_whole(campaign, text, message):
     [
         ("ZEPHYRSYS,NOSUCH\n" + "1,2\n" * 6, "row 1, column 2: unknown system 'NOSUCH'"),
         ("INPUT,INPUT\n" + "1,2\n" * 6, "row 1: system 'INPUT' has two columns"),
-        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5, "5 rows of scores, but the campaign has 6 segments"),
+        ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 5,
+         "5 rows of scores, but the campaign has 6 sentences (one row per sentence of the source, in line order)"),
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 7, "7 rows of scores"),
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 3 + "1,2,3\n" + "1,2\n" * 2, "row 5: 3 columns; the header has 2"),
         ("INPUT,ZEPHYRSYS\n" + "1,2\n" * 3 + "1,x\n" + "1,2\n" * 2,
@@ -181,6 +182,17 @@ def test_bad_wide_files_are_refused_whole(campaign, text, message):
         import_scores(campaign, text.encode(), wide=True)
     assert message in str(error.value)
     assert state() == before
+
+
+def test_the_wide_layout_speaks_of_sentences_as_every_page_does():
+    # The wide file's refusal and import_scores --help said "segments" where the pages say "sentences"; the long
+    # layout's column keeps its name, segment, which the file format (PRODUCT.md) gives it.
+    from annotation.management.commands.import_scores import Command
+
+    usage = " ".join(Command().create_parser("manage.py", "import_scores").format_help().split())
+    assert "--wide one row per sentence of the source (line order), one column per system" in usage
+    assert "rows rater,segment,system,score[,meaning_changed] with segment the 0-based line number" in usage
+    assert "per segment" not in usage
 
 
 def test_a_ranking_campaign_takes_no_scores(tmp_path):

@@ -1,9 +1,9 @@
 """Import PRWS scores (0-100) into a PRWS campaign. Long layout: rows rater,segment,system,score[,meaning_changed] with
-segment the 0-based line number. --wide: a header of system names, then one row per segment in line order, one column
-per system, empty cells not rated (GMEG-Data's segment scores). Each rater's ratings of one segment become one judged
-screen; nothing is imported if any row is wrong. Each rater is an account of this campaign only (created when new; an
-existing account only if it judges this campaign and no other, with no other role) unless --map-user gives it an
-account; the --wide rater is named explicitly. The file may have at most MAX_UPLOAD_MB."""
+segment the 0-based line number. --wide: a header of system names, then one row per sentence of the source in line
+order, one column per system, empty cells not rated (GMEG-Data's *-segment-scores.csv). Each rater's ratings of one
+sentence become one judged screen; nothing is imported if any row is wrong. Each rater is an account of this campaign
+only (created when new; an existing account only if it judges this campaign and no other, with no other role) unless
+--map-user gives it an account; the --wide rater is named explicitly. The file may have at most MAX_UPLOAD_MB."""
 from pathlib import Path
 
 from django.conf import settings
@@ -18,7 +18,9 @@ class Command(CampaignCommand):
     help = __doc__
 
     def add_campaign_arguments(self, parser):
-        parser.add_argument("--wide", action="store_true", help="one row per segment, one column per system")
+        parser.add_argument(
+            "--wide", action="store_true", help="one row per sentence of the source (line order), one column per system"
+        )
         parser.add_argument(
             "--rater", default=WIDE_RATER, metavar="USER",
             help=f"with --wide: the rater the ratings are stored under (default {WIDE_RATER})",
