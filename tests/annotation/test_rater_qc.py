@@ -551,45 +551,47 @@ def test_the_rest_api_refuses_a_repeated_or_unknown_key_and_decides_nothing(body
 SURROGATE_ESCAPE = "\\ud800"
 
 
-@pytest.mark.parametrize(("body", "where"), [
-    (f'{{"judge": "hasty", "action": "{SURROGATE_ESCAPE}"}}', "['action']"),
-    (f'{{"judge": "ha{SURROGATE_ESCAPE}sty", "action": "exclude"}}', "['judge']"),
-    (f'{{"judge": "hasty", "action": "exclude", "x{SURROGATE_ESCAPE}": 1}}', "a key in the body"),
-    (f'{{"judge": "hasty", "action": ["exclude", "{SURROGATE_ESCAPE}"]}}', "['action'][1]"),
-    ("[" * 900 + f'"{SURROGATE_ESCAPE}"' + "]" * 900, "[0]" * 900),
-])
-def test_the_rest_api_refuses_a_lone_surrogate_naming_where_it_is_and_decides_nothing(body, where):
+def lone_surrogate_at(where: str) -> str:
+    return (f"JSON parse error - {where} holds a lone surrogate (an escape from \\ud800 to \\udfff without its pair), "
+            "which is not a Unicode character.")
+
+
+def long_integer_at(where: str, digits: str) -> str:
+    return f"JSON parse error - {where} is a whole number of {digits} digits; a number may have at most 4,300."
+
+
+@pytest.mark.parametrize(("body", "detail"), [
     # JSON's \ud800 escape alone is no Unicode character: an action holding one was a 500 (the 400 naming the choice
     # could not be encoded as UTF-8), a judge holding one a 400 with Python's codec error from the user lookup.
-    campaign = small_campaign("surrogates")
-    judge("hasty", campaign)
-    _, client = organizer_client(campaign)
-    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", body, content_type="application/json")
-    assert response.status_code == 400, response.content[:200]
-    assert response.json() == {"detail": f"JSON parse error - {where} holds a lone surrogate (an escape from \\ud800 "
-                               "to \\udfff without its pair), which is not a Unicode character."}
-    assert not RaterStatus.objects.exists()
-
-
-@pytest.mark.parametrize(("body", "where", "digits"), [
-    ('{"judge": 1' + "0" * 5000 + ', "action": "exclude"}', "['judge']", "5,001"),
-    ('{"judge": "hasty", "action": ["exclude", -' + "9" * 4301 + "]}", "['action'][1]", "4,301"),
-    ("7" * 10000, "the body", "10,000"),
+    (f'{{"judge": "hasty", "action": "{SURROGATE_ESCAPE}"}}', lone_surrogate_at("['action']")),
+    (f'{{"judge": "ha{SURROGATE_ESCAPE}sty", "action": "exclude"}}', lone_surrogate_at("['judge']")),
+    (f'{{"judge": "hasty", "action": "exclude", "x{SURROGATE_ESCAPE}": 1}}', lone_surrogate_at("a key in the body")),
+    (f'{{"judge": "hasty", "action": ["exclude", "{SURROGATE_ESCAPE}"]}}', lone_surrogate_at("['action'][1]")),
+    ("[" * 900 + f'"{SURROGATE_ESCAPE}"' + "]" * 900, lone_surrogate_at("[0]" * 900)),
+    # Python converts integers of at most 4,300 digits: a longer one was a 400 with Python's own message ("Exceeds
+    # the limit (4300 digits) for integer string conversion: value has 5001 digits; use
+    # sys.set_int_max_str_digits() to increase the limit"), naming neither the field nor anything one could act on.
+    ('{"judge": 1' + "0" * 5000 + ', "action": "exclude"}', long_integer_at("['judge']", "5,001")),
+    ('{"judge": "hasty", "action": ["exclude", -' + "9" * 4301 + "]}", long_integer_at("['action'][1]", "4,301")),
+    ("7" * 10000, long_integer_at("the body", "10,000")),
 ])
-def test_the_rest_api_refuses_an_integer_too_long_to_read_naming_where_it_is(body, where, digits):
-    # Python converts integers of at most 4,300 digits: a longer one was a 400 with Python's own message ("Exceeds the
-    # limit (4300 digits) for integer string conversion: value has 5001 digits; use sys.set_int_max_str_digits()
-    # to increase the limit"), naming neither the field nor anything the user could act on.
-    campaign = small_campaign("digits")
+def test_the_rest_api_refuses_what_json_cannot_hold_naming_where_it_is_and_decides_nothing(body, detail):
+    campaign = small_campaign("unreadable")
     judge("hasty", campaign)
     _, client = organizer_client(campaign)
     response = client.post(f"/api/campaigns/{campaign.pk}/raters/", body, content_type="application/json")
     assert response.status_code == 400, response.content[:200]
-    assert response.json() == {"detail": f"JSON parse error - {where} is a whole number of {digits} digits; a "
-                               "number may have at most 4,300."}
+    assert response.json() == {"detail": detail}
     assert not RaterStatus.objects.exists()
-    assert client.post(f"/api/campaigns/{campaign.pk}/raters/", '{"judge": 1' + "0" * 4299 + ', "action": "auto"}',
-                       content_type="application/json").json() == {"judge": ["Give 'judge' as a string, not a number."]}
+
+
+def test_the_rest_api_reads_an_integer_of_4300_digits_as_a_number():
+    campaign = small_campaign("digits")
+    _, client = organizer_client(campaign)
+    response = client.post(f"/api/campaigns/{campaign.pk}/raters/", '{"judge": 1' + "0" * 4299 + ', "action": "auto"}',
+                           content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"judge": ["Give 'judge' as a string, not a number."]}
 
 
 def test_the_rest_api_takes_a_surrogate_pair_as_the_character_it_encodes():
