@@ -332,8 +332,6 @@ def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     session = crowd_completion.current_session_of(found, request.user)
     if session is not None:
         return _session_end(request, found, session)
-    if request.method == "POST":
-        return redirect("judge-done", found.pk)
     return render(
         request,
         "judge/done.html",
