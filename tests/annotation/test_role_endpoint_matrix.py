@@ -67,9 +67,11 @@ def post(expected: dict[str, str]) -> list[Check]:
     return [Check("POST", expected)]
 
 
-def options(expected: dict[str, str]) -> list[Check]:
-    """OPTIONS of an API endpoint: refused as its other methods are (a campaign the user may not see: 404)."""
-    return [Check("OPTIONS", expected)]
+def api(*checks: list[Check]) -> list[Check]:
+    """An API endpoint's ``checks`` and its OPTIONS, refused as its first method is (a campaign the user may not
+    see: 404)."""
+    listed = [check for group in checks for check in group]
+    return [*listed, Check("OPTIONS", listed[0].expected)]
 
 
 #: URL pattern (as the URL configuration writes it) -> checks.
@@ -90,23 +92,18 @@ EXPECTED: dict[str, list[Check]] = {
     # the API and its description
     "api/schema/": get(EVERYONE),
     "api/docs/": get(EVERYONE),
-    "api/": get(API_LOGGED_IN) + options(API_LOGGED_IN),
-    "api/^campaigns/$": get(API_ORGANIZERS) + post(rule(NO, NO, NO, OK, OK, OK)) + options(API_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/$": get(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/appraise-xml/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
-    + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/screens/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
-    + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": post(API_ITS_ORGANIZERS)
-    + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/references/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
-    + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/scores/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/raters/$": get(API_ITS_ORGANIZERS) + post(API_ITS_ORGANIZERS)
-    + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/close/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
-    "api/^campaigns/(?P<pk>[0-9]+)/reopen/$": post(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
-    "api/^jobs/(?P<job_id>[0-9]+)/$": get(API_ITS_ORGANIZERS) + options(API_ITS_ORGANIZERS),
+    "api/": api(get(API_LOGGED_IN)),
+    "api/^campaigns/$": api(get(API_ORGANIZERS), post(rule(NO, NO, NO, OK, OK, OK))),
+    "api/^campaigns/(?P<pk>[0-9]+)/$": api(get(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/appraise-xml/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/screens/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": api(post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/references/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/scores/$": api(post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/raters/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/close/$": api(post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/reopen/$": api(post(API_ITS_ORGANIZERS)),
+    "api/^jobs/(?P<job_id>[0-9]+)/$": api(get(API_ITS_ORGANIZERS)),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),
