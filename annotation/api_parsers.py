@@ -3,6 +3,7 @@ a 400 that says what is wrong, and where, what it would take silently or answer 
 from __future__ import annotations
 
 import codecs
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -44,10 +45,23 @@ def whole_number(text: str) -> int | LongInteger:
         return LongInteger(len(text.lstrip("-")))
 
 
+@dataclass(frozen=True)
+class HugeNumber:
+    """A JSON number past the largest float (``1e400``, which Python reads as infinity), in the parsed body in its
+    place (``decimal_number``) until ``refusal`` names where it is."""
+
+
+def decimal_number(text: str) -> float | HugeNumber:
+    """A JSON number's value (``json``'s ``parse_float``), or a ``HugeNumber`` for one no float holds."""
+    value = float(text)
+    return value if math.isfinite(value) else HugeNumber()
+
+
 def refusal(data) -> str | None:
     """Why parsed JSON cannot be taken, naming where (``json_path``): a key or a string value holding a lone
-    surrogate (``SURROGATE``), which UTF-8 cannot encode, so neither PostgreSQL nor the response can hold it; or an
-    integer too long to convert (``LongInteger``). None when there is neither. Iterative: the parser takes JSON
+    surrogate (``SURROGATE``), which UTF-8 cannot encode, so neither PostgreSQL nor the response can hold it; an
+    integer too long to convert (``LongInteger``); or a number too large for a float (``HugeNumber``). None when
+    there is none of these. Iterative: the parser takes JSON
     nested up to Python's recursion limit."""
     pending: list[tuple[object, tuple]] = [(data, ())]
     while pending:
@@ -57,6 +71,8 @@ def refusal(data) -> str | None:
         if isinstance(value, LongInteger):
             return (f"{json_path(path)} is a whole number of {value.digits:,} digits; a number may have at most "
                     f"{sys.get_int_max_str_digits():,}.")
+        if isinstance(value, HugeNumber):
+            return f"{json_path(path)} is a number beyond the largest one can hold (about 1.8e308)."
         if isinstance(value, list):
             pending.extend((item, (*path, index)) for index, item in enumerate(value))
         elif isinstance(value, dict):
@@ -82,13 +98,14 @@ class JSONParser(RestJSONParser):
     JSON nested past Python's recursion limit (``[[[...]]]`` a few thousand deep, a few kB), which was a 500: DRF
     catches only ``ValueError``, a string with a lone surrogate, which was a 500 when the 400 that named it could
     not be encoded, and an integer of more than 4,300 digits, which was a 400 in Python's words ("Exceeds the
-    limit (4300 digits) for integer string conversion ..."); these two name where they are (``refusal``)."""
+    limit (4300 digits) for integer string conversion ..."), and a number past the largest float (``1e400``), which
+    was read as infinity; these three name where they are (``refusal``)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         reader = codecs.getreader(get_encoding(parser_context or {}))
         try:
             data = json.load(reader(stream), object_pairs_hook=distinct_keys_object, parse_int=whole_number,
-                             parse_constant=json.strict_constant if self.strict else None)
+                             parse_float=decimal_number, parse_constant=json.strict_constant if self.strict else None)
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
         except RecursionError:

@@ -560,6 +560,10 @@ def long_integer_at(where: str, digits: str) -> str:
     return f"JSON parse error - {where} is a whole number of {digits} digits; a number may have at most 4,300."
 
 
+def huge_number_at(where: str) -> str:
+    return f"JSON parse error - {where} is a number beyond the largest one can hold (about 1.8e308)."
+
+
 @pytest.mark.parametrize(("body", "detail"), [
     # JSON's \ud800 escape alone is no Unicode character: an action holding one was a 500 (the 400 naming the choice
     # could not be encoded as UTF-8), a judge holding one a 400 with Python's codec error from the user lookup.
@@ -574,6 +578,9 @@ def long_integer_at(where: str, digits: str) -> str:
     ('{"judge": 1' + "0" * 5000 + ', "action": "exclude"}', long_integer_at("['judge']", "5,001")),
     ('{"judge": "hasty", "action": ["exclude", -' + "9" * 4301 + "]}", long_integer_at("['action'][1]", "4,301")),
     ("7" * 10000, long_integer_at("the body", "10,000")),
+    # A number past the largest float was read as infinity, which no JSON answer or PostgreSQL column can hold.
+    ('{"judge": 1e400, "action": "exclude"}', huge_number_at("['judge']")),
+    ('{"judge": "hasty", "action": ["exclude", -1.5e999]}', huge_number_at("['action'][1]")),
 ])
 def test_the_rest_api_refuses_what_json_cannot_hold_naming_where_it_is_and_decides_nothing(body, detail):
     campaign = small_campaign("unreadable")
