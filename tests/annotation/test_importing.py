@@ -350,7 +350,7 @@ def test_import_outputs_command(tmp_path):
         "import_outputs", "--campaign", "cli", "--mode", "prws", "--source", str(tmp_path / "source"),
         *(str(tmp_path / n) for n in ["source", *SYSTEMS]), stdout=out,
     )
-    assert "4 systems, 4 segments in 1 document," in out.getvalue()
+    assert "4 systems, 4 sentences in 1 document," in out.getvalue()
     assert Campaign.objects.get(name="cli").mode == Campaign.Mode.PRWS
     (tmp_path / "beta").write_bytes(b"short\n")
     with pytest.raises(CommandError, match=r"beta: 1 line, but the source file \(source\) has 4 lines"):

@@ -52,7 +52,7 @@ def test_a_campaign_of_one_system_one_document_and_one_ranking(tmp_path):
     out = io.StringIO()
     call_command("import_outputs", "--campaign", "single", "--source", str(tmp_path / "source"),
                  str(tmp_path / "source"), str(tmp_path / "A"), stdout=out)
-    assert "2 systems, 2 segments in 1 document," in out.getvalue()
+    assert "2 systems, 2 sentences in 1 document," in out.getvalue()
     (tmp_path / "one.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n<error-correction-ranking-result '
         'source-language="err" id="x" target-language="cor">\n<ranking-item doc-id="d" duration="00:00:10.000000" '

@@ -68,7 +68,7 @@ class Command(BaseCommand):
         mean = sum(int(k) * v for k, v in counts.items()) / max(sum(counts.values()), 1)
         self.stdout.write(
             f"Created campaign {campaign.name!r}: {counted(campaign.systems.count(), 'system')}, "
-            f"{counted(campaign.segments.count(), 'segment')} in {counted(campaign.documents.count(), 'document')}, "
+            f"{counted(campaign.segments.count(), 'sentence')} in {counted(campaign.documents.count(), 'document')}, "
             f"{mean:.2f} distinct outputs per sentence on average."
         )
         if (reason := no_screen_reason(campaign)) is not None:
