@@ -51,3 +51,14 @@ def test_bad_requests_change_nothing(arguments, message):
         organizer(*arguments)
     assert list(User.objects.values_list("username", flat=True)) == ["olga"]
     assert organizes(User.objects.get(username="olga"))
+
+
+def test_a_new_account_without_a_terminal_to_type_its_password_is_refused_and_changes_nothing(monkeypatch):
+    """Run from a script (standard input at its end), the password prompt ended in an EOFError traceback."""
+    def ended(prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("getpass.getpass", ended)
+    with pytest.raises(CommandError, match="no password for the new account 'pia': the input ended .* --no-input"):
+        organizer("pia")
+    assert not User.objects.exists() and not Group.objects.filter(name=ORGANIZERS_GROUP).exists()

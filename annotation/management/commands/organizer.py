@@ -54,11 +54,19 @@ class Command(BaseCommand):
                 self.stdout.write(f"{name} is an organizer{made}")
 
     def _password(self, username: str) -> str:
-        """A password for the new account ``username``, asked twice and checked by the site's validators."""
+        """A password for the new account ``username``, asked twice and checked by the site's validators; a
+        CommandError when standard input ends before one is given (no terminal: a script, a pipe, ``< /dev/null``)."""
         candidate = get_user_model()(username=username)
         while True:
-            password = getpass.getpass(f"Password for {username}: ")
-            if password != getpass.getpass("Password (again): "):
+            try:
+                password = getpass.getpass(f"Password for {username}: ")
+                again = getpass.getpass("Password (again): ")
+            except EOFError:
+                raise CommandError(
+                    f"no password for the new account {username!r}: the input ended before one was typed (run it in "
+                    "a terminal, or use --no-input to make the account without a password); nothing was changed"
+                ) from None
+            if password != again:
                 self.stderr.write("The passwords differ; try again.")
                 continue
             try:
