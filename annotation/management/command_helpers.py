@@ -4,6 +4,7 @@ one chunk by chunk)."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -80,10 +81,20 @@ def write_output(command: BaseCommand, path: str, text: str) -> bool:
 def write_chunks(command: BaseCommand, path: str, chunks: Iterable[str]) -> bool:
     """Write the ``chunks`` of a text one after another as they come, so that a streamed export holds one chunk in
     memory, to the file ``path`` (UTF-8), or to the command's standard output for ``-``. Returns whether a file was
-    written (the caller then says so on stderr); a file that cannot be written is a CommandError naming it."""
+    written (the caller then says so on stderr); a file that cannot be written is a CommandError naming it. When the
+    reader of standard output stops reading (``--out - | head``), the command ends there with status 1, quietly, as
+    a shell tool does, where it ended in a BrokenPipeError traceback."""
     if path == STDOUT:
-        for chunk in chunks:
-            command.stdout.write(chunk, ending="")
+        try:
+            for chunk in chunks:
+                command.stdout.write(chunk, ending="")
+            command.stdout.flush()
+        except BrokenPipeError:
+            # What is still buffered goes to /dev/null, so the interpreter's last flush at exit does not fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, command.stdout.fileno())
+            os.close(devnull)
+            raise SystemExit(1) from None
         return False
     try:
         with Path(path).open("w", encoding="utf-8") as out:
