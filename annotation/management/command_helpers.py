@@ -72,6 +72,25 @@ def user_map(options: dict) -> dict[str, str]:
         raise CommandError(f"--map-user: {exc}") from None
 
 
+def check_output_path(path: str) -> None:
+    """Refuse, before a command does its work, an output ``path`` it could not write at the end: a folder, or a file
+    in a folder that does not exist or cannot be written (a CommandError naming it, as ``write_chunks`` would give
+    after the work); ``-`` is standard output. ``analyze`` computed and recorded a whole analysis first."""
+    if path == STDOUT:
+        return
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        reason = "it is a folder"
+    elif not folder.is_dir():
+        reason = f"no folder {folder}"
+    elif not os.access(target if target.exists() else folder, os.W_OK):
+        reason = "permission denied"
+    else:
+        return
+    raise CommandError(f"{path}: cannot write ({reason}); nothing was done")
+
+
 def write_output(command: BaseCommand, path: str, text: str) -> bool:
     """Write ``text`` to the file ``path`` (UTF-8), or to the command's standard output for ``-`` (``write_chunks``
     of the one text)."""

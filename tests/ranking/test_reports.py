@@ -101,6 +101,11 @@ def test_the_command_refuses_what_it_cannot_report_and_writes_nothing(campaign, 
     refused("--format", "html", "--seed", "3", "--bootstrap", "9", match="--bootstrap, --seed apply only with --run")
     refused("--format", "html", "--standalone", "--run", match="--standalone applies to --format latex only")
     refused("--format", "html", "--run", "--bootstrap", "1", match="bootstrap must be from 3 to 100,000")
+    runs = AnalysisRun.objects.count()
+    with pytest.raises(CommandError, match=r"missing/report.html: cannot write \(no folder .*\); nothing was done"):
+        call_command("export_report", "--campaign", "reports", "--format", "html", "--run",
+                     "--out", str(tmp_path / "missing" / "report.html"), stderr=io.StringIO())
+    assert AnalysisRun.objects.count() == runs  # the fresh analysis was computed and recorded first
     with pytest.raises(CommandError, match="no campaign named 'nope'"):
         call_command("export_report", "--campaign", "nope", "--format", "csv", "--out", str(out))
     with pytest.raises(CommandError, match="invalid choice: 'pdf'"):

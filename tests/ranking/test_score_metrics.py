@@ -71,6 +71,17 @@ def test_an_unwritable_file_is_named(campaign, tmp_path):
         call_command("score_metrics", "--campaign", "tiny", "--out", str(tmp_path / "missing" / "system.tsv"))
 
 
+def test_an_unwritable_segments_file_is_refused_before_any_metric_is_computed(campaign, tmp_path, monkeypatch):
+    import_references(campaign, None, [NamedFile("ref0", GOOD)])
+    monkeypatch.setattr("ranking.management.commands.score_metrics.compute_metrics",
+                        lambda *args: pytest.fail("the metrics were computed"))
+    out = tmp_path / "system.tsv"
+    with pytest.raises(CommandError, match=r"missing/segments.tsv: cannot write \(no folder"):
+        call_command("score_metrics", "--campaign", "tiny", "--out", str(out),
+                     "--segments", str(tmp_path / "missing" / "segments.tsv"))
+    assert not out.exists()
+
+
 def test_missing_references_are_reported(campaign, tmp_path):
     out = tmp_path / "system.tsv"
     with pytest.raises(CommandError, match="no metric could be computed"):

@@ -201,6 +201,13 @@ def test_analyze_command_writes_the_contract_json(tmp_path):
     assert list(judged["pairs"]["per_judge"]) == ["ann"]
     with pytest.raises(CommandError, match="'zed' is not a judge of 'cli'"):
         call_command("analyze", "--campaign", "cli", "--judge", "zed", "--out", str(judge_out))
+    runs = AnalysisRun.objects.count()
+    for unwritable, reason in [(tmp_path / "missing" / "a.json", "no folder"), (tmp_path, "it is a folder")]:
+        # Refused before the analysis: it was computed and recorded, and only then found it could not be written.
+        with pytest.raises(CommandError, match=rf"cannot write \({reason}.*\); nothing was done"):
+            call_command("analyze", "--campaign", "cli", "--bootstrap", "100", "--out", str(unwritable),
+                         stderr=io.StringIO())
+    assert AnalysisRun.objects.count() == runs
     with pytest.raises(CommandError, match="none: no such folder"):
         call_command("analyze", "--campaign", "cli", "--metrics", str(tmp_path / "none"), "--out", str(judge_out))
     with pytest.raises(CommandError, match="judge.json: not a folder"):

@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 
 from annotation.management.command_helpers import (
     CampaignCommand,
+    check_output_path,
     signed_whole_number_option,
     whole_number_option,
     write_output,
@@ -106,6 +107,7 @@ class Command(CampaignCommand):
         parser.add_argument("--out", required=True, metavar="FILE.json", help="output file ('-' for stdout)")
 
     def handle_campaign(self, campaign, **options):
+        check_output_path(options["out"])
         ignored = tuple(name.strip() for name in options["ignored_judges"].split(",") if name.strip())
         if options["judge"] and not campaign.judges.filter(username=options["judge"]).exists():
             raise CommandError(f"{options['judge']!r} is not a judge of {campaign.name!r}")

@@ -7,7 +7,12 @@ import sys
 
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import CampaignCommand, whole_number_option, write_output
+from annotation.management.command_helpers import (
+    CampaignCommand,
+    check_output_path,
+    whole_number_option,
+    write_output,
+)
 from ranking.core.analysis import AnalysisParameters
 from ranking.core.parameters import MAX_SEED
 from ranking.management.commands.analyze import ProgressBar, read_metrics
@@ -44,6 +49,7 @@ class Command(CampaignCommand):
             raise CommandError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only with --run")
         if options["standalone"] and options["format"] != "latex":
             raise CommandError("--standalone applies to --format latex only")
+        check_output_path(options["out"])
         run = self.fresh_run(campaign, options) if options["run"] else self.stored_run(campaign, options["analysis"])
         text = render_report(run.result, options["format"], standalone=options["standalone"])
         if write_output(self, options["out"], text):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
-from annotation.management.command_helpers import STDOUT, CampaignCommand, write_output
+from annotation.management.command_helpers import STDOUT, CampaignCommand, check_output_path, write_output
 from ranking.automatic_metrics import METRICS, compute_metrics
 from ranking.metric_loading import load_metric_inputs
 from ranking.reports.wmt_metrics import segment_level, system_level
@@ -28,6 +28,8 @@ class Command(CampaignCommand):
         parser.add_argument("--segments", metavar="FILE.tsv", help="segment-level scores ('-' for standard output)")
 
     def handle_campaign(self, campaign, **options):
+        for path in (options["out"], options["segments"] or STDOUT):
+            check_output_path(path)
         metrics = options["metric"] or list(METRICS)
         scores, unavailable = compute_metrics(load_metric_inputs(campaign), dict.fromkeys(metrics))
         for metric, reason in unavailable.items():
