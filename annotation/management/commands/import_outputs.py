@@ -48,7 +48,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, metavar="NAME", help="name of the new campaign")
-        parser.add_argument("--mode", choices=Campaign.Mode.values, default=Campaign.Mode.RANKING)
+        parser.add_argument("--mode", choices=Campaign.Mode.values, default=Campaign.Mode.RANKING,
+                            help="how judges judge: ranking, relative ranking of up to M corrections from best to "
+                                 "worst (G15; the default); prws, a 0-100 slider and a 'meaning changed' box per "
+                                 "correction (N19)")
         parser.add_argument("--source", required=True, metavar="SOURCE_FILE", help="the source sentences")
         parser.add_argument(
             "--documents", metavar="DOC_ID_FILE", help="document id of each source line (default: one document)"
