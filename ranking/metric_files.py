@@ -2,7 +2,9 @@
 and checked against a campaign before an analysis is recorded (``manage.py analyze --metrics``, ``export_report
 --run --metrics``).
 
-One line per system: ``SYSTEM value [value ...]``, separated by spaces or tabs; blank lines are skipped.
+One line per system: ``SYSTEM value [value ...]``, separated by spaces or tabs; blank lines are skipped. A file
+``scores.<metric>.csv`` is CSV with a header instead (PRODUCT.md "Data in"): a header row (``system,score`` or
+``system,f0.5,precision,recall``: its names are not read), then ``SYSTEM,value[,value...]`` rows.
 ``scores.m2`` and ``scores.m2.<k>`` hold F0.5, precision and recall; ``scores.bleu``, ``scores.meteor``,
 ``scores.iwacc`` one value. The analysis reads any file of three values a line so (Table 5 correlates the first,
 the F-beta sweep of Figure 3 is computed from the other two), so their precision and recall must be fractions
@@ -14,6 +16,7 @@ in every file. Each refusal is a ``MetricFileError`` naming the file, and the li
 """
 from __future__ import annotations
 
+import csv
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +26,8 @@ from annotation.services.textfiles import InputFileError, NamedFile, NumberError
 from gecappraise.plurals import counted
 
 PREFIX = "scores."
+CSV_SUFFIX = ".csv"
+"""A metric file whose name ends so is CSV with a header row."""
 _FIELD_SEPARATOR = re.compile(r"[ \t]+")
 
 MetricScores = dict[str, tuple[float, ...]]
@@ -46,14 +51,48 @@ def parse_metric_scores(name: str, data: bytes) -> MetricScores:
         lines = decode_lines(NamedFile(name, data))
     except InputFileError as exc:
         raise MetricFileError(str(exc)) from None
+    rows = [(number, fields) for number, fields in enumerate(_fields(name, lines), start=1) if fields != [""]]
+    if name.endswith(CSV_SUFFIX):
+        rows = _csv_rows(name, rows)
     scores: MetricScores = {}
-    for number, line in enumerate(lines, start=1):
-        fields = _FIELD_SEPARATOR.split(line.strip(" \t"))
-        if fields != [""]:
-            _add_line(scores, f"{name}: line {number}", fields)
+    for number, fields in rows:
+        _add_line(scores, f"{name}: line {number}", fields)
     if not scores:
-        raise MetricFileError(f"{name}: no metric scores (a line is 'SYSTEM value...')")
+        layout = "a header, then rows 'SYSTEM,value...'" if name.endswith(CSV_SUFFIX) else "a line is 'SYSTEM value...'"
+        raise MetricFileError(f"{name}: no metric scores ({layout})")
     return scores
+
+
+def _fields(name: str, lines: list[str]) -> list[list[str]]:
+    """The fields of each line: separated by commas in a CSV file (``csv``'s quoting, within the line), else by
+    spaces or tabs."""
+    if name.endswith(CSV_SUFFIX):
+        return [[field.strip(" \t") for field in next(csv.reader([line]), [])] or [""] for line in lines]
+    return [_FIELD_SEPARATOR.split(line.strip(" \t")) for line in lines]
+
+
+def _csv_rows(name: str, rows: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """The rows of a CSV metric file after its header, each with as many fields as the header names; a
+    MetricFileError naming the line for a first row of numbers (no header) or a row of another width."""
+    if not rows:
+        return rows
+    (header_line, header), *rows = rows
+    if len(header) > 1 and all(_is_number(field) for field in header[1:]):
+        raise MetricFileError(f"{name}: line {header_line}: a CSV metric file starts with a header row (such as "
+                              f"'system,score'), not with the scores of {shown(header[0])}")
+    for number, fields in rows:
+        if len(fields) != len(header):
+            raise MetricFileError(f"{name}: line {number}: {counted(len(fields), 'field')} where the header (line "
+                                  f"{header_line}) has {len(header)}")
+    return rows
+
+
+def _is_number(text: str) -> bool:
+    try:
+        plain_number(text)
+    except NumberError:
+        return False
+    return True
 
 
 def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:
@@ -85,16 +124,18 @@ def _value(text: str, where: str) -> float:
 
 
 def metric_name(file: Path) -> str:
-    """The metric a ``scores.<metric>`` file scores; MetricFileError for a file with nothing after the dot."""
-    name = file.name.removeprefix(PREFIX)
+    """The metric a ``scores.<metric>`` (or ``scores.<metric>.csv``) file scores; MetricFileError for a file with
+    nothing after the dot."""
+    name = file.name.removeprefix(PREFIX).removesuffix(CSV_SUFFIX)
     if not name:
         raise MetricFileError(f"{file}: a metric file is named {PREFIX}<metric>; this one names no metric")
     return name
 
 
 def read_metric_folder(folder: str, systems: Sequence[str]) -> dict[str, MetricScores]:
-    """The scores of every ``scores.<metric>`` file of ``folder`` by metric, each checked to have a line for every
-    one of ``systems`` (the campaign's); MetricFileError naming the file (and line, or system) otherwise."""
+    """The scores of every ``scores.<metric>`` (or ``scores.<metric>.csv``) file of ``folder`` by metric, each
+    checked to have a line for every one of ``systems`` (the campaign's); MetricFileError naming the file (and line,
+    or system) otherwise, and for two files of one metric."""
     path = Path(folder)
     if not path.is_dir():
         raise MetricFileError(f"{folder}: no such folder" if not path.exists() else f"{folder}: not a folder")
@@ -104,6 +145,8 @@ def read_metric_folder(folder: str, systems: Sequence[str]) -> dict[str, MetricS
     metrics = {}
     for file in files:
         name = metric_name(file)
+        if name in metrics:
+            raise MetricFileError(f"{file}: metric {name} is in {PREFIX}{name} too; keep one of the two files")
         try:
             data = file.read_bytes()
         except OSError as exc:

@@ -69,6 +69,39 @@ def test_a_folder_gives_each_metric_with_a_line_for_every_system(tmp_path):
     assert metrics["bleu"]["sys3"] == (0.35,) and metrics["m2"]["sys5"] == (0.5, 0.5, 0.5)
 
 
+def test_a_csv_file_with_a_header_gives_each_row_its_scores():
+    """PRODUCT.md: metric score files are ``SYSTEM value ...`` lines "or CSV with a header"; a CSV file was refused
+    ("system 'system,score' has no value")."""
+    data = b'\xef\xbb\xbfsystem,f0.5,precision,recall\r\nAMU, 0.3510 ,0.4147,0.2174\r\n\r\n"CAMB",.37,+1e-1,1.\r\n'
+    assert parse_metric_scores("scores.m2.csv", data) == {"AMU": (0.3510, 0.4147, 0.2174), "CAMB": (0.37, 0.1, 1.0)}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"AMU,0.5\nCAMB,0.3\n", "scores.x.csv: line 1: a CSV metric file starts with a header row (such as "
+         "'system,score'), not with the scores of 'AMU'"),
+        (b"system,score\nAMU,0.5\nCAMB,0.3,0.1\n", "scores.x.csv: line 3: 3 fields where the header (line 1) has 2"),
+        (b"system,score\nAMU,\n", "scores.x.csv: line 2: '' is not a number"),
+        (b"system,score\n\n", "scores.x.csv: no metric scores (a header, then rows 'SYSTEM,value...')"),
+    ],
+)
+def test_a_bad_csv_file_is_refused_with_its_name_and_line(data, message):
+    with pytest.raises(MetricFileError) as error:
+        parse_metric_scores("scores.x.csv", data)
+    assert str(error.value).startswith(message)
+
+
+def test_a_folder_reads_a_csv_file_as_its_metric_and_refuses_two_files_of_one_metric(tmp_path):
+    (tmp_path / "scores.gleu.csv").write_text("system,score\n" + GOOD.replace(" ", ","))
+    assert read_metric_folder(str(tmp_path), SYSTEMS)["gleu"]["sys3"] == (0.35,)
+    (tmp_path / "scores.gleu").write_text(GOOD)
+    with pytest.raises(MetricFileError) as error:
+        read_metric_folder(str(tmp_path), SYSTEMS)
+    message = "scores.gleu.csv: metric gleu is in scores.gleu too; keep one of the two files"
+    assert str(error.value) == f"{tmp_path}/{message}"
+
+
 @pytest.mark.parametrize("campaign_form", ["NFC", "NFD"])
 def test_a_system_is_found_whichever_way_the_file_or_the_campaign_encodes_its_accents(tmp_path, campaign_form):
     """A tool on macOS writes 'Zürich' decomposed (u + U+0308): the line gives the campaign's system its scores, as

@@ -86,7 +86,7 @@ class Command(CampaignCommand):
         parser.add_argument(
             "--metrics", metavar="DIR",
             help="folder of scores.<metric> files to correlate, each with a line 'SYSTEM value...' for every system "
-                 "of the campaign",
+                 "of the campaign (or scores.<metric>.csv: CSV with a header row, then rows SYSTEM,value...)",
         )
         parser.add_argument(
             "--accuracy-folds", type=whole_number_option, default=0, metavar="K",

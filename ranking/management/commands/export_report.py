@@ -39,7 +39,9 @@ class Command(CampaignCommand):
         parser.add_argument("--confidence", type=float, help="with --run: rank range confidence (default 0.95)")
         parser.add_argument("--seed", type=whole_number_option,
                             help=f"with --run: random seed, 0 to {MAX_SEED} (default 1)")
-        parser.add_argument("--metrics", metavar="DIR", help="with --run: folder of scores.<metric> files")
+        parser.add_argument("--metrics", metavar="DIR",
+                            help="with --run: folder of scores.<metric> files ('SYSTEM value...' lines) or "
+                                 "scores.<metric>.csv files (a header row, then SYSTEM,value...)")
         parser.add_argument("--standalone", action="store_true",
                             help="latex: a complete document instead of tabulars to \\input")
 
