@@ -117,36 +117,45 @@ def read_test_set(
             )
         lines = decode_lines(file)
         if len(lines) != n:
-            raise InputFileError(
-                f"{file.name}: {counted(len(lines), 'line')}, but the source file ({source.name}) has "
-                f"{counted(n, 'line')}"
-            )
+            raise _line_count_mismatch(file.name, lines, source.name, source_lines)
         outputs.append(lines)
         kinds.append(System.Kind.INPUT if file.name == source.name else System.Kind.SYSTEM)
     if source_is_system and source.name not in names:
         names.append(source.name)
         outputs.append(source_lines)
         kinds.append(System.Kind.INPUT)
-    doc_ids = _document_ids(documents, n, source.name)
+    doc_ids = _document_ids(documents, source_lines, source.name)
     groups = [collapse_outputs([column[i] for column in outputs]) for i in range(n)]
     return TestSet(source_lines, doc_ids, names, kinds, outputs, groups)
 
 
-def _document_ids(documents: NamedFile | None, n: int, source_name: str) -> list[str]:
+def _line_count_mismatch(name: str, lines: list[str], source_name: str, source: list[str]) -> InputFileError:
+    """The error for the file ``name`` whose ``lines`` are not as many as the ``source``'s lines. Where the longer
+    file's extra lines at its end are all empty, it says so: a blank line left at the end of one file (by an editor)
+    is an empty sentence there, and the bare counts did not tell which line was the odd one."""
+    message = (f"{name}: {counted(len(lines), 'line')}, but the source file ({source_name}) has "
+               f"{counted(len(source), 'line')}")
+    longer, extra = (name, lines[len(source):]) if len(lines) > len(source) else (source_name, source[len(lines):])
+    if not any(line.strip() for line in extra):
+        last = "the last line" if len(extra) == 1 else f"the last {len(extra)} lines"
+        message += (f"; {last} of {longer} {'is' if len(extra) == 1 else 'are'} empty (a blank line at the end of a "
+                    "file is an empty sentence: remove it, or end every file so)")
+    return InputFileError(message)
+
+
+def _document_ids(documents: NamedFile | None, source_lines: list[str], source_name: str) -> list[str]:
     """One document id per line, without the whitespace around it; the whole file is one document without an
     index. Documents must be contiguous, and a document's id written the same way on each of its lines: two ids
     equal but for the whitespace around them or inside them, or for how their accents are encoded (Unicode
     composed or decomposed), are refused, naming both lines, rather than taken as one document (stripped) or as
     two that look the same."""
+    n = len(source_lines)
     if documents is None:
         return ["document"] * n
     written = decode_lines(documents, keep_trailing_whitespace=True)
     ids = [line.strip() for line in written]
     if len(ids) != n:
-        raise InputFileError(
-            f"{documents.name}: {counted(len(ids), 'line')}, but the source file ({source_name}) has "
-            f"{counted(n, 'line')}"
-        )
+        raise _line_count_mismatch(documents.name, ids, source_name, source_lines)
     first_written: dict[str, tuple[str, int]] = {}
     for line, doc_id in enumerate(ids):
         if not doc_id:

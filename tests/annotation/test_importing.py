@@ -127,6 +127,32 @@ def test_bad_input_is_rejected_whole(files, documents, message):
     assert nothing_written()
 
 
+BLANK_LINE_AT_THE_END = "(a blank line at the end of a file is an empty sentence: remove it, or end every file so)"
+COUNTS = "5 lines, but the source file (source) has 4 lines"
+
+
+@pytest.mark.parametrize(
+    ("source", "files", "documents", "message"),
+    [
+        (SOURCE, systems(beta=SYSTEMS["beta"] + b"\r\n"), None,
+         f"beta: {COUNTS}; the last line of beta is empty {BLANK_LINE_AT_THE_END}"),
+        (SOURCE + b"\n \n", systems(), None,
+         f"alpha: 4 lines, but the source file (source) has 6 lines; the last 2 lines of source are empty "
+         f"{BLANK_LINE_AT_THE_END}"),
+        (SOURCE, systems(), named("docs", b"a\na\nb\nb\n\n"),
+         f"docs: {COUNTS}; the last line of docs is empty {BLANK_LINE_AT_THE_END}"),
+        (SOURCE, systems(alpha=b"a\nb\n\n\nextra\n"), None, f"alpha: {COUNTS}"),
+    ],
+)
+def test_a_line_count_off_by_blank_lines_at_the_end_of_a_file_says_so(source, files, documents, message):
+    """A blank line an editor left at the end of one file gave only the counts ('5 lines, but ... 4 lines'); the
+    message now says which file's last lines are the odd ones. A file whose extra line holds text says nothing more."""
+    with pytest.raises(InputFileError) as error:
+        import_outputs("bad", named("source", source), files, documents)
+    assert str(error.value) == message
+    assert nothing_written()
+
+
 def test_the_source_judged_as_a_system_may_not_share_a_name_with_a_system_either():
     with pytest.raises(InputFileError, match="system names 'Source' and 'source' are the same name in other letter"):
         import_outputs("bad", named("source", SOURCE), [named("Source", SYSTEMS["alpha"])], source_is_system=True)
