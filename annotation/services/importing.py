@@ -26,7 +26,7 @@ from .field_rules import (
     composed,
     document_id_problem,
 )
-from .textfiles import InputFileError, NamedFile, check_size, decode_lines, read_archive
+from .textfiles import InputFileError, NamedFile, blank_lines_at_the_end, check_size, decode_lines, read_archive
 
 #: Names an archive's source file and document index may have (the first present wins).
 SOURCE_NAMES = ("source", "source.txt", "src", "src.txt", "INPUT")
@@ -130,17 +130,12 @@ def read_test_set(
 
 
 def _line_count_mismatch(name: str, lines: list[str], source_name: str, source: list[str]) -> InputFileError:
-    """The error for the file ``name`` whose ``lines`` are not as many as the ``source``'s lines. Where the longer
-    file's extra lines at its end are all empty, it says so: a blank line left at the end of one file (by an editor)
-    is an empty sentence there, and the bare counts did not tell which line was the odd one."""
-    message = (f"{name}: {counted(len(lines), 'line')}, but the source file ({source_name}) has "
-               f"{counted(len(source), 'line')}")
-    longer, extra = (name, lines[len(source):]) if len(lines) > len(source) else (source_name, source[len(lines):])
-    if not any(line.strip() for line in extra):
-        last = "the last line" if len(extra) == 1 else f"the last {len(extra)} lines"
-        message += (f"; {last} of {longer} {'is' if len(extra) == 1 else 'are'} empty (a blank line at the end of a "
-                    "file is an empty sentence: remove it, or end every file so)")
-    return InputFileError(message)
+    """The error for the file ``name`` whose ``lines`` are not as many as the ``source``'s lines, saying which file's
+    last lines are empty where that is the difference (``blank_lines_at_the_end``)."""
+    return InputFileError(
+        f"{name}: {counted(len(lines), 'line')}, but the source file ({source_name}) has "
+        f"{counted(len(source), 'line')}{blank_lines_at_the_end(name, lines, source_name, source)}"
+    )
 
 
 def _document_ids(documents: NamedFile | None, source_lines: list[str], source_name: str) -> list[str]:

@@ -23,7 +23,7 @@ from gecappraise.plurals import counted
 
 from ..models import Campaign, GoldEdit, ReferenceSet, ReferenceText
 from .field_rules import check_system_name, same_name_key
-from .textfiles import InputFileError, NamedFile, check_size, decode_lines, shown
+from .textfiles import InputFileError, NamedFile, blank_lines_at_the_end, check_size, decode_lines, shown
 
 ERROR_TYPE_MAX = GoldEdit._meta.get_field("error_type").max_length
 #: Longest correction of one gold edit, in characters.
@@ -235,8 +235,9 @@ def parse_reference_text(file: NamedFile, source_lines: Sequence[str]) -> list[s
     """The corrected sentences of a reference text file, one per source line."""
     lines = decode_lines(file)
     if len(lines) != len(source_lines):
+        note = blank_lines_at_the_end(file.name, lines, "the campaign's source", source_lines)
         raise InputFileError(
-            f"{file.name}: {counted(len(lines), 'line')}, but the campaign's source has {len(source_lines)}"
+            f"{file.name}: {counted(len(lines), 'line')}, but the campaign's source has {len(source_lines)}{note}"
         )
     return lines
 

@@ -16,6 +16,7 @@ import sys
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import BinaryIO
@@ -117,6 +118,20 @@ def decode_lines(file: NamedFile, *, keep_trailing_whitespace: bool = False) -> 
     if _CONTROL.search(text):
         _refuse_control_characters(file.name, lines)
     return lines if keep_trailing_whitespace else [line.rstrip() for line in lines]
+
+
+def blank_lines_at_the_end(name: str, lines: Sequence[str], other_name: str, other_lines: Sequence[str]) -> str:
+    """For a line count that differs between the file ``name`` (its ``lines``) and ``other_name``, the note to add
+    to the message of the counts where the longer one's extra lines, at its end, are all empty ('; the last line of
+    beta is empty (...)'), else ''. A blank line an editor left at the end of one file is an empty sentence there,
+    and the bare counts did not tell which line was the odd one."""
+    longer, extra = (name, lines[len(other_lines):]) if len(lines) > len(other_lines) else (
+        other_name, other_lines[len(lines):])
+    if not extra or any(line.strip() for line in extra):
+        return ""
+    last = "the last line" if len(extra) == 1 else f"the last {len(extra)} lines"
+    return (f"; {last} of {longer} {'is' if len(extra) == 1 else 'are'} empty (a blank line at the end of a file is "
+            "an empty sentence: remove it, or end every file so)")
 
 
 def _refuse_control_characters(name: str, lines: list[str]) -> None:

@@ -138,6 +138,8 @@ def test_a_noop_beside_other_edits_of_one_annotator_is_refused(campaign):
     [
         ([NamedFile("ref0", b"one\ntwo\n")], "ref0: 2 lines, but the campaign's source has 3"),
         ([NamedFile("ref0", b"one\n")], "ref0: 1 line, but the campaign's source has 3"),
+        ([NamedFile("ref0", SOURCE + b"\n")],
+         r"ref0: 4 lines, but the campaign's source has 3; the last line of ref0 is empty \(a blank line at the end"),
         ([NamedFile("ref0", SOURCE), NamedFile("ref0", SOURCE)], "several reference files are named ref0"),
         ([NamedFile("ref0", SOURCE), NamedFile("REF0", SOURCE)], "several reference files are named REF0, ref0"),
         ([NamedFile("ref 0", SOURCE)], "system name 'ref 0'"),
