@@ -51,11 +51,17 @@ def test_lines_are_split_at_line_feeds_and_fields_at_spaces_and_tabs():
         (b"AMU 0.5\x0cCAMB 0.3\nUFC x\n", "scores.x: line 1: the control character U+000C at column 8"),
         (b"AMU 0.5\x1cCAMB 0.3\n", "scores.x: line 1: the control character U+001C at column 8"),
         (b"AMU 0.5\nCAMB 0.3\rUFC 0.1\n", "scores.x: line 2: the control character U+000D at column 9"),
+        (b"AMU,0.5\nCAMB,0.3\n", "scores.x.csv: line 1: a CSV metric file starts with a header row (such as "
+         "'system,score'), not with the scores of 'AMU'"),
+        (b"system,score\nAMU,0.5\nCAMB,0.3,0.1\n", "scores.x.csv: line 3: 3 fields where the header (line 1) has 2"),
+        (b"system,score\nAMU,\n", "scores.x.csv: line 2: '' is not a number"),
+        (b"system,score\n\n", "scores.x.csv: no metric scores (a header, then rows 'SYSTEM,value...')"),
     ],
 )
 def test_a_bad_file_is_refused_with_its_name_and_line(data, message):
+    """Each refusal of a file of lines ``scores.x`` or of a CSV file ``scores.x.csv``, named as the message says."""
     with pytest.raises(MetricFileError) as error:
-        parse_metric_scores("scores.x", data)
+        parse_metric_scores(message.split(":", 1)[0], data)
     assert str(error.value).startswith(message)
     assert len(str(error.value)) < 300
 
@@ -74,22 +80,6 @@ def test_a_csv_file_with_a_header_gives_each_row_its_scores():
     ("system 'system,score' has no value")."""
     data = b'\xef\xbb\xbfsystem,f0.5,precision,recall\r\nAMU, 0.3510 ,0.4147,0.2174\r\n\r\n"CAMB",.37,+1e-1,1.\r\n'
     assert parse_metric_scores("scores.m2.csv", data) == {"AMU": (0.3510, 0.4147, 0.2174), "CAMB": (0.37, 0.1, 1.0)}
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (b"AMU,0.5\nCAMB,0.3\n", "scores.x.csv: line 1: a CSV metric file starts with a header row (such as "
-         "'system,score'), not with the scores of 'AMU'"),
-        (b"system,score\nAMU,0.5\nCAMB,0.3,0.1\n", "scores.x.csv: line 3: 3 fields where the header (line 1) has 2"),
-        (b"system,score\nAMU,\n", "scores.x.csv: line 2: '' is not a number"),
-        (b"system,score\n\n", "scores.x.csv: no metric scores (a header, then rows 'SYSTEM,value...')"),
-    ],
-)
-def test_a_bad_csv_file_is_refused_with_its_name_and_line(data, message):
-    with pytest.raises(MetricFileError) as error:
-        parse_metric_scores("scores.x.csv", data)
-    assert str(error.value).startswith(message)
 
 
 def test_a_folder_reads_a_csv_file_as_its_metric_and_refuses_two_files_of_one_metric(tmp_path):
