@@ -66,7 +66,7 @@ NO_HELD_OUT = "no held-out pair"
 NO_PREDICTABLE_DECISIVE = "no decisive held-out pair between two systems that its fold's training runs rank"
 NO_PREDICTABLE = "no held-out pair between two systems that its fold's training runs rank"
 FEW_CANDIDATES = "fewer than {n} candidates with two ratings or more"
-FEW_SYSTEMS = "fewer than {n} systems with a candidate rated twice or more"
+FEW_RATED_SYSTEMS = "fewer than {n} systems with a candidate rated twice or more"
 CONSTANT_HALVES = "the halves' means are constant in every split"
 NO_RATING = "no rating of this system"
 EXCLUDED_RATINGS_ONLY = "rated only by raters whom the quality check excluded"
@@ -452,7 +452,7 @@ def _prws(
             "sentence": _reliability(reliability.sentence_pearson, reliability.sentence_spearman, "candidates",
                                      reliability.candidates, MIN_UNITS, FEW_CANDIDATES),
             "system": _reliability(reliability.system_pearson, reliability.system_spearman, "systems",
-                                   reliability.systems, MIN_UNITS, FEW_SYSTEMS),
+                                   reliability.systems, MIN_UNITS, FEW_RATED_SYSTEMS),
         },
     }
     if metrics is not None:

@@ -49,6 +49,18 @@ def test_undefined_numbers_are_null_with_their_reason():
         fields({"share": np.nan, "p_value": None}, {"share": "none", "p_value": " "})
 
 
+def test_metric_correlations_over_too_few_systems_say_so():
+    """The reason of a metric correlation over two systems once read as the PRWS reliability's ("fewer than 3
+    systems with a candidate rated twice or more"): both constants had one name, and the second won."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 2)])] * 3
+    metrics = {"m2": {"A": (0.5,), "B": (0.4,)}}
+    analysis = analysis_json(analyze(Rankings.from_items(items), FAST, metrics=metrics), campaign="c",
+                             snapshot=SNAPSHOT)
+    assert_contract(analysis)
+    assert analysis["metrics"]["m2"] == {"spearman": None, "pearson": None,
+                                         "reason": "fewer than 3 systems have human scores"}
+
+
 @pytest.mark.parametrize("blank", ["", " ", "\t\n"])
 def test_the_contract_refuses_a_reason_with_nothing_to_read(blank):
     items = [("ann", 0, [(("A",), 1), (("B",), 1)])]
