@@ -74,7 +74,7 @@ def test_correlation_invariant_to_relabelling_and_spearman_to_monotone_maps(valu
     assert -1 - 1e-12 <= base.pearson <= 1 + 1e-12
 
 
-HUMAN = np.array([0.497, 0.565, 0.431, 0.507, 0.25])
+SCALE_TEST_HUMAN = np.array([0.497, 0.565, 0.431, 0.507, 0.25])
 PATTERN = np.array([1.0, -1.0, 1.75, 0.0, -0.5])
 
 
@@ -84,16 +84,16 @@ def test_pearson_is_the_same_at_any_scale_of_the_scores(power):
     signs near 1e308 (2**1023) overflowed where scipy centres them: r moved by 0.0023 here, and came out 0.0 for
     a --metrics file whose r is -0.954 (Spearman -1.0 beside it); subnormal scores (2**-1070) moved r in the fifth
     digit."""
-    expected = correlate(HUMAN, PATTERN)
-    scaled = correlate(HUMAN, np.ldexp(PATTERN, power))
+    expected = correlate(SCALE_TEST_HUMAN, PATTERN)
+    scaled = correlate(SCALE_TEST_HUMAN, np.ldexp(PATTERN, power))
     assert scaled.pearson == pytest.approx(expected.pearson, abs=1e-15)
     assert scaled.spearman == expected.spearman
-    assert pearson_r(np.ldexp(PATTERN, power), HUMAN) == pytest.approx(expected.pearson, abs=1e-15)
+    assert pearson_r(np.ldexp(PATTERN, power), SCALE_TEST_HUMAN) == pytest.approx(expected.pearson, abs=1e-15)
 
 
 def test_pearson_r_of_rows():
-    rows = np.vstack([PATTERN * 1e300, HUMAN, -HUMAN * 1e-310])
+    rows = np.vstack([PATTERN * 1e300, SCALE_TEST_HUMAN, -SCALE_TEST_HUMAN * 1e-310])
     r = pearson_r(rows[:, None, :], rows[None, :, :])
-    expected = np.corrcoef(np.vstack([PATTERN, HUMAN, -HUMAN]))
+    expected = np.corrcoef(np.vstack([PATTERN, SCALE_TEST_HUMAN, -SCALE_TEST_HUMAN]))
     np.testing.assert_allclose(r, expected, atol=1e-12)
-    assert np.isnan(pearson_r(np.ones(4), HUMAN[:4])) and np.isnan(pearson_r(np.zeros(4), HUMAN[:4]))
+    assert np.isnan(pearson_r(np.ones(4), SCALE_TEST_HUMAN[:4])) and np.isnan(pearson_r(np.zeros(4), SCALE_TEST_HUMAN[:4]))
