@@ -76,6 +76,9 @@ NO_CONTROL_SCREEN = "no screen showed both Source and Source+error"
 WILLIAMS_PERFECT = ("the two metrics correlate perfectly with each other (|r| = 1: one is an affine function of the "
                     "other), where the Williams test is undefined")
 CONSTANT_METRIC = "the scores of {names} are constant, so {whose} correlation with the human scores is undefined"
+NO_METRIC_SCORES = "no metric scores were given to the analysis (analyze --metrics DIR)"
+NO_M2_SCORES = "the metric scores have no M2 precision and recall per system (scores.m2) to sweep beta over"
+NOT_PRWS = "a relative-ranking campaign has no PRWS scores"
 WILLIAMS_UNDEFINED = "the Williams statistic is 0/0 for these correlations"
 
 
@@ -119,9 +122,15 @@ def fields(values: Mapping[str, Any], reasons: Mapping[str, str]) -> dict:
     unexplained = [key for key, reason in undefined.items() if reason is None or not reason.strip()]
     if unexplained:
         raise ValueError(f"undefined {', '.join(unexplained)} without a reason")
-    distinct = set(undefined.values())
-    result["reason"] = distinct.pop() if len(distinct) == 1 else "; ".join(f"{k}: {r}" for k, r in undefined.items())
+    result["reason"] = joined_reason(undefined)
     return result
+
+
+def joined_reason(undefined: Mapping[str, str]) -> str:
+    """The ``reason`` of an object whose fields ``undefined`` (field: its reason) are null: the one reason they
+    share, or ``"field: reason; ..."``."""
+    distinct = set(undefined.values())
+    return distinct.pop() if len(distinct) == 1 else "; ".join(f"{k}: {r}" for k, r in undefined.items())
 
 
 def bare_matrix(values, names: Sequence[str], reason: str | Callable[[int, int], str]) -> tuple[dict, dict]:
@@ -176,13 +185,23 @@ def analysis_json(analysis: Analysis, *, campaign: str, snapshot: Mapping, judge
                           "bootstrap": ranking.n_samples}
     result["head_to_head"] = _head_to_head(analysis, head_to_head_order(result))
     result["per_judge"] = _per_judge(analysis.per_judge)
+    absent: dict[str, str] = {}
     if analysis.metrics is not None:
         result.update(_metrics(analysis.metrics))
+    else:
+        result["metrics"], absent["metrics"] = None, NO_METRIC_SCORES
+    if "beta_sweep" not in result:
+        result["beta_sweep"] = None
+        absent["beta_sweep"] = NO_METRIC_SCORES if analysis.metrics is None else NO_M2_SCORES
     if analysis.accuracy is not None or analysis.accuracy_skipped is not None:
         result["accuracy"] = _accuracy(analysis)
     if analysis.prws is not None:
         result["prws"] = _prws(analysis.prws, analysis.prws_metrics, analysis.ignored_shown,
                                NO_RATING_BY_JUDGE if judge else NO_RATING)
+    else:
+        result["prws"], absent["prws"] = None, NOT_PRWS
+    if absent:
+        result["reason"] = joined_reason(absent)
     dumps(result)
     return result
 

@@ -279,15 +279,17 @@ SCHEMA: Schema = {
         "trueskill": METHOD_RANKING,
         "head_to_head": HEAD_TO_HEAD,
         "per_judge": PER_JUDGE,
-        "metrics": by_name(CORRELATION_PAIR),
+        "metrics": nullable(by_name(CORRELATION_PAIR)),
         "beta_sweeps": by_name(array(SWEEP_POINT)),
         "metric_significance": SIGNIFICANCE,
-        "beta_sweep": array(SWEEP_POINT),
+        "beta_sweep": nullable(array(SWEEP_POINT)),
         "accuracy": by_name(ACCURACY),
-        "prws": PRWS,
+        "prws": nullable(PRWS),
+        "reason": REASON,
         "rater_qc": RATER_QC,
         "metrics_computed": METRICS_COMPUTED,
-    }, optional=("metrics", "beta_sweeps", "metric_significance", "beta_sweep", "accuracy", "prws", "rater_qc",
-                 "metrics_computed")),
+    }, optional=("beta_sweeps", "metric_significance", "accuracy", "reason", "rater_qc", "metrics_computed")),
 }
-"""The analysis JSON's schema."""
+"""The analysis JSON's schema. The contract's keys are always there: ``metrics`` and ``beta_sweep`` are null
+without metric scores (``beta_sweep`` also without M2's), ``prws`` in a relative-ranking campaign, and the root's
+``reason`` says why. (Analyses stored before 7 December 2026 leave such keys out instead.)"""

@@ -16,6 +16,9 @@ from ranking.contract import (
     FEW_SAMPLES,
     NEVER_JUDGED,
     NO_DECISIVE_COMPARISON,
+    NO_M2_SCORES,
+    NO_METRIC_SCORES,
+    NOT_PRWS,
     SAMPLES_COMPARE,
     SAMPLES_WIN,
     WILLIAMS_PERFECT,
@@ -47,6 +50,27 @@ def test_undefined_numbers_are_null_with_their_reason():
         fields({"kappa": np.nan}, {})
     with pytest.raises(ValueError, match="undefined p_value without a reason"):
         fields({"share": np.nan, "p_value": None}, {"share": "none", "p_value": " "})
+
+
+#: The keys PRODUCT.md says the analysis JSON has at least ("Command line and JSON contract").
+CONTRACT_KEYS = ("campaign", "parameters", "pairs", "agreement", "expected_wins", "trueskill", "head_to_head",
+                 "metrics", "beta_sweep", "prws")
+
+
+def test_the_contract_keys_are_there_null_with_their_reason_where_they_do_not_apply():
+    """An analysis without metric scores, of a ranking campaign, left out ``metrics``, ``beta_sweep`` and ``prws``,
+    three of the keys the contract says it has at least; they are null, and the root's reason says why."""
+    items = [("ann", 0, [(("A",), 1), (("B",), 2)])] * 3
+    bare = analysis_json(analyze(Rankings.from_items(items), FAST), campaign="c", snapshot=SNAPSHOT)
+    assert_contract(bare)
+    assert set(CONTRACT_KEYS) <= set(bare)
+    assert (bare["metrics"], bare["beta_sweep"], bare["prws"]) == (None, None, None)
+    assert bare["reason"] == f"metrics: {NO_METRIC_SCORES}; beta_sweep: {NO_METRIC_SCORES}; prws: {NOT_PRWS}"
+    without_m2 = analysis_json(analyze(Rankings.from_items(items), FAST, metrics={"gleu": {"A": (0.5,), "B": (0.4,)}}),
+                               campaign="c", snapshot=SNAPSHOT)
+    assert_contract(without_m2)
+    assert without_m2["beta_sweep"] is None and set(without_m2["metrics"]) == {"gleu"}
+    assert without_m2["reason"] == f"beta_sweep: {NO_M2_SCORES}; prws: {NOT_PRWS}"
 
 
 def test_metric_correlations_over_too_few_systems_say_so():
