@@ -96,4 +96,5 @@ def test_pearson_r_of_rows():
     r = pearson_r(rows[:, None, :], rows[None, :, :])
     expected = np.corrcoef(np.vstack([PATTERN, SCALE_TEST_HUMAN, -SCALE_TEST_HUMAN]))
     np.testing.assert_allclose(r, expected, atol=1e-12)
-    assert np.isnan(pearson_r(np.ones(4), SCALE_TEST_HUMAN[:4])) and np.isnan(pearson_r(np.zeros(4), SCALE_TEST_HUMAN[:4]))
+    assert np.isnan(pearson_r(np.ones(4), SCALE_TEST_HUMAN[:4]))
+    assert np.isnan(pearson_r(np.zeros(4), SCALE_TEST_HUMAN[:4]))
