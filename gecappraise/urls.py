@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/schema/", lazy_view("drf_spectacular.views.SpectacularAPIView"), name="schema"),
     path("api/docs/", lazy_view("drf_spectacular.views.SpectacularSwaggerSplitView", url_name="schema"),
          name="api-docs"),
+    path("api/", include("ranking.api_urls")),
     path("api/", include("annotation.api_urls")),
     path("", include("ranking.urls")),
     path("", include("annotation.urls")),

@@ -7,7 +7,6 @@ for, so loading the URLs imports no NumPy, SciPy, matplotlib or numba.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,6 +18,7 @@ from annotation.request_numbers import whole_number
 from .dispatch import start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
+from .rendered_reports import rendered_report
 from .run_status import parameter_items, run_status
 
 
@@ -48,26 +48,6 @@ def analyses_status(request: HttpRequest, pk: int) -> JsonResponse:
     campaign = managed_campaign_or_404(request, pk)
     runs = AnalysisRun.objects.filter(campaign=campaign).defer("result", "parameters", "snapshot", "timings")
     return JsonResponse({"runs": [run_status(run) for run in runs]})
-
-
-REPORT_CACHE_SECONDS = 3600
-"""How long a web process keeps a report it rendered: a done run's result never changes, and the HTML report's
-plots take about a second to draw."""
-
-
-def rendered_report(run: AnalysisRun, name: str) -> str:
-    """The done run's report ``name`` (a format of ``reports.formats``), rendered once per web process and kept for
-    ``REPORT_CACHE_SECONDS`` (under the run's id and finish time, which a database restored from a backup does not
-    give another result); the run's result is read from the database only when it is rendered."""
-    from .reports.formats import render_report
-
-    key = f"analysis-report:{run.pk}:{run.finished_at.isoformat() if run.finished_at else ''}:{name}"
-    text = cache.get(key)
-    if text is None:
-        result = AnalysisRun.objects.values_list("result", flat=True).get(pk=run.pk)
-        text = render_report(result, name, standalone=name == "latex")
-        cache.set(key, text, REPORT_CACHE_SECONDS)
-    return text
 
 
 @login_required

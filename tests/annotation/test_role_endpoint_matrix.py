@@ -104,6 +104,10 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[0-9]+)/close/$": api(post(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/reopen/$": api(post(API_ITS_ORGANIZERS)),
     "api/^jobs/(?P<job_id>[0-9]+)/$": api(get(API_ITS_ORGANIZERS)),
+    "api/campaigns/<int:pk>/analyses/": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/campaigns/<int:pk>/analyses/<int:run_id>/": api(get(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/analyses/(?P<run_id>[0-9]+)/report\\.(?P<extension>json|html|tex|csv)$":
+        api(get(API_ITS_ORGANIZERS)),
     # organizers' pages
     "campaigns/": get(ORGANIZERS),
     "campaigns/new/": get(ORGANIZERS),

@@ -1,0 +1,132 @@
+"""REST API of a campaign's analyses (under ``/api/campaigns/{id}/analyses/``): list them, start one, follow it, and
+download a done one's reports, for the campaign's organizers and the admins, as the analyses page does. Thin views
+over ``dispatch.start_analysis`` and the reports."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.api import checked_fields, form_errors
+from annotation.api_responses import READ_ERRORS, WRITE_ERRORS
+from annotation.downloads import save_as
+from annotation.models import Campaign
+from annotation.permissions import IsOrganizer, managed_campaigns
+
+from .dispatch import start_analysis
+from .forms import AnalysisForm
+from .models import AnalysisRun
+from .rendered_reports import rendered_report
+from .reports.formats import BY_EXTENSION, report_filename
+
+NOT_DONE = OpenApiResponse(inline_serializer("AnalysisNotDone", {"detail": serializers.CharField()}),
+                           description="The run is not done (queued, running or failed): it has no reports.")
+RUN_NOT_FOUND = OpenApiResponse(inline_serializer("AnalysisRunNotFound", {"detail": serializers.CharField()}),
+                                description="No campaign with this id among those the user manages, or no analysis "
+                                "of this id in it.")
+
+
+class AnalysisRequestSerializer(serializers.Serializer):
+    """What ``POST analyses/`` takes (JSON or a form), each field as the analyses page's form: left out, its
+    default."""
+
+    bootstrap = serializers.IntegerField(required=False, default=AnalysisForm.base_fields["bootstrap"].initial,
+                                         help_text="Bootstrap samples per method (100 or more).")
+    confidence = serializers.FloatField(required=False, default=AnalysisForm.base_fields["confidence"].initial,
+                                        help_text="Of the rank ranges, 0.5 to 0.999.")
+    seed = serializers.IntegerField(required=False, default=AnalysisForm.base_fields["seed"].initial,
+                                    help_text="The random seed: the same seed gives the same numbers.")
+    accuracy_folds = serializers.IntegerField(
+        required=False, default=0, help_text="G15 Table 4's cross-validation folds (G15 used 100); 0 skips it.")
+
+
+class AnalysisRunSerializer(serializers.Serializer):
+    """One analysis run as the API shows it: its state, and its reports once done."""
+
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=AnalysisRun.Status.choices)
+    label = serializers.CharField(help_text="The status as the analyses page says it.")
+    progress = serializers.IntegerField(help_text="Percent done.")
+    stage = serializers.CharField(allow_blank=True, help_text="What the run is computing now.")
+    error = serializers.CharField(allow_blank=True, help_text="Why a failed run failed.")
+    parameters = serializers.JSONField(help_text="The parameters it was started with.")
+    reports = serializers.DictField(child=serializers.CharField(), help_text="A done run's reports by format "
+                                    "(json, html, tex, csv): the address of each; empty until the run is done.")
+
+
+def run_json(run: AnalysisRun) -> dict:
+    """``AnalysisRunSerializer``'s fields of ``run``."""
+    done = run.status == AnalysisRun.Status.DONE
+    return {
+        "id": run.pk, "status": run.status, "label": run.get_status_display(), "progress": run.progress,
+        "stage": run.stage_shown(), "error": run.error, "parameters": run.parameters,
+        "reports": {extension: reverse("api-campaign-analysis-report", args=[run.campaign_id, run.pk, extension])
+                    for extension in BY_EXTENSION} if done else {},
+    }
+
+
+class AnalysisViewSet(viewsets.ViewSet):
+    """A campaign's analyses. Every method, OPTIONS too, first finds the campaign among those the user manages
+    (404 otherwise), as the campaign endpoints do."""
+
+    permission_classes = [IsOrganizer]
+    campaign: Campaign
+
+    def initial(self, request: Request, *args, **kwargs) -> None:
+        super().initial(request, *args, **kwargs)
+        self.campaign = get_object_or_404(managed_campaigns(request.user), pk=kwargs["pk"])
+
+    def _run(self, run_id: int) -> AnalysisRun:
+        return get_object_or_404(AnalysisRun.objects.defer("result"), pk=run_id, campaign=self.campaign)
+
+    @extend_schema(summary="The campaign's analyses, newest first",
+                   responses={200: AnalysisRunSerializer(many=True), **READ_ERRORS})
+    def list(self, request: Request, pk: int) -> Response:
+        """Every analysis of the campaign, as ``retrieve`` shows one."""
+        runs = AnalysisRun.objects.filter(campaign=self.campaign).defer("result")
+        return Response([run_json(run) for run in runs])
+
+    @extend_schema(summary="Start an analysis of the campaign's judgments as they are now (it is queued and runs in "
+                   "the background; follow it at its address)", request=AnalysisRequestSerializer,
+                   responses={202: AnalysisRunSerializer, **WRITE_ERRORS})
+    def start(self, request: Request, pk: int) -> Response:
+        """Record an analysis of the judgments as they are now with the parameters given (JSON or a form; each left
+        out takes the analyses page's default) and queue it (202); a 400 naming the field starts nothing."""
+        if not isinstance(request.data, Mapping):  # JSON that is not an object: a list, a string, a number, null
+            raise ValidationError({"__all__": ["Send an object of the analysis parameters (or an empty one)."]})
+        checked_fields(request, AnalysisForm.base_fields)
+        defaults = {name: field.initial for name, field in AnalysisForm.base_fields.items()}
+        form = AnalysisForm({**defaults, **{name: request.data[name] for name in request.data}})
+        if not form.is_valid():
+            raise ValidationError(form_errors(form))
+        run = start_analysis(self.campaign, form.parameters(), requested_by=request.user)
+        return Response(run_json(run), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(summary="One analysis: its state, and the addresses of its reports once done",
+                   responses={200: AnalysisRunSerializer, **READ_ERRORS, 404: RUN_NOT_FOUND})
+    def retrieve(self, request: Request, pk: int, run_id: int) -> Response:
+        """The run's state and progress; once done, the address of each of its reports."""
+        return Response(run_json(self._run(run_id)))
+
+    @extend_schema(summary="A done analysis's report: JSON (the analysis JSON), a self-contained HTML page, a "
+                   "standalone LaTeX document or CSV", responses={
+                       (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.STR, description="The report."),
+                       **READ_ERRORS, 404: RUN_NOT_FOUND, 409: NOT_DONE})
+    def report(self, request: Request, pk: int, run_id: int, extension: str) -> HttpResponse:
+        """The done run's report in the format of ``extension``, as a file named for the campaign, run and seed;
+        409 while the run is not done."""
+        run = self._run(run_id)
+        if run.status != AnalysisRun.Status.DONE:
+            return Response({"detail": f"Analysis {run.pk} is {run.get_status_display().lower()}: it has reports "
+                             "once it is done."}, status=status.HTTP_409_CONFLICT)
+        report = BY_EXTENSION[extension]
+        response = HttpResponse(rendered_report(run, report.name), content_type=report.content_type)
+        return save_as(response, report_filename(self.campaign.name, run.pk, run.seed, report.extension))

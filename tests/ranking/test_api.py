@@ -1,0 +1,99 @@
+"""The analyses through the REST API: an organizer (with an API token, as a script would) starts an analysis, follows
+it and downloads its reports; the campaigns of others answer 404; bad parameters are a 400 that starts nothing.
+Before, the API could neither start an analysis nor give a report, and the pages' addresses of reports sent an API
+token to the login page."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from django.urls import reverse
+
+from annotation.permissions import ORGANIZERS_GROUP
+from annotation.services.api_tokens import create_token
+from ranking.models import AnalysisRun
+
+from .factories import synthetic_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def campaign():
+    return synthetic_campaign("api analyses", np.random.default_rng(9))
+
+
+def token_client(user: User) -> Client:
+    """A client that sends ``user``'s API token, as a script does (no login session)."""
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
+    return Client(HTTP_AUTHORIZATION=f"Token {create_token(user)[1]}")
+
+
+@pytest.fixture
+def organizer(campaign) -> Client:
+    user = User.objects.create_user("org")
+    campaign.organizers.add(user)
+    return token_client(user)
+
+
+def test_an_organizer_starts_an_analysis_follows_it_and_downloads_its_reports(
+        campaign, organizer, django_capture_on_commit_callbacks):
+    url = reverse("api-campaign-analyses", args=[campaign.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        started = organizer.post(url, {"bootstrap": 200, "seed": 4}, content_type="application/json")
+    assert started.status_code == 202, started.content
+    run = AnalysisRun.objects.get()
+    assert started.json()["id"] == run.pk and started.json()["status"] == "queued"
+    assert run.parameters["bootstrap"] == 200 and run.seed == 4 and run.parameters["confidence"] == 0.95
+    listed = organizer.get(url).json()
+    assert [entry["id"] for entry in listed] == [run.pk] and listed[0]["status"] == "done"
+    followed = organizer.get(reverse("api-campaign-analysis", args=[campaign.pk, run.pk])).json()
+    assert followed["progress"] == 100 and set(followed["reports"]) == {"json", "html", "tex", "csv"}
+    report = organizer.get(followed["reports"]["json"])
+    assert report.status_code == 200 and report["Content-Type"] == "application/json"
+    assert report["Content-Disposition"] == f'attachment; filename="api-analyses-analysis-{run.pk}-seed4.json"'
+    analysis = json.loads(report.content)
+    assert analysis["campaign"] == "api analyses" and analysis["parameters"]["bootstrap"] == 200
+    for extension, starts in (("html", b"<!doctype html>"), ("tex", b"\\documentclass"), ("csv", b"section,")):
+        body = organizer.get(followed["reports"][extension]).content
+        assert body.lstrip().startswith(starts), (extension, body[:80])
+
+
+def test_bad_parameters_are_a_400_naming_the_field_and_start_nothing(campaign, organizer):
+    url = reverse("api-campaign-analyses", args=[campaign.pk])
+    for body, errors in (
+        ({"bootstrap": 10}, {"bootstrap": ["Ensure this value is greater than or equal to 100."]}),
+        ({"confidence": 1.5}, {"confidence": ["Ensure this value is less than or equal to 0.999."]}),
+        ({"accuracy_folds": 1}, {"accuracy_folds": ["Cross-validation needs at least 2 folds; 0 skips it."]}),
+        ({"boostrap": 200}, {"boostrap": ["This endpoint takes no part named 'boostrap'; it takes: bootstrap, "
+                                          "confidence, seed, accuracy_folds."]}),
+        ([200], {"__all__": ["Send an object of the analysis parameters (or an empty one)."]}),
+    ):
+        response = organizer.post(url, body, content_type="application/json")
+        assert (response.status_code, response.json()) == (400, errors), body
+    assert not AnalysisRun.objects.exists()
+
+
+def test_a_report_of_a_run_not_done_is_a_409(campaign, organizer):
+    run = AnalysisRun.objects.create(campaign=campaign, seed=1)
+    followed = organizer.get(reverse("api-campaign-analysis", args=[campaign.pk, run.pk])).json()
+    assert followed["status"] == "queued" and followed["reports"] == {}
+    response = organizer.get(reverse("api-campaign-analysis-report", args=[campaign.pk, run.pk, "json"]))
+    assert response.status_code == 409 and "it has reports once it is done" in response.json()["detail"]
+
+
+def test_other_organizers_find_no_campaign_and_no_run(campaign):
+    run = AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.DONE,
+                                     result={"campaign": "api analyses"})
+    stranger = token_client(User.objects.create_user("other"))
+    for url in (reverse("api-campaign-analyses", args=[campaign.pk]),
+                reverse("api-campaign-analysis", args=[campaign.pk, run.pk]),
+                reverse("api-campaign-analysis-report", args=[campaign.pk, run.pk, "json"])):
+        assert stranger.get(url).json() == {"detail": "Not found."}, url
+        assert stranger.options(url).status_code == 404, url
+    assert stranger.post(reverse("api-campaign-analyses", args=[campaign.pk]), {},
+                         content_type="application/json").status_code == 404
+    assert AnalysisRun.objects.count() == 1
