@@ -39,12 +39,12 @@ from django.utils import timezone
 from gecappraise import child_process
 
 from ..models import BackgroundJob, Campaign, JobFile
-from .appraise_import import import_appraise_xml
+from .appraise_import import AppraiseImportSummary, import_appraise_xml
 from .appraise_xml import AppraiseXMLError
 from .attention import AttentionCheckError
 from .attention_requests import add_checks_in_turn
 from .importing import import_test_set
-from .score_import import import_scores
+from .score_import import ScoreImportSummary, import_scores
 from .textfiles import InputFileError, NamedFile
 
 logger = logging.getLogger(__name__)
@@ -154,6 +154,19 @@ def _work(job: BackgroundJob, files: list[tuple[str, NamedFile]]) -> tuple[dict,
         return summary.as_result(), job.campaign
     summary = import_appraise_xml(job.campaign, named.data, job.options.get("map_users") or {}, job.requested_by)
     return summary.as_result(), job.campaign
+
+
+def imported_summary(job: BackgroundJob) -> str | None:
+    """What a finished import of judgments (Appraise XML, PRWS scores) added, in the organizer's words (the
+    summary's ``text``, as the request that imports the file itself says it); None for another job, or one not
+    done."""
+    if job.status != BackgroundJob.Status.DONE or not job.result:
+        return None
+    if job.kind == BackgroundJob.Kind.APPRAISE_XML:
+        return AppraiseImportSummary.from_result(job.result).text()
+    if job.kind == BackgroundJob.Kind.SCORES:
+        return ScoreImportSummary.from_result(job.result).text()
+    return None
 
 
 def _message(job_id: int, exc: Exception) -> str:

@@ -15,17 +15,12 @@ from gecappraise.plurals import counted
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm
 from ..downloads import download_name, save_as
-from ..models import BackgroundJob, Campaign, JobStatus, ScreenJob, System
+from ..models import BackgroundJob, Campaign, ScreenJob, System
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
-from ..services.appraise_import import (
-    AppraiseImportSummary,
-    NotARankingCampaign,
-    export_appraise_xml_chunks,
-)
+from ..services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 from ..services.judging_overview import campaign_progress
 from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
-from ..services.score_import import ScoreImportSummary
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, no_screen_reason
 from .organizer_judging import judging_context
@@ -82,19 +77,8 @@ def background_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     JavaScript, static/js/background_job.js; by reloading without)."""
     background_jobs.fail_abandoned()
     job = get_object_or_404(visible_jobs(request.user).select_related("campaign"), pk=job_id)
-    return render(request, "organizer/background_job.html", {"job": job, "summary": _imported_summary(job)})
-
-
-def _imported_summary(job: BackgroundJob) -> str | None:
-    """What a finished import of judgments (Appraise XML, PRWS scores) added, in the organizer's words; None for
-    another job, or one not done."""
-    if job.status != JobStatus.DONE or not job.result:
-        return None
-    if job.kind == BackgroundJob.Kind.APPRAISE_XML:
-        return AppraiseImportSummary.from_result(job.result).text()
-    if job.kind == BackgroundJob.Kind.SCORES:
-        return " ".join(ScoreImportSummary.from_result(job.result).sentences())
-    return None
+    summary = background_jobs.imported_summary(job)
+    return render(request, "organizer/background_job.html", {"job": job, "summary": summary})
 
 
 @never_cache
