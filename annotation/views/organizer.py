@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import capfirst
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -133,8 +134,7 @@ def add_screens(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     try:
         done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
     except ValueError as exc:
-        text = str(exc)
-        messages.error(request, f"{text[:1].upper()}{text[1:]}. No screen was added.")
+        messages.error(request, f"{capfirst(str(exc))}. No screen was added.")
     else:
         if done.job is None:
             messages.success(request, f"Added {counted(done.created, 'screen')}.")

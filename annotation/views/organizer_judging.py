@@ -20,6 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import capfirst
 
 from gecappraise.plurals import counted
 
@@ -239,8 +240,7 @@ def attention_add(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         messages.error(request, str(error))
         return to_section(campaign.pk, "attention")
     except ValueError as error:
-        text = str(error).rstrip(".")
-        messages.error(request, f"{text[:1].upper()}{text[1:]}. No attention check was added.")
+        messages.error(request, f"{capfirst(str(error).rstrip('.'))}. No attention check was added.")
         return to_section(campaign.pk, "attention")
     messages.success(
         request,

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import capfirst
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Campaign
@@ -47,7 +48,7 @@ def rater_decision(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         done = rater_qc.decide(campaign, form.cleaned_data["judge"], form.cleaned_data["action"], request.user)
     except ValueError as exc:
-        messages.error(request, f"{str(exc)[:1].upper()}{str(exc)[1:]}. Nothing was changed.")
+        messages.error(request, f"{capfirst(str(exc))}. Nothing was changed.")
     else:
         messages.success(request, done)
     return redirect("campaign-raters", pk=pk)
