@@ -57,7 +57,7 @@ def decimal_number(text: str) -> float | HugeNumber:
     return value if math.isfinite(value) else HugeNumber()
 
 
-def refusal(data) -> str | None:
+def refusal(data: object) -> str | None:
     """Why parsed JSON cannot be taken, naming where (``json_path``): a key or a string value holding a lone
     surrogate (``SURROGATE``), which UTF-8 cannot encode, so neither PostgreSQL nor the response can hold it; an
     integer too long to convert (``LongInteger``); or a number too large for a float (``HugeNumber``). None when

@@ -10,6 +10,7 @@ from typing import TypeVar
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -289,7 +290,7 @@ class AppraiseUploadForm(forms.Form):
     def clean_file(self):
         return field_checked(check_sent_name, self.cleaned_data["file"])
 
-    def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
+    def queued_job(self, campaign: Campaign, by: AbstractBaseUser) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
         None for a file the request imports itself (after ``is_valid``). AppraiseXMLError, with nothing recorded,
         for a campaign that takes no Appraise XML (a PRWS one) or a file over ``MAX_UPLOAD_MB``."""
@@ -304,7 +305,7 @@ class AppraiseUploadForm(forms.Form):
     def clean_map_users(self) -> dict[str, str]:
         return checked_user_map(self.cleaned_data["map_users"])
 
-    def imported(self, campaign: Campaign, by) -> AppraiseImportSummary | BackgroundJob:
+    def imported(self, campaign: Campaign, by: AbstractBaseUser) -> AppraiseImportSummary | BackgroundJob:
         """Import the valid form's file into ``campaign`` for ``by`` now, or record its background job
         (``queued_job``); UploadRefused, with nothing stored, for a file the import refuses."""
         upload = self.cleaned_data["file"]
@@ -388,7 +389,7 @@ class ScoresUploadForm(forms.Form):
         return {"wide": wide, "rater": data["rater"] if wide else WIDE_RATER, "users": data["map_users"],
                 "skip_unknown": data["skip_unknown"]}
 
-    def queued_job(self, campaign: Campaign, by) -> BackgroundJob | None:
+    def queued_job(self, campaign: Campaign, by: AbstractBaseUser) -> BackgroundJob | None:
         """For a file over ``IMPORT_IN_REQUEST_MB``, the background job recorded to import it into ``campaign``;
         None for a file the request imports itself (after ``is_valid``). InputFileError, with nothing recorded, for
         a campaign that takes no scores (a ranking one: ScoreImportError) or a file over ``MAX_UPLOAD_MB``."""
@@ -399,7 +400,7 @@ class ScoresUploadForm(forms.Form):
         return background_jobs.record_job(BackgroundJob.Kind.SCORES, [("file", named_file(upload))],
                                           self.import_options(), by, campaign)
 
-    def imported(self, campaign: Campaign, by) -> ScoreImportSummary | BackgroundJob:
+    def imported(self, campaign: Campaign, by: AbstractBaseUser) -> ScoreImportSummary | BackgroundJob:
         """Import the valid form's file into ``campaign`` for ``by`` now, or record its background job
         (``queued_job``); UploadRefused, with nothing stored, for a file the import refuses."""
         upload = self.cleaned_data["file"]

@@ -227,7 +227,7 @@ def write_active_prws_screens(campaign: Campaign, count: int) -> range:
         return write_screens(campaign, segment_ids, shown_candidates(segment_ids, multiplicities, plans), plans)
 
 
-def easl_plans(beliefs: np.ndarray, available: np.ndarray, sizes: np.ndarray, max_candidates: int,
+def easl_plans(beliefs: CandidateBeliefs, available: np.ndarray, sizes: np.ndarray, max_candidates: int,
                rng: np.random.Generator, count: int) -> list[ScreenPlan]:
     """Up to ``count`` EASL screens (``core.active.select_prws_screen``) over the candidates of sentences of
     ``sizes`` candidates each, numbered sentence by sentence: ``beliefs`` and ``available`` (which may lead a screen;
