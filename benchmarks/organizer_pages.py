@@ -66,7 +66,14 @@ from annotation.models import (  # noqa: E402
 )
 from annotation.services import attention, queue, rater_qc  # noqa: E402
 from annotation.services.attention import AttentionRate, add_attention_checks  # noqa: E402
-from annotation.services.dashboard import JudgeProgress, Plan, recent_flags, screen_job_row, screen_times  # noqa: E402
+from annotation.services.dashboard import (  # noqa: E402
+    JudgeProgress,
+    Plan,
+    closing_state,
+    recent_flags,
+    screen_job_row,
+    screen_times,
+)
 from annotation.services.exclusion import set_excluded  # noqa: E402
 from annotation.services.judging_overview import AttentionCoverage, JudgeActivity  # noqa: E402
 from annotation.services.screen_jobs import active_jobs  # noqa: E402
@@ -226,7 +233,7 @@ def baseline_dashboard_data(campaign: Campaign) -> dict:
         "rater_qc": {"rule": rater_qc.QcRule.of(campaign).as_json(), "raters": [v.as_json() for v in verdicts],
                      "excluded": sum(v.excluded for v in verdicts)},
         "screen_jobs": [screen_job_row(job) for job in active_jobs(campaign)],
-        "closed_at": campaign.closed_at,
+        **closing_state(campaign.closed_at),
     }
 
 

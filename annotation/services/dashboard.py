@@ -10,6 +10,7 @@
   imported judgments), as the median and the 5-95% trimmed mean (``scipy.stats.trim_mean`` cutting 5% at each end),
   per judge and over all judgments. None (with a reason) without any timed judgment.
 - Rater quality control (``rater_qc``): each rater's numbers, verdict and why, and how many are left out.
+- The jobs adding screens (``screen_job_row``), and since when the campaign is closed (``closing_state``).
 - Flags, newest first (at most ``FLAG_LIMIT``, with the total): judge, screen, reason and details (a flag's text is
   its reason's label, then ": " and the judge's details, as ``forms.FlagForm`` stores it), and whether the screen is
   excluded from analysis.
@@ -25,6 +26,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 
 import numpy as np
 from django.core.cache import cache
@@ -32,6 +34,7 @@ from django.db.models import Count, Sum
 
 from ..models import Assignment, Campaign, Flag, Judgment, Screen, ScreenJob
 from .attention import attention_check_rates
+from .campaign_closing import closed_at_text
 from .kept_slots import SlotTotals, slot_totals
 from .kept_tallies import KEPT_SECONDS, SubmittedSlots, kept_tally, one_snapshot
 from .rater_qc import QcRule, campaign_verdicts
@@ -336,8 +339,9 @@ def recent_flags(campaign: Campaign, limit: int = FLAG_LIMIT) -> list[FlagRow]:
 def dashboard_data(campaign: Campaign) -> dict:
     """The dashboard's judging part as JSON-ready data: ``plan``, ``times`` (overall), ``judges``, ``flags``,
     ``rater_qc``, the jobs adding screens (``screen_jobs``, ``screen_job_row`` each) and when the campaign was
-    closed (``closed_at``, None while open), read in one snapshot (``kept_tallies.one_snapshot``), so that its
-    numbers agree with each other: a job is never "Done" beside the screen count from before its last screens.
+    closed (``closed_at`` and ``closed_at_text``, ``closing_state``), read in one snapshot
+    (``kept_tallies.one_snapshot``), so that its numbers agree with each other: a job is never "Done" beside the
+    screen count from before its last screens.
     Running jobs whose process stopped are failed first (``screen_jobs.fail_abandoned``, which writes)."""
     fail_abandoned(campaign)
     with one_snapshot():
@@ -358,8 +362,16 @@ def _dashboard_data(campaign: Campaign) -> dict:
         "flags": {"total": plan.flags, "shown": [asdict(row) for row in recent_flags(campaign)]},
         "rater_qc": rater_qc_summary(campaign, slots),
         "screen_jobs": [screen_job_row(job) for job in recent_jobs(campaign)],
-        "closed_at": Campaign.objects.values_list("closed_at", flat=True).get(pk=campaign.pk),
+        **closing_state(Campaign.objects.values_list("closed_at", flat=True).get(pk=campaign.pk)),
     }
+
+
+def closing_state(closed_at: datetime | None) -> dict:
+    """When the campaign was closed, as the dashboard gives it: ``closed_at`` (ISO 8601) and ``closed_at_text`` (as
+    the page writes it, ``campaign_closing.closed_at_text``); both None while it is open."""
+    if closed_at is None:
+        return {"closed_at": None, "closed_at_text": None}
+    return {"closed_at": closed_at.isoformat(), "closed_at_text": closed_at_text(closed_at)}
 
 
 def screen_job_row(job: ScreenJob) -> dict:

@@ -1,9 +1,9 @@
 """The organizer's live dashboard (judging part) and the page of one screen, where a screen is excluded from
 analysis or put back.
 
-The campaign page polls ``dashboard_json`` (progress, time per screen, judges, flags, the jobs adding screens) and
-the ranking app's leaderboard and history endpoints (``static/js/dashboard.js``). Only the campaign's organizers
-and admins reach these views; others get 404, as on the other organizer pages.
+The campaign page polls ``dashboard_json`` (progress, time per screen, judges, flags, the jobs adding screens,
+whether the campaign is closed) and the ranking app's leaderboard and history endpoints (``static/js/dashboard.js``).
+Only the campaign's organizers and admins reach these views; others get 404, as on the other organizer pages.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET, require_POST
 from ..models import Screen
 from ..permissions import managed_campaign_or_404
 from ..screen_forms import ScreenExclusionForm
-from ..services.campaign_closing import closed_at_text
 from ..services.dashboard import dashboard_data, split_flag_reason
 from ..services.exclusion import set_excluded
 from ..services.outputs import candidate_systems
@@ -35,9 +34,6 @@ def dashboard_json(request: HttpRequest, pk: int) -> JsonResponse:
     when the campaign was closed (``closed_at`` and as the page writes it, ``closed_at_text``; null while open)."""
     campaign = managed_campaign_or_404(request, pk)
     data = dashboard_data(campaign)
-    closed_at = data["closed_at"]
-    data["closed_at"] = closed_at.isoformat() if closed_at else None
-    data["closed_at_text"] = closed_at_text(closed_at) if closed_at else None
     for flag in data["flags"]["shown"]:
         flag["url"] = reverse("campaign-screen", args=[campaign.pk, flag["screen"]])
     response = JsonResponse(data, json_dumps_params={"allow_nan": False})
