@@ -27,6 +27,9 @@ def distinct_keys_object(pairs: list[tuple[str, object]]) -> dict:
 
 #: A UTF-16 surrogate code point: JSON's ``\ud800`` escape gives one alone, which is no Unicode character.
 SURROGATE = re.compile("[\ud800-\udfff]")
+#: What ``refusal`` says of a key or a string holding one.
+LONE_SURROGATE = ("holds a lone surrogate (an escape from \\ud800 to \\udfff without its pair), which is not a Unicode "
+                  "character.")
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,7 @@ def refusal(data: object) -> str | None:
     """Why parsed JSON cannot be taken, naming where (``json_path``): a key or a string value holding a lone
     surrogate (``SURROGATE``), which UTF-8 cannot encode, so neither PostgreSQL nor the response can hold it; an
     integer too long to convert (``LongInteger``); or a number too large for a float (``HugeNumber``). None when
-    there is none of these. Iterative: the parser takes JSON
-    nested up to Python's recursion limit."""
+    there is none of these. Iterative: the parser takes JSON nested up to Python's recursion limit."""
     pending: list[tuple[object, tuple]] = [(data, ())]
     while pending:
         value, path = pending.pop()
@@ -81,10 +83,6 @@ def refusal(data: object) -> str | None:
                 return f"a key in {json_path(path)} {LONE_SURROGATE}"
             pending.extend((item, (*path, key)) for key, item in value.items())
     return None
-
-
-LONE_SURROGATE = ("holds a lone surrogate (an escape from \\ud800 to \\udfff without its pair), which is not a Unicode "
-                  "character.")
 
 
 def json_path(path: tuple) -> str:
