@@ -113,8 +113,9 @@ def session_progress(session: CrowdSession, progress: Progress) -> Progress:
 
 def may_finish(session: CrowdSession) -> bool:
     """Whether ``session``, its worker's current one, serves them nothing more now, so that they may end it
-    (``complete``, the done page's Finish button): it is full (``limit_reached``), its campaign is closed, or no
-    screen is left that they could reach (``queue.progress``). It only reads: the done page asks it on GET too."""
+    (``complete``, the done page's Finish button): its campaign is closed, or its progress (``session_progress`` of
+    ``queue.progress``) has nothing left in it, the session being full (the limits ``limit_reached`` checks) or no
+    screen left that they could reach. It only reads: the done page asks it on GET too."""
     campaign = session.worker.campaign
     if campaign.closed_at is not None:
         return True
