@@ -34,11 +34,7 @@ from .crowd_completion import end_sessions_at_close, sessions_ending_at_close
 
 class ClosingRefused(ValueError):
     """The campaign is not in the state the change needs (closing a closed campaign, opening an open one); nothing
-    was changed. ``closed_at`` is the campaign's as stored."""
-
-    def __init__(self, message: str, closed_at: datetime | None) -> None:
-        super().__init__(message)
-        self.closed_at = closed_at
+    was changed. The campaign's ``closed_at`` is then set to the stored one."""
 
 
 def closed_at_text(at: datetime) -> str:
@@ -65,8 +61,7 @@ def close(campaign: Campaign, at: datetime | None = None) -> int:
         if stored is not None:
             campaign.closed_at = stored
             raise ClosingRefused(
-                f"Campaign {campaign.name!r} was closed already, at {closed_at_text(stored)}; nothing was changed.",
-                stored,
+                f"Campaign {campaign.name!r} was closed already, at {closed_at_text(stored)}; nothing was changed."
             )
         campaign.closed_at = at or timezone.now()
         Campaign.objects.filter(pk=campaign.pk).update(closed_at=campaign.closed_at)
@@ -80,7 +75,7 @@ def reopen(campaign: Campaign) -> None:
     with transaction.atomic():
         if _stored_closed_at(campaign) is None:
             campaign.closed_at = None
-            raise ClosingRefused(f"Campaign {campaign.name!r} is open; nothing was changed.", None)
+            raise ClosingRefused(f"Campaign {campaign.name!r} is open; nothing was changed.")
         campaign.closed_at = None
         Campaign.objects.filter(pk=campaign.pk).update(closed_at=None)
 
