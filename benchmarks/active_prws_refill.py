@@ -1,7 +1,7 @@
 """Benchmark: one refill of a PRWS campaign's active queue (``active_screens.write_active_prws_screens``, EASL; the
 background task runs it whenever fewer than 5 screens are open, holding the campaign's lock), against the refill
-as it read the campaign before: every candidate with its outputs counted (``screens.segment_candidates``), to
-number them all.
+as it read the campaign before: every candidate with its outputs counted (``segment_candidates``, kept in
+``tests/annotation/candidates_reference.py``), to number them all.
 
 Builds a PRWS campaign of ``--systems`` systems x ``--sentences`` sentences (each system edits a sentence with
 probability 0.7, so a sentence has about 1 + 0.7 N candidates: 440,000 at 30 x 20,000) in a throw-away PostgreSQL
@@ -39,11 +39,12 @@ from annotation.models import Campaign, Candidate, CandidateJudgment, ScreenCand
 from annotation.random_streams import campaign_rng  # noqa: E402
 from annotation.services.importing import import_outputs  # noqa: E402
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens  # noqa: E402
-from annotation.services.screens import lock_campaign, next_screen_number, segment_candidates, write_screens  # noqa
+from annotation.services.screens import lock_campaign, next_screen_number, write_screens  # noqa: E402
 from annotation.services.textfiles import NamedFile  # noqa: E402
 from benchmarks.throwaway_database import throwaway_database  # noqa: E402
 from ranking.active_screens import beliefs_and_free, easl_plans, waiting_rows, write_active_prws_screens  # noqa: E402
 from ranking.core.active import CandidateBeliefs  # noqa: E402
+from tests.annotation.candidates_reference import segment_candidates  # noqa: E402
 
 
 def former_beliefs(campaign: Campaign, candidates: list[list[int]]) -> tuple[CandidateBeliefs, np.ndarray]:

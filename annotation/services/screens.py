@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from django.db import transaction
-from django.db.models import Count, Max, TextField
+from django.db.models import Max, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -40,23 +39,6 @@ MAX_SCREENS_PER_JOB = 1_000_000
 CANDIDATE_BATCH = 5_000
 
 
-def segment_candidates(campaign: Campaign) -> tuple[list[int], list[list[int]], list[list[int]]]:
-    """The campaign's segments in line order with their candidates (by id) and each candidate's system count."""
-    segment_ids = list(Segment.objects.filter(campaign=campaign).order_by("line").values_list("id", flat=True))
-    candidates: dict[int, list[int]] = defaultdict(list)
-    multiplicities: dict[int, list[int]] = defaultdict(list)
-    rows = (
-        Candidate.objects.filter(segment__campaign=campaign)
-        .annotate(n=Count("outputs"))
-        .order_by("segment_id", "id")
-        .values_list("segment_id", "id", "n")
-    )
-    for segment_id, candidate_id, n in rows:
-        candidates[segment_id].append(candidate_id)
-        multiplicities[segment_id].append(n)
-    return segment_ids, [candidates[s] for s in segment_ids], [multiplicities[s] for s in segment_ids]
-
-
 def kept_multiplicities(campaign: Campaign) -> tuple[list[int], list[list[int]]]:
     """The campaign's segments in line order and each one's candidates' system counts, as the segments keep them
     (``Segment.multiplicities``): what planning samples from, without reading a candidate. The lists are read as
@@ -75,8 +57,8 @@ def kept_multiplicities(campaign: Campaign) -> tuple[list[int], list[list[int]]]
 def shown_candidates(
     segment_ids: Sequence[int], multiplicities: Sequence[Sequence[int]], plans: Sequence[ScreenPlan]
 ) -> dict[int, list[int]]:
-    """The candidates (by id, in id order) of the segments ``plans`` show, by the plans' segment index (as
-    ``segment_candidates`` gives them): only those segments' candidates are read. Raises ValueError when a segment's
+    """The candidates (by id, in id order) of the segments ``plans`` show, by the plans' segment index (the place of
+    the segment in ``segment_ids``): only those segments' candidates are read. Raises ValueError when a segment's
     candidates are not those its kept ``multiplicities`` count."""
     wanted = sorted({plan.segment for plan in plans})
     index = {segment_ids[i]: i for i in wanted}

@@ -9,8 +9,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 from annotation.models import Segment
 from annotation.services.attention import add_attention_checks
-from annotation.services.screens import create_screens, segment_candidates
+from annotation.services.screens import create_screens
 
+from .candidates_reference import segment_candidates
 from .factories import small_campaign
 
 BEFORE = [("annotation", "0027_guidelines_limit_wording")]
