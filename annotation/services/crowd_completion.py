@@ -72,6 +72,14 @@ def session_screens(session: CrowdSession, submitted: int) -> int:
     return max(session.screens + (submitted - session.base if session.current else 0), 0)
 
 
+def uncoded_screens(session: CrowdSession) -> int:
+    """Screens submitted in ``session`` that no code stands for yet: its screens (``session_screens``) until its code
+    is given, then 0. A session with any gets its code when it ends (``complete``); one without gets none."""
+    if session.completed_at is not None:
+        return 0
+    return session_screens(session, submitted_screens(session.worker))
+
+
 def campaign_screens_left(campaign: Campaign, submitted: int) -> int | None:
     """Screens a worker with ``submitted`` screens may still judge in the campaign (None: no such limit)."""
     if not campaign.crowd_campaign_screens:
@@ -159,9 +167,8 @@ def complete(session: CrowdSession) -> CrowdSession:
         locked = CrowdSession.objects.select_for_update().select_related("worker__campaign", "worker__judge").get(
             pk=session.pk
         )
-        worker = locked.worker
-        if locked.completed_at is None and session_screens(locked, submitted_screens(worker)) > 0:
-            _give_code(locked, worker, outcome_of(worker), timezone.now())
+        if uncoded_screens(locked) > 0:
+            _give_code(locked, locked.worker, outcome_of(locked.worker), timezone.now())
             locked.save(update_fields=["outcome", "code", "completed_at"])
     return locked
 

@@ -356,10 +356,9 @@ def _session_end(request: HttpRequest, campaign: Campaign, session: CrowdSession
     if request.method == "POST":
         crowd_completion.complete(session)
         return redirect("judge-done", campaign.pk)
-    if session.completed_at is None:
-        screens = crowd_completion.session_screens(session, crowd_completion.submitted_screens(session.worker))
-        if screens:
-            return render(request, "judge/crowd_finish.html", {"campaign": campaign, "screens": screens})
+    screens = crowd_completion.uncoded_screens(session)
+    if screens:
+        return render(request, "judge/crowd_finish.html", {"campaign": campaign, "screens": screens})
     return crowd.end_page(request, campaign, session)
 
 
