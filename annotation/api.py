@@ -217,7 +217,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                    "sentence once); beyond the request's cap a background job adds them",
                    request=ScreensRequestSerializer,
                    responses={201: ScreensCreatedSerializer, 202: ScreenJobSerializer, **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[SentNamesParser, FormParser])
+    @action(detail=True, methods=["get", "post"])
     def screens(self, request, pk=None):
         """POST: add screens, at once (201) or by a job (202, its progress in GET). GET: screens and jobs."""
         campaign = self.get_object()
@@ -301,7 +301,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(summary="Import PRWS scores from CSV (all or nothing; PRWS campaigns)",
                    request={"multipart/form-data": ScoresUploadSerializer},
                    responses={201: ScoreImportSummarySerializer, 202: ACCEPTED, **WRITE_ERRORS})
-    @action(detail=True, methods=["post"], parser_classes=[SentNamesParser, FormParser])
+    @action(detail=True, methods=["post"])
     def scores(self, request, pk=None):
         """POST (multipart ``file``, optional ``layout``, ``rater``, ``map_users`` and ``skip_unknown``, as on the
         campaign page and as ``manage.py import_scores`` takes them): add the file's ratings; 400 naming the row at
@@ -324,7 +324,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @extend_schema(methods=["POST"], summary="Import references: M2 gold edits and/or corrected texts (all or "
                    "nothing)", request={"multipart/form-data": ReferencesUploadSerializer},
                    responses={201: ReferenceSetSerializer(many=True), **WRITE_ERRORS})
-    @action(detail=True, methods=["get", "post"], parser_classes=[SentNamesParser, FormParser])
+    @action(detail=True, methods=["get", "post"])
     def references(self, request, pk=None):
         """GET: the reference sets. POST (multipart ``m2`` and/or ``references``, repeated): check them against
         the campaign's source and store them, as ``manage.py import_references``."""
