@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.text import capfirst
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
@@ -231,10 +232,9 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             raise ValidationError(form_errors(form))
         try:
             done = request_screens(campaign, form.cleaned_data["count"], requested_by=request.user)
-        except NoScreenPossible as exc:
-            raise ValidationError({"__all__": [str(exc)]}) from None
         except ValueError as exc:
-            raise ValidationError({"count": [str(exc)]}) from None
+            refused = f"{capfirst(str(exc))}. No screen was added."
+            raise ValidationError({"__all__" if isinstance(exc, NoScreenPossible) else "count": [refused]}) from None
         if done.job is not None:
             return Response(ScreenJobSerializer(done.job).data, status=status.HTTP_202_ACCEPTED)
         return Response({"created": done.created, "total": screen_count(campaign)}, status=status.HTTP_201_CREATED)

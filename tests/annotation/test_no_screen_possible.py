@@ -114,7 +114,7 @@ def test_the_api_says_why_and_refuses_to_add_screens(unjudgeable, organizer_clie
     for body in ({"count": 3}, {}):
         response = organizer_client.post(url, body)
         assert response.status_code == 400
-        assert response.json() == {"__all__": [f"no screen can be made: {reason}"]}
+        assert response.json() == {"__all__": [f"No screen can be made: {reason}. No screen was added."]}
     assert not Screen.objects.filter(campaign=campaign).exists()
 
 
@@ -140,7 +140,7 @@ def test_the_import_command_imports_one_system_and_says_it_cannot_be_judged(tmp_
     out, err = StringIO(), StringIO()
     call_command("import_outputs", "--campaign", "one", "--source", str(tmp_path / "INPUT"), str(tmp_path / "AMU"),
                  stdout=out, stderr=err)
-    assert out.getvalue().startswith("Created campaign 'one': 1 system, 2 segments")
+    assert out.getvalue().startswith("Created campaign 'one': 1 system, 2 sentences")
     assert err.getvalue().strip() == (
         f"No screen can be made of it for judges: {CAMPAIGNS['one system'][1]}. Its outputs can still be scored "
         "against references (import_references, score_metrics)."
