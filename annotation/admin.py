@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import QuerySet
@@ -56,6 +58,7 @@ from .models import (
 from .number_fields import PlainFloatField, PlainIntegerField
 from .request_numbers import whole_number
 from .services import campaign_closing
+from .services.judge_accounts import delete_accounts
 
 
 def changelist_link(model, label: str, **filters) -> str:
@@ -534,3 +537,17 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     list_display = ("token_key", "name", "user", "created", "expiry")
     search_fields = ("user__username", "name", "token_key")
     raw_id_fields = ("user",)
+
+
+class AccountAdmin(UserAdmin):
+    """Django's accounts admin; deleting an account waits for its judging in flight (``delete_accounts``)."""
+
+    def delete_model(self, request: HttpRequest, obj) -> None:
+        delete_accounts(get_user_model().objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        delete_accounts(queryset)
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), AccountAdmin)

@@ -24,6 +24,7 @@ from django.utils.crypto import salted_hmac
 
 from ..models import Campaign, CrowdSession, CrowdWorker
 from .crowd_completion import session_screens, submitted_screens
+from .judge_accounts import delete_accounts
 
 #: MTurk's ``assignmentId`` while a worker previews a HIT they have not accepted.
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -132,7 +133,7 @@ def delete_judge(sender: type[CrowdWorker], instance: CrowdWorker, **kwargs) -> 
     """Receiver of CrowdWorker's ``post_delete`` (its campaign was deleted): the worker's judge account goes too. It
     judged that campaign only and has no password; left, it was an account of no campaign whose Judging page took
     it for an invited judge's and offered it a password."""
-    get_user_model().objects.filter(pk=instance.judge_id).delete()
+    delete_accounts(get_user_model().objects.filter(pk=instance.judge_id))
 
 
 def address_key(address: str) -> str:

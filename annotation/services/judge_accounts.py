@@ -16,14 +16,18 @@ they may not use (``UNUSABLE``), whatever the account is (an admin, staff or org
 invited to a campaign they do not manage, an account of its own): a reason naming it would tell organizers the roles of
 other people's accounts and whose judges they are (that a name is taken still shows). Admins and the command line, who
 can see every account anyway, get the particular reason.
+
+Deleting accounts (``delete_accounts``: the admin's Delete, and a crowd worker's judge going with its worker) waits
+for the judging of theirs in flight and stops more from starting before it reads what goes with them.
 """
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
-from ..models import Campaign, CrowdWorker
+from ..models import Assignment, Campaign, CrowdWorker
 from ..permissions import ORGANIZERS_GROUP, managed_campaigns
 
 #: Key of the advisory lock under which imports make judge accounts (screen jobs' locks use 0x5C4E).
@@ -40,6 +44,28 @@ def lock_account_names() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", ACCOUNTS_LOCK)
+
+
+def delete_accounts(users: QuerySet) -> tuple[int, dict[str, int]]:
+    """Delete the accounts ``users`` with everything that goes with them (their slots, judgments, invites, ...), as
+    ``QuerySet.delete`` does, and return what it returns.
+
+    First, in the deletion's transaction, their membership rows of every campaign are locked (which a claim, a submit
+    and an undo lock first: ``queue``), then the accounts' rows (which every row written for them locks to refer to
+    them) and their slots (which another judge's claim skips): a screen or judgment of theirs in flight is committed
+    before the deletion reads what goes with them, and their next one waits for it and finds them no judge. Read
+    without these locks, a judgment committed meanwhile was left referring to a deleted slot, and the deletion failed
+    with the database's error (a 500 in the admin)."""
+    with transaction.atomic():
+        ids = list(users.order_by("pk").values_list("pk", flat=True))
+        locked = (
+            Campaign.judges.through.objects.filter(user_id__in=ids),
+            get_user_model().objects.filter(pk__in=ids),
+            Assignment.objects.filter(judge_id__in=ids),
+        )
+        for rows in locked:
+            list(rows.select_for_update().order_by("pk").values_list("pk", flat=True))
+        return get_user_model().objects.filter(pk__in=ids).delete()
 
 
 def other_role(user: AbstractBaseUser) -> str | None:

@@ -1,9 +1,10 @@
 """A submit whose transaction commits late, at a moment a test chooses: for the races of the kept tallies and the
 live leaderboard with judgments that commit while a request reads them; and any work committed between two reads of
-a request (``transaction=True`` tests only)."""
+a request; and work of another thread that waits for what such a submit holds (``transaction=True`` tests only)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -75,11 +76,21 @@ def committed_after(marker: str, work: Callable[[], object]) -> Iterator[None]:
 
 
 def _in_another_thread(work: Callable[[], object]) -> None:
+    with waiting_in_another_thread(work, for_a_lock=False):
+        pass
+
+
+@contextmanager
+def waiting_in_another_thread(work: Callable[[], object], for_a_lock: bool = True) -> Iterator[list]:
+    """Run ``work`` in another thread, on a connection of its own, and enter the block once it has ended or (with
+    ``for_a_lock``) waits for a lock, such as a row that a transaction ``held_submit`` holds open has locked; leaving
+    the block waits for it to end and raises what it raised. The list yielded holds what it returned, once it ended."""
     errors: list[BaseException] = []
+    returned: list = []
 
     def run() -> None:
         try:
-            work()
+            returned.append(work())
         except BaseException as error:  # reported in the test's thread
             errors.append(error)
         finally:
@@ -87,7 +98,22 @@ def _in_another_thread(work: Callable[[], object]) -> None:
 
     thread = threading.Thread(target=run)
     thread.start()
+    waited = 0.0
+    while for_a_lock and thread.is_alive() and not _a_backend_waits_for_a_lock():
+        assert waited < WAIT_SECONDS, "the other thread neither ended nor waited for a lock"
+        time.sleep(0.01)
+        waited += 0.01
+    yield returned
     thread.join(WAIT_SECONDS)
     assert not thread.is_alive(), "the other thread did not end"
     if errors:
         raise errors[0]
+
+
+def _a_backend_waits_for_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock')"
+        )
+        return cursor.fetchone()[0]
