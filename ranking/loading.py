@@ -54,10 +54,14 @@ class Snapshot:
     ignored: dict[str, int]
 
 
-def campaign_snapshot(campaign, ignored_judges: Collection[str] = IGNORED_JUDGES) -> Snapshot:
-    """The number of judgments of ``campaign``, the time of the last one, the highest judgment id, and the number
-    of judgments by each of the ``ignored_judges`` who judged."""
+def campaign_snapshot(
+    campaign, ignored_judges: Collection[str] = IGNORED_JUDGES, up_to: int | None = None
+) -> Snapshot:
+    """The number of judgments of ``campaign`` (with an id up to ``up_to``, if given), the time of the last one, the
+    highest judgment id, and the number of judgments by each of the ``ignored_judges`` who judged."""
     judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    if up_to is not None:
+        judgments = judgments.filter(id__lte=up_to)
     latest = judgments.aggregate(at=Max("created_at"), id=Max("id"))
     by_ignored = judgments.filter(assignment__judge__username__in=list(ignored_judges))
     ignored = dict(by_ignored.values_list("assignment__judge__username").annotate(Count("id")).order_by())

@@ -104,7 +104,8 @@ def _minutes(seconds: float) -> str:
 class AnalysisChunk(models.Model):
     """The score samples of one bootstrap chunk of a run, stored by the worker that computed it (``ranking.tasks``).
 
-    The run's last step starts once every chunk is stored, and reads them in order; the rows go when the run is
+    The run's last step starts once every chunk is stored, and reads them in order, drawing again those drawn from
+    other rankings than its own (``data``: judgments undone or committed late since); the rows go when the run is
     done. Counting the chunks here, under a lock on the run's row, leaves no instant in which a killed worker's
     finished chunk is neither counted nor computed again (Celery's Redis chord counted in Redis after the result
     was stored, and a process killed in between left the run one short until its claim expired)."""
@@ -113,6 +114,10 @@ class AnalysisChunk(models.Model):
     method = models.CharField(max_length=16)
     chunk = models.PositiveIntegerField()
     samples = models.BinaryField(help_text="float64 samples (chunk size, systems) in NumPy's .npy format.")
+    data = models.CharField(
+        max_length=64, blank=True, default="",
+        help_text="Digest of the rankings the samples were drawn from (runs.rankings_digest).",
+    )
 
     class Meta:
         ordering = ["run_id", "method", "chunk"]

@@ -11,6 +11,8 @@ retried run simply computes again (every part is a pure function of the stored p
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import io
 import time
 from collections.abc import Mapping
@@ -24,6 +26,7 @@ from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from annotation.models import Campaign, ReferenceSet
+from annotation.services.kept_tallies import one_snapshot
 from annotation.services.rater_qc import analysis_exclusions
 
 from .contract import analysis_json, metrics_parameters_json, parameters_json, snapshot_json
@@ -211,14 +214,45 @@ def progress_recorder(run_id: int) -> Progress:
     return lambda fraction, stage: set_progress(run_id, 100.0 * fraction, stage)
 
 
-def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> np.ndarray:
-    """Bootstrap score samples (size, S) of one chunk of a run."""
+class ChunkSamples(NamedTuple):
+    """Bootstrap score ``samples`` (size, S) of one chunk of a run, and the ``data`` they were drawn from (the
+    ``rankings_digest`` of the run's rankings as loaded then)."""
+
+    samples: np.ndarray
+    data: str
+
+
+def rankings_digest(rankings: Rankings) -> str:
+    """A digest of every name and array of ``rankings``: equal for the same rankings, so that the last step of a run
+    finds the chunks drawn from other judgments than its own (an undo, or a judgment that committed late, after the
+    worker loaded them)."""
+    import numpy as np
+
+    digest = hashlib.sha256()
+    for field in dataclasses.fields(rankings):
+        value = getattr(rankings, field.name)
+        if isinstance(value, np.ndarray):
+            digest.update(f"{field.name} {value.dtype} {value.shape}".encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+        else:
+            digest.update(f"{field.name} {value!r}".encode())
+    return digest.hexdigest()
+
+
+def _drawn(run: AnalysisRun, rankings: Rankings, method: str, chunk: int, size: int) -> ChunkSamples:
     from .core.analysis import bootstrap_chunk
     from .core.pairs import expanded_pairs
 
+    samples = bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
+    return ChunkSamples(samples, rankings_digest(rankings))
+
+
+def compute_chunk(run_id: int, method: str, chunk: int, size: int) -> ChunkSamples:
+    """Bootstrap score samples of one chunk of a run, from its rankings read in one snapshot."""
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
-    rankings = run_rankings(run)
-    return bootstrap_chunk(expanded_pairs(rankings), rankings.n_systems, method, run.seed, chunk, size)
+    with one_snapshot():
+        rankings = run_rankings(run)
+    return _drawn(run, rankings, method, chunk, size)
 
 
 def chunk_plan(run: AnalysisRun) -> list[tuple[str, int, int]]:
@@ -246,7 +280,7 @@ class StoredChunk(NamedTuple):
         return self.stored == self.total
 
 
-def store_chunk(run_id: int, method: str, chunk: int, samples: np.ndarray) -> StoredChunk:
+def store_chunk(run_id: int, method: str, chunk: int, computed: ChunkSamples) -> StoredChunk:
     """Store a chunk's samples once (a task run again finds them stored) and count the run's stored chunks.
 
     Under a lock on the run's row, so that of the chunks finishing at once exactly one sees the set complete when it
@@ -260,23 +294,40 @@ def store_chunk(run_id: int, method: str, chunk: int, samples: np.ndarray) -> St
         if run.status == AnalysisRun.Status.DONE:
             return StoredChunk(False, 0, total)
         buffer = io.BytesIO()
-        np.save(buffer, np.ascontiguousarray(samples, dtype=np.float64), allow_pickle=False)
+        np.save(buffer, np.ascontiguousarray(computed.samples, dtype=np.float64), allow_pickle=False)
         _, stored_now = AnalysisChunk.objects.get_or_create(
-            run=run, method=method, chunk=chunk, defaults={"samples": buffer.getvalue()}
+            run=run, method=method, chunk=chunk, defaults={"samples": buffer.getvalue(), "data": computed.data}
         )
         return StoredChunk(stored_now, AnalysisChunk.objects.filter(run=run).count(), total)
 
 
-def stored_samples(run: AnalysisRun) -> dict[str, np.ndarray]:
-    """Every stored chunk of the run combined in order: ``{method: (B, S)}``; ``ValueError`` if one is missing."""
+def stored_chunks(run: AnalysisRun) -> dict[tuple[str, int], ChunkSamples]:
+    """Every stored chunk of the run by ``(method, chunk)``; ``ValueError`` if one is missing."""
     import numpy as np
 
     missing = missing_chunks(run)
     if missing:
         raise ValueError(f"bootstrap chunks not stored: {', '.join(f'{m} {c}' for m, c, _ in missing)}")
+    rows = AnalysisChunk.objects.filter(run=run).values_list("method", "chunk", "samples", "data")
+    return {(method, chunk): ChunkSamples(np.load(io.BytesIO(bytes(samples)), allow_pickle=False), data)
+            for method, chunk, samples, data in rows}
+
+
+def combined_samples(
+    run: AnalysisRun, chunks: Mapping[tuple[str, int], ChunkSamples], rankings: Rankings
+) -> dict[str, np.ndarray]:
+    """The run's bootstrap samples ``{method: (B, S)}``: its ``chunks`` (``stored_chunks``) combined in order, those
+    drawn from other rankings than ``rankings`` (the last step's) drawn again here from them, so that every part of
+    the analysis is of the same judgments."""
+    import numpy as np
+
+    data = rankings_digest(rankings)
     parts: dict[str, list[np.ndarray]] = {method: [] for method in METHODS}
-    for method, data in AnalysisChunk.objects.filter(run=run).values_list("method", "samples"):
-        parts[method].append(np.load(io.BytesIO(bytes(data)), allow_pickle=False))
+    for method, chunk, size in chunk_plan(run):
+        stored = chunks[(method, chunk)]
+        if stored.data != data:
+            stored = _drawn(run, rankings, method, chunk, size)
+        parts[method].append(stored.samples)
     return {method: np.concatenate(arrays) for method, arrays in parts.items()}
 
 
@@ -313,11 +364,16 @@ def metrics_progress(progress: Progress | None) -> Progress | None:
 
 
 def finish(
-    run_id: int, samples: Mapping[str, np.ndarray] | None = None, progress: Progress | None = None
+    run_id: int, chunks: Mapping[tuple[str, int], ChunkSamples] | None = None, progress: Progress | None = None
 ) -> AnalysisRun:
-    """Compute the rest of the analysis from the chunks' samples (or everything, without them) and store it; the
+    """Compute the rest of the analysis from the stored ``chunks`` (or everything, without them) and store it; the
     chunks go in the same transaction, so a run is never done with chunks left (a task killed in between is run
-    again, and finds the run done)."""
+    again, and finds the run done).
+
+    The judgments are read in one snapshot of the database, with the run's ``snapshot`` counted again in it (up to
+    the last judgment id it had when the run was recorded): a judgment that committed late below that id since, or
+    one undone since, is in both or in neither, and a chunk drawn from other judgments is drawn again
+    (``combined_samples``)."""
     from .core.analysis import analyze
     from .core.prws import qualified_rankings
     from .metric_evaluation import computed_metrics_json
@@ -326,15 +382,21 @@ def finish(
     if run.status == AnalysisRun.Status.DONE:
         return run
     started = time.perf_counter()
-    scores = run_scores(run)
-    rankings = run_rankings(run) if scores is None else qualified_rankings(scores, excluded=qc_excluded(run))
+    with one_snapshot():
+        snapshot = snapshot_json(campaign_snapshot(run.campaign, run_parameters(run).ignored_judges,
+                                                   up_to=run.snapshot.get("last_judgment_id")))
+        scores = run_scores(run)
+        rankings = run_rankings(run) if scores is None else qualified_rankings(scores, excluded=qc_excluded(run))
+        left_out, ignored = left_out_systems(run), ignored_systems(run)
+    run.snapshot = snapshot
     loaded = time.perf_counter()
+    samples = None if chunks is None else combined_samples(run, chunks, rankings)
     reference_sets = run_reference_sets(run)
     with_metrics = bool(reference_sets)
     analysis = analyze(rankings, run_parameters(run), samples=samples, metrics=run.parameters.get("metrics"),
                        progress=analysis_progress(progress, with_metrics), prws=scores, prws_excluded=qc_excluded(run),
                        prws_threshold=run.parameters.get("rater_qc", {}).get("rule", {}).get("control_threshold"),
-                       left_out_shown=left_out_systems(run), ignored_shown=ignored_systems(run))
+                       left_out_shown=left_out, ignored_shown=ignored)
     result = analysis_json(analysis, campaign=run.campaign.name, snapshot=run.snapshot,
                            judge=run.parameters.get("judge"))
     qc = rater_qc_json(run)
@@ -349,6 +411,7 @@ def finish(
         [reference_set.name for reference_set in reference_sets])
     done = {
         "status": AnalysisRun.Status.DONE,
+        "snapshot": run.snapshot,
         "progress": 100.0,
         "stage": "done",
         "result": result,

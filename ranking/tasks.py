@@ -37,7 +37,7 @@ from .runs import (
     progress_recorder,
     put_back_stalled,
     store_chunk,
-    stored_samples,
+    stored_chunks,
 )
 
 RETRY = {
@@ -135,9 +135,9 @@ def finish_analysis_task(self, run_id: int) -> None:
     run = AnalysisRun.objects.get(pk=run_id)
     if run.status == AnalysisRun.Status.DONE:
         return
-    samples = stored_samples(run)
+    chunks = stored_chunks(run)
     mark_running(run_id)
-    finish(run_id, samples=samples, progress=progress_recorder(run_id))
+    finish(run_id, chunks=chunks, progress=progress_recorder(run_id))
 
 
 @app.task(ignore_result=True)

@@ -9,7 +9,9 @@ import pytest
 
 from ranking.models import AnalysisChunk, AnalysisRun
 from ranking.runs import (
+    ChunkSamples,
     chunk_plan,
+    combined_samples,
     compute_chunk,
     create_run,
     execute_in_process,
@@ -17,7 +19,7 @@ from ranking.runs import (
     missing_chunks,
     put_back_stalled,
     store_chunk,
-    stored_samples,
+    stored_chunks,
 )
 from ranking.tasks import BOOTSTRAP_SHARE, bootstrap_chunk_task, finish_analysis_task, send_waiting
 
@@ -44,12 +46,14 @@ def test_a_chunk_is_stored_once_and_the_last_one_completes_the_set(campaign):
     total = len(chunk_plan(run))
     assert total == 8  # 200 samples in chunks of 50, for each of the two methods
     method, chunk, size = store_all_but_the_last(run)
-    samples = compute_chunk(run.pk, method, chunk, size)
-    assert tuple(store_chunk(run.pk, method, chunk, samples)) == (True, total, total)
-    assert tuple(store_chunk(run.pk, method, chunk, samples + 1.0)) == (False, total, total)  # a task run again
-    stored = stored_samples(run)
-    assert np.array_equal(stored[method][-size:], samples)  # the first store stands
-    assert {key: value.shape for key, value in stored.items()} == {"expected_wins": (200, 6), "trueskill": (200, 6)}
+    computed = compute_chunk(run.pk, method, chunk, size)
+    assert tuple(store_chunk(run.pk, method, chunk, computed)) == (True, total, total)
+    again = ChunkSamples(computed.samples + 1.0, computed.data)
+    assert tuple(store_chunk(run.pk, method, chunk, again)) == (False, total, total)  # a task run again
+    stored = stored_chunks(run)
+    assert np.array_equal(stored[(method, chunk)].samples, computed.samples)  # the first store stands
+    assert {key: value.samples.shape for key, value in stored.items()} == {
+        (method, chunk): (size, 6) for method, chunk, size in chunk_plan(run)}
 
 
 @pytest.mark.django_db
@@ -63,7 +67,7 @@ def test_the_chunks_combine_to_the_samples_the_in_process_run_draws(campaign):
 
     rankings = run_rankings(run)
     direct = bootstrap_samples(expanded_pairs(rankings), rankings.n_systems, run_parameters(run))
-    stored = stored_samples(run)
+    stored = combined_samples(run, stored_chunks(run), rankings)
     assert all(np.array_equal(stored[method], direct[method]) for method in direct)
 
 
@@ -72,7 +76,7 @@ def test_the_last_step_refuses_a_run_that_lacks_a_chunk(campaign):
     run = create_run(campaign, FAST)
     method, chunk, _ = store_all_but_the_last(run)
     with pytest.raises(ValueError, match=f"bootstrap chunks not stored: {method} {chunk}$"):
-        stored_samples(run)
+        stored_chunks(run)
 
 
 @pytest.mark.django_db
@@ -121,7 +125,7 @@ def test_a_run_put_back_computes_only_the_chunks_it_lacks(campaign, monkeypatch)
     computed, progress_at_start = [], []
     original = compute_chunk
 
-    def counting(run_id: int, method: str, chunk: int, size: int) -> np.ndarray:
+    def counting(run_id: int, method: str, chunk: int, size: int) -> ChunkSamples:
         if not computed:
             progress_at_start.append(AnalysisRun.objects.get(pk=run_id).progress)
         computed.append((method, chunk))
