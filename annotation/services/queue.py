@@ -167,7 +167,7 @@ def lease_length() -> timedelta:
     return timedelta(minutes=settings.JUDGE_LEASE_MINUTES)
 
 
-def _lock_membership(campaign_id: int, judge: AbstractBaseUser) -> bool:
+def lock_membership(campaign_id: int, judge: AbstractBaseUser) -> bool:
     """Lock the judge's membership row of the campaign (serializes one judge's claims and submits); whether the
     judge is a member. Every transaction of the queue that locks assignments of a judge takes this lock first."""
     membership = Campaign.judges.through.objects.select_for_update().filter(campaign_id=campaign_id, user=judge)
@@ -271,7 +271,7 @@ def next_assignment(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        if not _lock_membership(campaign.pk, judge):
+        if not lock_membership(campaign.pk, judge):
             raise NotAJudge("You are not a judge of this campaign.")
         return _next_locked(campaign, judge, now)
 
@@ -675,7 +675,7 @@ def undo_last(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        _lock_membership(campaign.pk, judge)
+        lock_membership(campaign.pk, judge)
         last = last_submitted(campaign, judge)
         if last is None or last.token != token:
             raise QueueError("Only the last screen you submitted can be undone, before you submit the next one.")

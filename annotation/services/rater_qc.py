@@ -41,6 +41,7 @@ from gecappraise.plurals import counted
 
 from ..models import Campaign, CandidateJudgment, Judgment, Output, RaterStatus, System
 from .kept_tallies import SubmittedSlots, kept_tally
+from .queue import lock_membership
 
 #: The reason given when every value of a rater is equal and (b) is undefined.
 CONSTANT_VALUES = "all of the rater's values are equal"
@@ -352,9 +353,13 @@ def set_decision(campaign: Campaign, judge, decision: str, decided_by=None) -> R
 def start_fresh_attempt(campaign: Campaign, judge, decided_by=None) -> RaterStatus:
     """Give ``judge`` a fresh attempt: the attempt counter goes up, their judgments so far are kept but left out of
     every analysis (``attempt_after`` = their last judgment's id), and the decision returns to ``auto``.
-    Raises ValueError when the judge has not judged since their last attempt began."""
+    Raises ValueError when the judge has not judged since their last attempt began.
+
+    The judge's membership row is locked first, as a submit locks it (``queue.lock_membership``): a submit of theirs
+    in flight is committed before their last judgment is read, and so set aside with the rest."""
     _check_judge(campaign, judge)
     with transaction.atomic():
+        lock_membership(campaign.pk, judge)
         status = _standing(campaign, judge)
         last = Judgment.objects.filter(assignment__campaign=campaign, assignment__judge=judge).aggregate(
             last=Max("id"))["last"]

@@ -8,13 +8,15 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
-from annotation.services import queue
+from annotation.services import queue, rater_qc
 from annotation.services.kept_slots import slot_totals
 from annotation.services.screens import create_screens
 
 from .factories import judge, small_campaign
 from .late_commits import held_submit, waiting_in_another_thread
+from .test_attention import while_held
 from .test_kept_slots import counted
+from .test_kept_tallies import submit_one
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,3 +37,19 @@ def test_an_account_deleted_in_the_admin_while_its_judge_submits_goes_with_that_
     assert not Assignment.objects.filter(judge_id=ann.pk).exists() and not Judgment.objects.exists()
     assert slot_totals(campaign) == counted(campaign) and slot_totals(campaign).originals == 11
     assert queue.next_assignment(campaign, ben) is not None
+
+
+
+def test_a_submit_in_flight_when_a_rater_gets_a_fresh_attempt_is_of_the_attempt_set_aside():
+    """The organizer offers ann a fresh attempt while her submit is in flight: it read her last judgment before the
+    submit committed, so the judgment she sent before the decision counted in her new attempt; it waits for it."""
+    campaign = small_campaign("fresh", redundancy=2, sampling="uniform")
+    create_screens(campaign, 6)
+    ann = judge("ann", campaign)
+    submit_one(campaign, ann)
+    decided = {}
+    while_held(lambda: submit_one(campaign, ann),
+               lambda: decided.setdefault("status", rater_qc.start_fresh_attempt(campaign, ann)))
+    last = Judgment.objects.filter(assignment__judge=ann).order_by("-id").first()
+    assert Judgment.objects.filter(assignment__judge=ann).count() == 2
+    assert decided["status"].attempt == 2 and decided["status"].attempt_after == last.pk
