@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from ..models import Campaign, Output
+from .kept_tallies import one_snapshot
 
 T = TypeVar("T")
 
@@ -68,8 +69,11 @@ def streamed_by_judgment(judgments: QuerySet, items: QuerySet, chunk_size: int) 
     """``merged_by_judgment`` of two row queries (``values_list``, each in ascending judgment id), read through
     server-side cursors, ``chunk_size`` judgments and five times as many items a fetch, in a transaction held while
     they are read, so that PostgreSQL hands the rows over as it finds them. Outside a transaction Django declares its
-    cursors WITH HOLD, and PostgreSQL reads the whole result of such a cursor before it gives the first row."""
-    with transaction.atomic():
+    cursors WITH HOLD, and PostgreSQL reads the whole result of such a cursor before it gives the first row.
+
+    Both are read in one snapshot of the database (``kept_tallies.one_snapshot``): read each in its own, a judgment
+    undone after the first query began came without its items, and one stored meanwhile with items passed over."""
+    with one_snapshot(), transaction.atomic(savepoint=False):  # SQLite: one transaction, as one_snapshot's elsewhere
         yield from merged_by_judgment(judgments.iterator(chunk_size=chunk_size),
                                       items.iterator(chunk_size=5 * chunk_size))
 

@@ -9,11 +9,12 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
 from annotation.services import queue, rater_qc
+from annotation.services.judgment_exports import judgment_records
 from annotation.services.kept_slots import slot_totals
 from annotation.services.screens import create_screens
 
 from .factories import judge, small_campaign
-from .late_commits import held_submit, waiting_in_another_thread
+from .late_commits import committed_after, held_submit, waiting_in_another_thread
 from .test_attention import while_held
 from .test_kept_slots import counted
 from .test_kept_tallies import submit_one
@@ -53,3 +54,16 @@ def test_a_submit_in_flight_when_a_rater_gets_a_fresh_attempt_is_of_the_attempt_
     last = Judgment.objects.filter(assignment__judge=ann).order_by("-id").first()
     assert Judgment.objects.filter(assignment__judge=ann).count() == 2
     assert decided["status"].attempt == 2 and decided["status"].attempt_after == last.pk
+
+
+def test_a_judgment_stored_while_the_judgments_download_streams_is_in_it_whole_or_not_at_all():
+    """The judgments and their candidates are two streamed queries: ann's submit committed after the candidates' began
+    and before the judgments', so the download held her judgment without its candidates (a CSV row of a judgment
+    neither ranked nor flagged); both read one snapshot now."""
+    campaign = small_campaign("download", redundancy=2, sampling="uniform")
+    create_screens(campaign, 6)
+    ann = judge("ann", campaign)
+    submit_one(campaign, ann)
+    with committed_after('"annotation_candidatejudgment"."slider_first"', lambda: submit_one(campaign, ann)):
+        records = judgment_records(campaign)
+    assert [bool(record["candidates"]) for record in records] == [True]
