@@ -88,11 +88,13 @@ def _csv_rows(name: str, rows: list[tuple[int, list[str]]]) -> list[tuple[int, l
 
 
 def _is_number(text: str) -> bool:
+    """Whether ``text`` is a number as a metric file writes one (``plain_number``)."""
     try:
         plain_number(text)
     except NumberError:
         return False
-    return True
+    else:
+        return True
 
 
 def _add_line(scores: MetricScores, where: str, fields: list[str]) -> None:

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from annotation.models import Campaign
 from annotation.services import queue
+from tests.sql import sql_value
 
 #: The longest wait for the other thread (a bound against a hung test, never reached when it works).
 WAIT_SECONDS = 60
@@ -111,9 +112,5 @@ def waiting_in_another_thread(work: Callable[[], object], for_a_lock: bool = Tru
 
 
 def _a_backend_waits_for_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock')"
-        )
-        return cursor.fetchone()[0]
+    return sql_value("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+                     "AND wait_event_type = 'Lock')")

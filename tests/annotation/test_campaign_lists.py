@@ -14,6 +14,7 @@ from annotation.models import Campaign, Screen, Segment
 from annotation.services.importing import import_outputs
 from annotation.services.screens import create_screens
 from annotation.services.textfiles import NamedFile
+from tests.sql import sql_value
 
 from .factories import login, small_campaign
 
@@ -64,9 +65,7 @@ def test_the_list_counts_each_campaign_and_takes_the_same_queries_for_one_campai
 
 def most_rows(sql: str) -> int:
     """The most rows any node of ``sql``'s plan handled, over all its loops (EXPLAIN ANALYZE)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
-        plan = cursor.fetchone()[0]
+    plan = sql_value(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
     plan = json.loads(plan) if isinstance(plan, str) else plan
 
     def most(node: dict) -> int:

@@ -18,6 +18,7 @@ from annotation.services import appraise_import, judgment_exports
 from annotation.services.appraise_import import export_appraise_xml, import_appraise_xml
 from annotation.services.importing import import_outputs
 from annotation.services.judgment_exports import judgment_records, judgments_csv, judgments_json
+from tests.sql import sql_value
 
 from .factories import add_screen
 from .test_appraise_xml import ITEM
@@ -179,9 +180,7 @@ def test_the_streamed_downloads_read_through_cursors_postgresql_fills_as_it_goes
         cursor.execute("SELECT is_holdable FROM pg_cursors ORDER BY creation_time")
         assert [holdable for holdable, in cursor.fetchall()] == [False, False]
     assert [first, *records] == judgment_records(toy) and len(judgment_records(toy)) == 3
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_cursors")
-        assert cursor.fetchone()[0] == 0
+    assert sql_value("SELECT count(*) FROM pg_cursors") == 0
 
 
 def test_downloads_of_a_campaign_named_in_another_script_keep_its_letters(campaign):

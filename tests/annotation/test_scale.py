@@ -34,6 +34,7 @@ from annotation.services import queue
 from annotation.services.importing import import_outputs
 from annotation.services.screens import create_screens, screen_count
 from annotation.services.textfiles import NamedFile
+from tests.sql import sql_value
 
 from .factories import judge, small_campaign
 from .large_campaigns import large_campaign, serve_first
@@ -84,21 +85,17 @@ def blocks_read() -> int:
     """The table and index blocks (read from disk or found in shared buffers) of every table of the database that
     this connection's backend has counted so far, its pending counts flushed first (PostgreSQL 15's
     ``pg_stat_force_next_flush`` flushes them when the backend next goes idle, after that statement)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_force_next_flush()")
-        cursor.execute(
-            "SELECT coalesce(sum(heap_blks_read + heap_blks_hit + coalesce(idx_blks_read, 0)"
-            " + coalesce(idx_blks_hit, 0) + coalesce(toast_blks_read, 0) + coalesce(toast_blks_hit, 0)), 0)"
-            " FROM pg_statio_user_tables"
-        )
-        return int(cursor.fetchone()[0])
+    sql_value("SELECT pg_stat_force_next_flush()")
+    return int(sql_value(
+        "SELECT coalesce(sum(heap_blks_read + heap_blks_hit + coalesce(idx_blks_read, 0)"
+        " + coalesce(idx_blks_hit, 0) + coalesce(toast_blks_read, 0) + coalesce(toast_blks_hit, 0)), 0)"
+        " FROM pg_statio_user_tables"
+    ))
 
 
 def table_blocks(table: str) -> int:
     """The blocks of ``table``'s rows (its main fork)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int", [table])
-        return int(cursor.fetchone()[0])
+    return int(sql_value("SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int", [table]))
 
 
 def reads(client: Client, method: str, url: str, data: dict | None = None) -> tuple[HttpResponse, int]:

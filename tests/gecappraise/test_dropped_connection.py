@@ -20,6 +20,7 @@ from django.test import Client
 
 from annotation.models import Campaign
 from annotation.permissions import ORGANIZERS_GROUP
+from tests.sql import sql_value
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,12 +37,8 @@ def reconnect_for_teardown(transactional_db):
 
 def terminate_other_connections() -> int:
     """``pg_terminate_backend`` every other connection to the test database; returns how many were ended."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
+    return sql_value("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                     "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 def free_port() -> int:
