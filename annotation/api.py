@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.text import capfirst
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -29,7 +29,8 @@ from .campaign_forms import (
     UploadRefused,
     named_file,
 )
-from .models import BackgroundJob, Campaign, ScreenJob
+from .downloads import save_snapshot_as
+from .models import BackgroundJob, Campaign, Judgment, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
 from .serializers import (
@@ -63,6 +64,16 @@ from .upload_names import SentNamesParser
 
 #: An id in an address: ASCII digits (DRF's default lookup takes any text, and the ORM reads ``٣`` as 3).
 ID_PATTERN = "[0-9]+"
+#: The headers a download of judgments names its snapshot in (``downloads.save_snapshot_as``).
+SNAPSHOT_HEADERS = [
+    OpenApiParameter("X-Snapshot-Judgments", int, OpenApiParameter.HEADER, response=[200],
+                     description="The number of the campaign's judgments when the download started: those it holds."),
+    OpenApiParameter("X-Snapshot-Last-Judgment-At", str, OpenApiParameter.HEADER, response=[200],
+                     description="When the last of them was stored (ISO 8601); not sent without judgments."),
+    OpenApiParameter("X-Snapshot-Last-Judgment-Id", int, OpenApiParameter.HEADER, response=[200],
+                     description="Their highest id: the download holds the judgments with an id up to it, as an "
+                     "analysis of this snapshot does; not sent without judgments."),
+]
 
 
 def form_errors(form) -> dict[str, list[str]]:
@@ -272,24 +283,30 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return Response(CampaignReopenedSerializer({"closed_at": None}).data)
 
     @extend_schema(methods=["GET"], summary="The campaign's judgments as Appraise XML", responses={
-        (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as Appraise XML."),
+        (200, "application/xml"): OpenApiResponse(OpenApiTypes.STR, description=(
+            "The judgments as Appraise XML: those of the snapshot taken when the request came, which the file name "
+            "(Content-Disposition) and the X-Snapshot headers name.")),
         **READ_ERRORS, 409: NOT_RANKINGS,
-    })
+    }, parameters=SNAPSHOT_HEADERS)
     @extend_schema(methods=["POST"], summary="Import Appraise XML judgments (all or nothing)",
                    request={"multipart/form-data": AppraiseUploadSerializer},
                    responses={201: AppraiseImportSummarySerializer, 202: ACCEPTED, **WRITE_ERRORS})
     @action(detail=True, methods=["get", "post"], url_path="appraise-xml")
     def appraise_xml(self, request, pk=None):
-        """GET: the judgments as Appraise XML. POST (multipart fields ``file`` and optional ``map_users``, as on
-        the campaign page): import Appraise XML; ``already_imported`` counts items the campaign held before."""
+        """GET: the judgments as Appraise XML, of the snapshot taken now, which the file name and headers name as
+        the campaign page's download does (``save_snapshot_as``). POST (multipart fields ``file`` and optional
+        ``map_users``, as on the campaign page): import Appraise XML; ``already_imported`` counts items the campaign
+        held before."""
         campaign = self.get_object()
         if request.method == "GET":
+            snapshot = Judgment.objects.of_campaign(campaign).snapshot()
             try:
-                chunks = export_appraise_xml_chunks(campaign)
+                chunks = export_appraise_xml_chunks(campaign, snapshot)
             except NotARankingCampaign as refused:
                 judgments = reverse("campaign-judgments-export", args=[campaign.pk, "json"])
                 return Response({"detail": f"{refused}: {judgments} (or .csv)."}, status=status.HTTP_409_CONFLICT)
-            return StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
+            response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
+            return save_snapshot_as(response, campaign.name, "judgments.xml", snapshot)
         checked_fields(request, AppraiseUploadForm.base_fields)
         if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})

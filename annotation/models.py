@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Count, F, Max, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from knox.models import AbstractAuthToken
@@ -681,6 +683,39 @@ class JobFile(models.Model):
         constraints = [models.UniqueConstraint(fields=["job", "position"], name="job_file_position_once")]
 
 
+@dataclass(frozen=True)
+class JudgmentSnapshot:
+    """Judgments at one moment, as the analyses and the raw downloads name the data they hold: how many
+    (``judgments``), when the last of them was stored (``last_judgment_at``) and the highest id
+    (``last_judgment_id``; both None without any). The data of a snapshot are the judgments with an id up to
+    ``last_judgment_id`` (``JudgmentQuerySet.up_to``), which an analysis and a download of one snapshot both read."""
+
+    judgments: int
+    last_judgment_at: datetime | None
+    last_judgment_id: int | None
+
+    @property
+    def id_bound(self) -> int:
+        """The highest id of its judgments, 0 without any: they are the judgments with an id up to it."""
+        return self.last_judgment_id or 0
+
+
+class JudgmentQuerySet(models.QuerySet):
+    def of_campaign(self, campaign: Campaign) -> JudgmentQuerySet:
+        """The judgments of ``campaign`` (through the assignment's campaign)."""
+        return self.filter(assignment__campaign=campaign)
+
+    def snapshot(self) -> JudgmentSnapshot:
+        """These judgments now, in one query: their number, the last one's time and the highest id."""
+        taken = self.aggregate(judgments=Count("id"), at=Max("created_at"), last=Max("id"))
+        return JudgmentSnapshot(taken["judgments"], taken["at"], taken["last"])
+
+    def up_to(self, snapshot: JudgmentSnapshot) -> JudgmentQuerySet:
+        """Those in ``snapshot``: an id up to its ``last_judgment_id`` (none of a snapshot without judgments).
+        Judgments are stored with increasing ids, so those stored after the snapshot are left out."""
+        return self.filter(id__lte=snapshot.id_bound)
+
+
 class Judgment(models.Model):
     """What a judge submitted for an assignment: per-candidate ranks or scores, or a flag.
 
@@ -704,6 +739,8 @@ class Judgment(models.Model):
     external_doc_id = models.CharField(max_length=200, blank=True)
     external_group = models.CharField(max_length=200, blank=True)
 
+    objects = JudgmentQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
 
@@ -718,6 +755,10 @@ class CandidateJudgmentQuerySet(models.QuerySet):
     def of_campaign(self, campaign: Campaign) -> CandidateJudgmentQuerySet:
         """The judged candidates of ``campaign``'s judgments (through the assignment's campaign, one join less)."""
         return self.filter(judgment__assignment__campaign=campaign)
+
+    def up_to(self, snapshot: JudgmentSnapshot) -> CandidateJudgmentQuerySet:
+        """Those of the judgments in ``snapshot`` (``JudgmentQuerySet.up_to``)."""
+        return self.filter(judgment_id__lte=snapshot.id_bound)
 
     def ranked(self) -> CandidateJudgmentQuerySet:
         """Those with a rank (relative ranking)."""

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
-from annotation.models import CandidateJudgment, Judgment, System
+from annotation.models import CandidateJudgment, Judgment, JudgmentSnapshot, System
 from annotation.services.outputs import (
     batched,
     campaign_outputs,
@@ -58,14 +58,16 @@ def campaign_snapshot(
     campaign, ignored_judges: Collection[str] = IGNORED_JUDGES, up_to: int | None = None
 ) -> Snapshot:
     """The number of judgments of ``campaign`` (with an id up to ``up_to``, if given), the time of the last one, the
-    highest judgment id, and the number of judgments by each of the ``ignored_judges`` who judged."""
-    judgments = Judgment.objects.filter(assignment__screen__campaign=campaign)
+    highest judgment id (the snapshot the raw downloads name too, ``JudgmentQuerySet.snapshot``), and the number of
+    judgments by each of the ``ignored_judges`` who judged, up to that id."""
+    judgments = Judgment.objects.of_campaign(campaign)
     if up_to is not None:
         judgments = judgments.filter(id__lte=up_to)
-    latest = judgments.aggregate(at=Max("created_at"), id=Max("id"))
-    by_ignored = judgments.filter(assignment__judge__username__in=list(ignored_judges))
+    taken = judgments.snapshot()
+    by_ignored = judgments.up_to(taken).filter(assignment__judge__username__in=list(ignored_judges))
     ignored = dict(by_ignored.values_list("assignment__judge__username").annotate(Count("id")).order_by())
-    return Snapshot(judgments.count(), latest["at"].isoformat() if latest["at"] else None, latest["id"], ignored)
+    at = taken.last_judgment_at
+    return Snapshot(taken.judgments, at.isoformat() if at else None, taken.last_judgment_id, ignored)
 
 
 def contestant_names(campaign) -> list[str]:
@@ -312,8 +314,8 @@ def _positions(sorted_values: np.ndarray, values: np.ndarray) -> np.ndarray:
 RANKING_BATCH = 500
 
 
-def ranking_batches(campaign, size: int | None = None) -> Iterator[Rankings]:
-    """The rankings of ``load_rankings(campaign)`` (its default selection) in stored order, ``size``
+def ranking_batches(campaign, size: int | None = None, up_to: int | None = None) -> Iterator[Rankings]:
+    """The rankings of ``load_rankings(campaign, up_to)`` (its default selection) in stored order, ``size``
     (``RANKING_BATCH``) at a time, each batch ``Rankings`` of its own with every contestant as a system: streamed
     from the database, two queries merged by judgment id beside the one map of the test set's candidates' systems,
     so the queries and the memory held do not grow with the judgments. A batch's judge and candidate indices are
@@ -321,20 +323,22 @@ def ranking_batches(campaign, size: int | None = None) -> Iterator[Rankings]:
     size = size or RANKING_BATCH
     contestants = contestant_names(campaign)
     systems = _contestants_of(shared_system_tuples(campaign), set(contestants))
-    for batch in batched(_ranking_items(selected_judgments(campaign), systems, size), size):
+    for batch in batched(_ranking_items(selected_judgments(campaign, up_to), systems, size), size):
         yield Rankings.from_items(batch, system_names=contestants)
 
 
-def pairwise_batches(campaign) -> Iterator[Rankings]:
-    """The rankings of the campaign's pairwise judgments (the TSV downloads): ``ranking_batches`` of a ranking
-    campaign; of a PRWS campaign, the relative judgments of every rater's scores (``core.prws.relative_rankings``,
-    as its analyses compare them, here of the raters the quality check would leave out too), in one batch."""
+def pairwise_batches(campaign, snapshot: JudgmentSnapshot) -> Iterator[Rankings]:
+    """The rankings of the campaign's pairwise judgments in ``snapshot`` (the TSV downloads; the judgments with an
+    id up to its last, as an analysis of it reads them): ``ranking_batches`` of a ranking campaign; of a PRWS
+    campaign, the relative judgments of every rater's scores (``core.prws.relative_rankings``, as its analyses
+    compare them, here of the raters the quality check would leave out too), in one batch."""
+    up_to = snapshot.id_bound
     if campaign.mode != campaign.Mode.PRWS:
-        yield from ranking_batches(campaign)
+        yield from ranking_batches(campaign, up_to=up_to)
         return
     from .core.prws import relative_rankings  # SciPy: imported only where PRWS scores are read
 
-    yield relative_rankings(load_scores(campaign))
+    yield relative_rankings(load_scores(campaign, up_to=up_to))
 
 
 def load_scores(

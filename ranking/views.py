@@ -11,7 +11,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from annotation.downloads import download_name, save_as
+from annotation.downloads import save_as, save_snapshot_as
+from annotation.models import Judgment
 from annotation.permissions import managed_campaign_or_404
 from annotation.request_numbers import whole_number
 
@@ -70,12 +71,14 @@ def analysis_report(request: HttpRequest, pk: int, run_id: int, extension: str) 
 @login_required
 def pairs_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     """The campaign's unexpanded or expanded pairwise judgments as TSV, for its organizers, streamed a batch of
-    rankings at a time (``loading.pairwise_batches``: a PRWS campaign's from its scores)."""
+    rankings at a time (``loading.pairwise_batches``: a PRWS campaign's from its scores); of the snapshot taken now,
+    which the file name and headers name (``save_snapshot_as``)."""
     from .loading import pairwise_batches
     from .reports.pairs_tsv import expanded_tsv_chunks, unexpanded_tsv_chunks
 
     campaign = managed_campaign_or_404(request, pk)
+    snapshot = Judgment.objects.of_campaign(campaign).snapshot()
     chunks = unexpanded_tsv_chunks if kind == "unexpanded" else expanded_tsv_chunks
-    response = StreamingHttpResponse(chunks(pairwise_batches(campaign)),
+    response = StreamingHttpResponse(chunks(pairwise_batches(campaign, snapshot)),
                                      content_type="text/tab-separated-values; charset=utf-8")
-    return save_as(response, download_name(campaign.name, f"{kind}-pairs.tsv"))
+    return save_snapshot_as(response, campaign.name, f"{kind}-pairs.tsv", snapshot)

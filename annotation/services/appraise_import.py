@@ -28,7 +28,7 @@ from django.template.defaultfilters import pluralize
 
 from gecappraise.plurals import counted
 
-from ..models import Campaign, Candidate, CandidateJudgment, Judgment
+from ..models import Campaign, Candidate, CandidateJudgment, Judgment, JudgmentSnapshot
 from .appraise_xml import (
     AppraiseResults,
     AppraiseXMLError,
@@ -284,23 +284,22 @@ def _items(
         )
 
 
-def _result_groups(campaign: Campaign) -> list[str]:
-    """The campaign's Appraise result ids in the order of their first judgment (a judgment made here, or imported
-    without one, is in the group named after the campaign)."""
+def _result_groups(campaign: Campaign, judgments: QuerySet[Judgment]) -> list[str]:
+    """The Appraise result ids of ``judgments`` (of ``campaign``) in the order of their first judgment (a judgment
+    made here, or imported without one, is in the group named after the campaign)."""
     first: dict[str, int] = {}
     for group, pk in (
-        Judgment.objects.filter(assignment__campaign=campaign).values("external_group").annotate(first=Min("id"))
-        .order_by().values_list("external_group", "first")
+        judgments.values("external_group").annotate(first=Min("id")).order_by().values_list("external_group", "first")
     ):
         name = group or campaign.name
         first[name] = min(pk, first.get(name, pk))
     return sorted(first, key=first.__getitem__)
 
 
-def _group_judgments(campaign: Campaign, group: str) -> QuerySet[Judgment]:
-    """The campaign's judgments of the result group ``group`` (``_result_groups``)."""
+def _group_judgments(campaign: Campaign, judgments: QuerySet[Judgment], group: str) -> QuerySet[Judgment]:
+    """Those of ``judgments`` (of ``campaign``) in the result group ``group`` (``_result_groups``)."""
     stored = [group, ""] if group == campaign.name else [group]
-    return Judgment.objects.filter(assignment__campaign=campaign, external_group__in=stored)
+    return judgments.filter(external_group__in=stored)
 
 
 def campaign_rankings(campaign: Campaign) -> AppraiseResults:
@@ -323,12 +322,13 @@ class NotARankingCampaign(ValueError):
     """Appraise XML holds relative rankings: a PRWS campaign's scores are exported as CSV or JSON."""
 
 
-def export_appraise_xml_chunks(campaign: Campaign) -> Iterator[str]:
-    """The campaign's ranking judgments as Appraise XML (``campaign_rankings``, in the schema of judgments.xml),
-    in chunks of ``EXPORT_BATCH`` items, so that a download streams and holds one chunk in memory (200,000
-    judgments took 1.6 GB as one text); NotARankingCampaign, at once, for a PRWS campaign (its file would be
-    empty). Result groups come in the order of their first item, each with its items in stored order: two
-    streamed queries a group, beside the one map of the candidates' systems."""
+def export_appraise_xml_chunks(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> Iterator[str]:
+    """The campaign's ranking judgments in ``snapshot`` (by default, the judgments now: those with an id up to its
+    last, so judgments stored while the download streams are not in it) as Appraise XML (``campaign_rankings``, in
+    the schema of judgments.xml), in chunks of ``EXPORT_BATCH`` items, so that a download streams and holds one
+    chunk in memory (200,000 judgments took 1.6 GB as one text); NotARankingCampaign, at once, for a PRWS campaign
+    (its file would be empty). Result groups come in the order of their first item, each with its items in stored
+    order: two streamed queries a group, beside the one map of the candidates' systems."""
     if campaign.mode != Campaign.Mode.RANKING:
         raise NotARankingCampaign(
             f"{campaign.name!r} is a {campaign.get_mode_display().lower()} campaign: Appraise XML holds relative "
@@ -337,12 +337,15 @@ def export_appraise_xml_chunks(campaign: Campaign) -> Iterator[str]:
         )
     attrs = {"source-language": campaign.source_language, "target-language": campaign.target_language}
     names = shared_system_tuples(campaign)
+    judgments = Judgment.objects.of_campaign(campaign)
+    held = judgments.up_to(snapshot or judgments.snapshot())
     return appraise_xml_chunks(
-        (group, attrs, batched(_items(campaign, _group_judgments(campaign, group), names, EXPORT_BATCH), EXPORT_BATCH))
-        for group in _result_groups(campaign)
+        (group, attrs, batched(_items(campaign, _group_judgments(campaign, held, group), names, EXPORT_BATCH),
+                               EXPORT_BATCH))
+        for group in _result_groups(campaign, held)
     )
 
 
-def export_appraise_xml(campaign: Campaign) -> str:
+def export_appraise_xml(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> str:
     """``export_appraise_xml_chunks`` as one text."""
-    return "".join(export_appraise_xml_chunks(campaign))
+    return "".join(export_appraise_xml_chunks(campaign, snapshot))

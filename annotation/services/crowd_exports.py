@@ -22,6 +22,9 @@ and then in the order the sessions began. The columns, in order:
   that it could not attribute): a sum of part of a session's screens would read as the whole.
 
 New columns come at the end, so a reader by position keeps its columns.
+
+The download (``crowd_workers_export``) reads the CSV and the snapshot of the campaign's judgments it names in one
+snapshot of the database, so the file holds exactly the judgments it names.
 """
 from __future__ import annotations
 
@@ -32,9 +35,10 @@ from django.db.models import Count, OuterRef, Prefetch, Q, Subquery, Sum
 
 from gecappraise.safe_csv import SafeWriter
 
-from ..models import Assignment, Campaign, CrowdSession, Judgment
+from ..models import Assignment, Campaign, CrowdSession, Judgment, JudgmentSnapshot
 from . import rater_qc
 from .crowd_completion import session_screens
+from .kept_tallies import one_snapshot
 
 COLUMNS = (
     "worker_id", "platform", "study_id", "session_id", "screens", "session_screens", "active_seconds",
@@ -98,3 +102,11 @@ def crowd_workers_csv(campaign: Campaign) -> str:
                 _session_active(session, in_session),
             ])
     return out.getvalue()
+
+
+def crowd_workers_export(campaign: Campaign) -> tuple[JudgmentSnapshot, str]:
+    """The campaign's judgments now (``JudgmentQuerySet.snapshot``) and ``crowd_workers_csv``, both read in one
+    snapshot of the database (``kept_tallies.one_snapshot``): the CSV's screens, times and verdicts are those of the
+    judgments the snapshot names, however many are stored meanwhile."""
+    with one_snapshot():
+        return Judgment.objects.of_campaign(campaign).snapshot(), crowd_workers_csv(campaign)

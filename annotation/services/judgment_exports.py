@@ -6,6 +6,11 @@ and its last (``slider_first``, ``slider_last``; empty for imported scores); a f
 candidate. Times are in seconds.
 Rows follow the order in which judgments were stored, candidates their order on the screen.
 
+An export holds the judgments of one snapshot (``JudgmentQuerySet.snapshot``, taken when the download starts): those
+with an id up to its last, as an analysis of that snapshot reads them, so judgments stored while it streams are not
+in it. The JSON names it (``snapshot``); the download names it in its file name and headers
+(``annotation.downloads.save_snapshot_as``).
+
 The judgments and their candidates are read as they stream from the database and written as chunks of
 ``EXPORT_BATCH`` judgments (``judgments_csv_chunks``, ``judgments_json_chunks``), so that a download streams and
 holds one chunk in memory whatever the number of judgments. At 200,000 judgments the whole list
@@ -20,7 +25,7 @@ from collections.abc import Iterator
 
 from gecappraise.safe_csv import SafeDictWriter
 
-from ..models import Campaign, CandidateJudgment, Judgment
+from ..models import Campaign, CandidateJudgment, Judgment, JudgmentSnapshot
 from .collapsing import candidate_name
 from .outputs import batched, shared_system_tuples, streamed_by_judgment
 
@@ -53,16 +58,19 @@ def _record(row: tuple, items: list[tuple], names: dict[int, tuple[str, ...]]) -
     }
 
 
-def streamed_records(campaign: Campaign, chunk_size: int | None = None) -> Iterator[dict]:
-    """Every judgment of the campaign with its judged candidates (``candidates``, in screen order), one record at a
-    time in the order they were stored: the judgments and their candidates are two queries read as they stream
-    from the database (``chunk_size``, ``EXPORT_BATCH``, judgments fetched at a time), merged by judgment id, so
-    the number of queries and the memory held do not grow with the judgments (the systems of the test set's
-    candidates are one map)."""
+def streamed_records(
+    campaign: Campaign, chunk_size: int | None = None, snapshot: JudgmentSnapshot | None = None
+) -> Iterator[dict]:
+    """Every judgment of the campaign in ``snapshot`` (by default, the judgments now) with its judged candidates
+    (``candidates``, in screen order), one record at a time in the order they were stored: the judgments and their
+    candidates are two queries read as they stream from the database (``chunk_size``, ``EXPORT_BATCH``, judgments
+    fetched at a time), merged by judgment id, so the number of queries and the memory held do not grow with the
+    judgments (the systems of the test set's candidates are one map)."""
     size = chunk_size or EXPORT_BATCH
+    snapshot = snapshot or Judgment.objects.of_campaign(campaign).snapshot()
     names = shared_system_tuples(campaign)
     judgments = (
-        Judgment.objects.filter(assignment__campaign=campaign).order_by("id")
+        Judgment.objects.of_campaign(campaign).up_to(snapshot).order_by("id")
         .values_list(
             "id", "external_id", "assignment__judge__username", "assignment__screen__segment__line",
             "assignment__screen__segment__document__name", "duration", "active_time",
@@ -70,18 +78,20 @@ def streamed_records(campaign: Campaign, chunk_size: int | None = None) -> Itera
         )
     )
     items = (
-        CandidateJudgment.objects.of_campaign(campaign).in_order()
-        .values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score", "meaning_changed",
-                     "slider_first", "slider_last")
+        CandidateJudgment.objects.of_campaign(campaign).up_to(snapshot)
+        .in_order().values_list("judgment_id", "position", "candidate_id", "candidate__text", "rank", "score",
+                                "meaning_changed", "slider_first", "slider_last")
     )
     for row, own in streamed_by_judgment(judgments, items, size):
         yield _record(row, own, names)
 
 
-def judgment_batches(campaign: Campaign, size: int | None = None) -> Iterator[list[dict]]:
-    """``streamed_records`` ``size`` (``EXPORT_BATCH``) at a time."""
+def judgment_batches(
+    campaign: Campaign, snapshot: JudgmentSnapshot, size: int | None = None
+) -> Iterator[list[dict]]:
+    """``streamed_records`` of ``snapshot``, ``size`` (``EXPORT_BATCH``) at a time."""
     size = size or EXPORT_BATCH
-    return batched(streamed_records(campaign, size), size)
+    return batched(streamed_records(campaign, size, snapshot), size)
 
 
 def judgment_records(campaign: Campaign) -> list[dict]:
@@ -89,12 +99,23 @@ def judgment_records(campaign: Campaign) -> list[dict]:
     return list(streamed_records(campaign))
 
 
-def judgments_json_chunks(campaign: Campaign) -> Iterator[str]:
-    """``{"campaign": name, "judgments": [...]}`` with each judgment's candidates, a chunk per batch: the text
-    ``json.dumps(..., indent=2)`` gives for the whole document."""
-    yield '{\n  "campaign": ' + json.dumps(campaign.name, ensure_ascii=False) + ',\n  "judgments": ['
+def snapshot_json(snapshot: JudgmentSnapshot) -> dict:
+    """The JSON export's ``snapshot``: ``judgments``, ``last_judgment_at`` (ISO 8601) and ``last_judgment_id``, as in
+    an analysis's ``snapshot`` (the last two null without judgments)."""
+    at = snapshot.last_judgment_at
+    return {"judgments": snapshot.judgments, "last_judgment_at": at.isoformat() if at else None,
+            "last_judgment_id": snapshot.last_judgment_id}
+
+
+def judgments_json_chunks(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> Iterator[str]:
+    """``{"campaign": name, "snapshot": {...}, "judgments": [...]}`` with each judgment of ``snapshot`` (by default,
+    the judgments now; ``snapshot_json``) and its candidates, a chunk per batch: the text ``json.dumps(...,
+    indent=2)`` gives for the whole document."""
+    snapshot = snapshot or Judgment.objects.of_campaign(campaign).snapshot()
+    head = json.dumps({"campaign": campaign.name, "snapshot": snapshot_json(snapshot)}, indent=2, ensure_ascii=False)
+    yield head[:-2] + ',\n  "judgments": ['
     separator = "\n"
-    for batch in judgment_batches(campaign):
+    for batch in judgment_batches(campaign, snapshot):
         yield separator + ",\n".join(
             textwrap.indent(json.dumps(record, indent=2, ensure_ascii=False), "    ") for record in batch
         )
@@ -102,18 +123,20 @@ def judgments_json_chunks(campaign: Campaign) -> Iterator[str]:
     yield ("]" if separator == "\n" else "\n  ]") + "\n}\n"
 
 
-def judgments_json(campaign: Campaign) -> str:
+def judgments_json(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> str:
     """``judgments_json_chunks`` as one text."""
-    return "".join(judgments_json_chunks(campaign))
+    return "".join(judgments_json_chunks(campaign, snapshot))
 
 
-def judgments_csv_chunks(campaign: Campaign) -> Iterator[str]:
-    """One row per judged candidate (a flagged screen: one row with empty candidate columns); formula-like cells
-    neutralised (``gecappraise.safe_csv``); the header, then a chunk per batch."""
+def judgments_csv_chunks(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> Iterator[str]:
+    """One row per judged candidate of the judgments of ``snapshot`` (by default, the judgments now; a flagged
+    screen: one row with empty candidate columns); formula-like cells neutralised (``gecappraise.safe_csv``); the
+    header, then a chunk per batch."""
+    snapshot = snapshot or Judgment.objects.of_campaign(campaign).snapshot()
     out = io.StringIO()
     writer = SafeDictWriter(out, JUDGMENT_FIELDS + CANDIDATE_FIELDS)
     writer.writeheader()
-    for batch in judgment_batches(campaign):
+    for batch in judgment_batches(campaign, snapshot):
         for record in batch:
             judgment = {field: record[field] for field in JUDGMENT_FIELDS}
             for candidate in record["candidates"] or [{}]:
@@ -125,6 +148,6 @@ def judgments_csv_chunks(campaign: Campaign) -> Iterator[str]:
         yield out.getvalue()
 
 
-def judgments_csv(campaign: Campaign) -> str:
+def judgments_csv(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> str:
     """``judgments_csv_chunks`` as one text."""
-    return "".join(judgments_csv_chunks(campaign))
+    return "".join(judgments_csv_chunks(campaign, snapshot))

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods
 
 from gecappraise.client_address import client_address
 
-from ..downloads import download_name, save_as
+from ..downloads import save_snapshot_as
 from ..models import Campaign, CrowdSession
 from ..permissions import is_crowd_worker, managed_campaign_or_404
 from ..services import crowd_completion, crowd_entry, crowd_exports
@@ -138,7 +138,9 @@ def end_page(request: HttpRequest, campaign: Campaign, session: CrowdSession) ->
 @login_required
 def crowd_workers_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The sessions of a campaign's crowd workers as CSV, one row per session, that is per platform submission
-    (``crowd_exports.COLUMNS``), for its organizers to approve and pay each submission."""
+    (``crowd_exports.COLUMNS``), for its organizers to approve and pay each submission; of the snapshot of its
+    judgments read with it, which the file name and headers name (``save_snapshot_as``)."""
     campaign = managed_campaign_or_404(request, pk)
-    response = HttpResponse(crowd_exports.crowd_workers_csv(campaign), content_type="text/csv; charset=utf-8")
-    return save_as(response, download_name(campaign.name, "crowd-workers.csv"))
+    snapshot, text = crowd_exports.crowd_workers_export(campaign)
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    return save_snapshot_as(response, campaign.name, "crowd-workers.csv", snapshot)

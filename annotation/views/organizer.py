@@ -15,8 +15,8 @@ from django.views.decorators.http import require_http_methods
 from gecappraise.plurals import counted
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm
-from ..downloads import download_name, save_as
-from ..models import BackgroundJob, Campaign, ScreenJob, System
+from ..downloads import save_snapshot_as
+from ..models import BackgroundJob, Campaign, Judgment, ScreenJob, System
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
@@ -163,20 +163,25 @@ def campaign_appraise_import(request: HttpRequest, campaign: Campaign) -> HttpRe
 
 @login_required
 def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's ranking judgments as Appraise XML, streamed; of the snapshot taken now, which the file name and
+    headers name (``save_snapshot_as``)."""
     campaign = managed_campaign_or_404(request, pk)
+    snapshot = Judgment.objects.of_campaign(campaign).snapshot()
     try:
-        chunks = export_appraise_xml_chunks(campaign)
+        chunks = export_appraise_xml_chunks(campaign, snapshot)
     except NotARankingCampaign as refused:
         return render(request, "400.html", {"status": 409, "reason": f"{refused}: the CSV and JSON links beside "
                                             "it on the campaign page."}, status=409)
     response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
-    return save_as(response, download_name(campaign.name, "judgments.xml"))
+    return save_snapshot_as(response, campaign.name, "judgments.xml", snapshot)
 
 
 @login_required
 def campaign_judgments_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
-    """The campaign's judgments as CSV (one row per judged candidate) or JSON, streamed a batch at a time."""
+    """The campaign's judgments as CSV (one row per judged candidate) or JSON, streamed a batch at a time; of the
+    snapshot taken now, which the file name and headers name (``save_snapshot_as``)."""
     campaign = managed_campaign_or_404(request, pk)
+    snapshot = Judgment.objects.of_campaign(campaign).snapshot()
     chunks, content_type = JUDGMENT_EXPORTS[extension]
-    response = StreamingHttpResponse(chunks(campaign), content_type=content_type)
-    return save_as(response, download_name(campaign.name, f"judgments.{extension}"))
+    response = StreamingHttpResponse(chunks(campaign, snapshot), content_type=content_type)
+    return save_snapshot_as(response, campaign.name, f"judgments.{extension}", snapshot)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import UTC
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,6 +26,12 @@ from .test_appraise_xml import ITEM
 from .test_importing import SOURCE, named, systems
 
 pytestmark = pytest.mark.django_db
+
+
+def utc(campaign) -> str:
+    """The time of the campaign's last judgment as the downloads' file names give it (UTC, ISO 8601 basic form)."""
+    last = Judgment.objects.filter(assignment__campaign=campaign).latest("id")
+    return f"{last.created_at.astimezone(UTC):%Y%m%dT%H%M%SZ}"
 
 
 @pytest.fixture
@@ -59,7 +66,7 @@ def test_downloads_for_organizers_only(campaign):
     client = Client()
     client.force_login(organizer)
     response = client.get(reverse("campaign-judgments-export", args=[campaign.pk, "csv"]))
-    assert response["Content-Disposition"] == 'attachment; filename="toy-judgments.csv"'
+    assert response["Content-Disposition"] == f'attachment; filename="toy-judgments-2-judgments-to-{utc(campaign)}.csv"'
     assert response.streaming and response.getvalue().decode() == judgments_csv(campaign)
     unexpanded = client.get(reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])).getvalue().decode()
     assert unexpanded.splitlines() == ["judge\tsegment\tfirst\tsecond\trelation", "judge1\t0\talpha beta\tgamma\t<"]
@@ -109,8 +116,9 @@ def grouped(campaign):
 
 def test_exports_are_streamed_a_batch_at_a_time_with_the_same_bytes(grouped, monkeypatch):
     whole = (judgments_csv(grouped), judgments_json(grouped), export_appraise_xml(grouped))
-    assert whole[1] == json.dumps({"campaign": "toy", "judgments": judgment_records(grouped)}, indent=2,
-                                  ensure_ascii=False) + "\n", "the JSON is json.dumps's text of the whole document"
+    snapshot = judgment_exports.snapshot_json(Judgment.objects.of_campaign(grouped).snapshot())
+    assert whole[1] == json.dumps({"campaign": "toy", "snapshot": snapshot, "judgments": judgment_records(grouped)},
+                                  indent=2, ensure_ascii=False) + "\n", "json.dumps's text of the whole"
     assert [i.group for i in appraise_import.parse_appraise_xml(whole[2].encode()).items] == [
         "hit-1"] * 4 + ["hit-2"] * 2 + ["toy"], "result groups in the order of their first item"
     monkeypatch.setattr(judgment_exports, "EXPORT_BATCH", 2)
@@ -143,23 +151,28 @@ def test_export_command_writes_the_downloads_chunks_as_they_stream(grouped, monk
     monkeypatch.setattr(appraise_import, "EXPORT_BATCH", 2)
     stdout, stderr, written = io.StringIO(), io.StringIO(), []
 
-    def watched(campaign):
-        for chunk in appraise_import.export_appraise_xml_chunks(campaign):
+    def watched(campaign, snapshot):
+        for chunk in appraise_import.export_appraise_xml_chunks(campaign, snapshot):
             written.append(len(stdout.getvalue()))
             yield chunk
 
     call_command("export_appraise_xml", "--campaign", "toy", "--out", str(tmp_path / "out.xml"), stderr=stderr)
     assert (tmp_path / "out.xml").read_bytes() == whole.encode()
-    assert stderr.getvalue() == f"Wrote 7 rankings to {tmp_path / 'out.xml'}.\n"
+    last = Judgment.objects.of_campaign(grouped).latest("id")
+    snapshot = f"the snapshot of 7 judgments up to id {last.pk}, the last stored at {last.created_at.isoformat()}"
+    assert stderr.getvalue() == f"Wrote 7 rankings to {tmp_path / 'out.xml'}: {snapshot}.\n", "one line, on stderr"
     monkeypatch.setattr(command, "export_appraise_xml_chunks", watched)
-    call_command("export_appraise_xml", "--campaign", "toy", "--out", "-", stdout=stdout)
-    assert stdout.getvalue() == whole
+    stderr = io.StringIO()
+    call_command("export_appraise_xml", "--campaign", "toy", "--out", "-", stdout=stdout, stderr=stderr)
+    assert stdout.getvalue() == whole and stderr.getvalue() == f"Wrote 7 rankings to standard output: {snapshot}.\n"
     assert len(written) >= 6 and written == sorted(set(written)), "each chunk is written before the next is made"
 
 
 def test_a_campaign_without_judgments_exports_empty_files():
     campaign = import_outputs("toy", named("source", SOURCE), systems(), source_is_system=True)
-    assert judgments_json(campaign) == '{\n  "campaign": "toy",\n  "judgments": []\n}\n'
+    assert judgments_json(campaign) == ('{\n  "campaign": "toy",\n  "snapshot": {\n    "judgments": 0,\n'
+                                        '    "last_judgment_at": null,\n    "last_judgment_id": null\n  },\n'
+                                        '  "judgments": []\n}\n')
     assert judgments_csv(campaign).splitlines() == [",".join(judgment_exports.JUDGMENT_FIELDS
                                                              + judgment_exports.CANDIDATE_FIELDS)]
     assert export_appraise_xml(campaign) == '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n\n' \
@@ -209,8 +222,111 @@ def test_downloads_of_a_campaign_named_in_another_script_keep_its_letters(campai
     for what, url in downloads.items():
         response = client.get(url)
         assert response.status_code == 200, url
-        assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote(f'שלום-עולם-{what}')}"
+        named = what if what.startswith("analysis") else what.replace(".", f"-2-judgments-to-{utc(campaign)}.")
+        assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote(f'שלום-עולם-{named}')}"
     campaign.name = "Ünïcode"
     campaign.save()
     response = client.get(downloads["judgments.csv"])
-    assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote('ünïcode-judgments.csv')}"
+    named = f"ünïcode-judgments-2-judgments-to-{utc(campaign)}.csv"
+    assert response["Content-Disposition"] == f"attachment; filename*=utf-8''{quote(named)}"
+
+
+def test_each_raw_download_names_its_snapshot_in_its_file_name_and_headers(campaign):
+    """PRODUCT.md: every download names the data's snapshot. The analyses did; the judgments CSV and JSON, the
+    Appraise XML (page and API), the pairwise TSVs and the crowd workers' CSV named only the campaign. Each names
+    the snapshot an analysis started now records (judgments, last judgment's time and id), in its file name and
+    headers; the JSON in its body too."""
+    from ranking.loading import campaign_snapshot
+
+    campaign.crowd = True
+    campaign.save()
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    analysed = campaign_snapshot(campaign)
+    held = f"2-judgments-to-{utc(campaign)}"
+    downloads = {
+        f"toy-judgments-{held}.csv": reverse("campaign-judgments-export", args=[campaign.pk, "csv"]),
+        f"toy-judgments-{held}.json": reverse("campaign-judgments-export", args=[campaign.pk, "json"]),
+        f"toy-judgments-{held}.xml": reverse("campaign-appraise-export", args=[campaign.pk]),
+        f"toy-judgments-{held}.xml ": f"/api/campaigns/{campaign.pk}/appraise-xml/",
+        f"toy-unexpanded-pairs-{held}.tsv": reverse("campaign-pairs", args=[campaign.pk, "unexpanded"]),
+        f"toy-expanded-pairs-{held}.tsv": reverse("campaign-pairs", args=[campaign.pk, "expanded"]),
+        f"toy-crowd-workers-{held}.csv": reverse("campaign-crowd-workers", args=[campaign.pk]),
+    }
+    for name, url in downloads.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response["Content-Disposition"] == f'attachment; filename="{name.strip()}"', url
+        assert (response["X-Snapshot-Judgments"], response["X-Snapshot-Last-Judgment-At"],
+                response["X-Snapshot-Last-Judgment-Id"]) == (
+            str(analysed.judgments), analysed.last_judgment_at, str(analysed.last_judgment_id)), url
+    body = json.loads(client.get(downloads[f"toy-judgments-{held}.json"]).getvalue())
+    assert body["snapshot"] == {"judgments": 2, "last_judgment_at": analysed.last_judgment_at,
+                                "last_judgment_id": analysed.last_judgment_id}
+    empty = import_outputs("empty", named("source", SOURCE), systems(), source_is_system=True)
+    empty.organizers.add(organizer)
+    response = client.get(reverse("campaign-judgments-export", args=[empty.pk, "csv"]))
+    assert response["Content-Disposition"] == 'attachment; filename="empty-judgments-0-judgments.csv"'
+    assert response["X-Snapshot-Judgments"] == "0" and "X-Snapshot-Last-Judgment-Id" not in response
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_judgment_stored_while_a_download_streams_is_not_in_it(monkeypatch):
+    """The downloads stream, a batch at a time, and read their judgments as they go: a judgment stored after the
+    download started could be in it or not (in the JSON and the pairwise TSVs, and in Appraise XML's later result
+    groups, it was), so the file was of no one snapshot. Each holds the judgments of the snapshot it names, those
+    with an id up to its last, as an analysis of that snapshot reads them."""
+    from ranking import loading
+
+    toy = import_outputs("toy", named("source", SOURCE), systems(), source_is_system=True)
+    import_appraise_xml(toy, ITEM.format(src=0, group="alpha beta").encode())
+    judged_here(toy, 1, User.objects.get(username="judge1"))
+    organizer = User.objects.create_user("org")
+    toy.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    monkeypatch.setattr(judgment_exports, "EXPORT_BATCH", 1)
+    monkeypatch.setattr(appraise_import, "EXPORT_BATCH", 1)
+    monkeypatch.setattr(loading, "RANKING_BATCH", 1)
+    urls = [reverse("campaign-judgments-export", args=[toy.pk, "json"]),
+            reverse("campaign-appraise-export", args=[toy.pk]),
+            reverse("campaign-pairs", args=[toy.pk, "unexpanded"]),
+            reverse("campaign-judgments-export", args=[toy.pk, "csv"])]
+    for number, url in enumerate(urls):
+        held = set(Judgment.objects.filter(assignment__campaign=toy).values_list("id", flat=True))
+        response = client.get(url)
+        chunks = iter(response.streaming_content)
+        first = next(chunks)
+        late = f"late{number}"
+        stored = in_another_thread(lambda name=late: judged_here(toy, 0, User.objects.create_user(name)).pk)
+        text = (first + b"".join(chunks)).decode()
+        assert stored > max(held) and late not in text, f"{url}: judgment {stored} stored while it streamed"
+        assert response["X-Snapshot-Judgments"] == str(len(held)), url
+        assert response["X-Snapshot-Last-Judgment-Id"] == str(max(held)), url
+        if url.endswith(".csv"):
+            assert {int(row["judgment"]) for row in csv.DictReader(io.StringIO(text))} == held
+        elif url.endswith(".json"):
+            assert {record["judgment"] for record in json.loads(text)["judgments"]} == held
+        elif url.endswith(".xml"):
+            assert len(appraise_import.parse_appraise_xml(text.encode()).items) == len(held)
+
+
+def in_another_thread(work):
+    """``work()`` run and committed on a connection of another thread; what it returns."""
+    import threading
+
+    results = []
+
+    def run():
+        try:
+            results.append(work())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    assert results, "the other thread failed"
+    return results[0]

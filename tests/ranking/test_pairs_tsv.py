@@ -12,7 +12,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.models import Screen, System
+from annotation.downloads import download_name
+from annotation.models import Judgment, Screen, System
 from annotation.services.importing import import_outputs
 from annotation.services.judged_screens import JudgedCandidate, JudgedScreen, write_judged_screens
 from annotation.services.score_import import import_scores
@@ -89,7 +90,9 @@ def streamed(campaign, kind: str) -> tuple[list[bytes], int]:
     response = client.get(reverse("campaign-pairs", args=[campaign.pk, kind]))
     assert response.status_code == 200 and response.streaming
     assert response["Content-Type"] == "text/tab-separated-values; charset=utf-8"
-    assert response["Content-Disposition"] == f'attachment; filename="pairs-awkward-{kind}-pairs.tsv"'
+    named = download_name(campaign.name, f"{kind}-pairs.tsv", Judgment.objects.of_campaign(campaign).snapshot())
+    assert named.startswith(f"pairs-awkward-{kind}-pairs-")
+    assert response["Content-Disposition"] == f'attachment; filename="{named}"'
     with CaptureQueriesContext(connection) as queries:
         chunks = list(response.streaming_content)
     return chunks, sum(not query["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT")) for query in queries)
