@@ -196,6 +196,17 @@ def test_the_streamed_downloads_read_through_cursors_postgresql_fills_as_it_goes
     assert sql_value("SELECT count(*) FROM pg_cursors") == 0
 
 
+def crowd_organizer(campaign) -> Client:
+    """A client logged in as a new organizer ``org`` of ``campaign``, made a crowd campaign (it has every download)."""
+    campaign.crowd = True
+    campaign.save()
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    client = Client()
+    client.force_login(organizer)
+    return client
+
+
 def test_downloads_of_a_campaign_named_in_another_script_keep_its_letters(campaign):
     """A campaign named 'שלום עולם' (Hebrew): every download is saved under the name's own letters, sent as
     RFC 6266's filename* (UTF-8); the ASCII slug left no letter, and every download was 'campaign-...'."""
@@ -205,12 +216,7 @@ def test_downloads_of_a_campaign_named_in_another_script_keep_its_letters(campai
     from ranking.runs import create_run, execute_in_process
 
     campaign.name = "שלום עולם"
-    campaign.crowd = True
-    campaign.save()
-    organizer = User.objects.create_user("org")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    client = crowd_organizer(campaign)
     run = execute_in_process(create_run(campaign, AnalysisParameters(bootstrap=10, seed=3)))
     downloads = {
         "judgments.csv": reverse("campaign-judgments-export", args=[campaign.pk, "csv"]),
@@ -238,12 +244,7 @@ def test_each_raw_download_names_its_snapshot_in_its_file_name_and_headers(campa
     headers; the JSON in its body too."""
     from ranking.loading import campaign_snapshot
 
-    campaign.crowd = True
-    campaign.save()
-    organizer = User.objects.create_user("org")
-    campaign.organizers.add(organizer)
-    client = Client()
-    client.force_login(organizer)
+    client = crowd_organizer(campaign)
     analysed = campaign_snapshot(campaign)
     held = f"2-judgments-to-{utc(campaign)}"
     downloads = {
@@ -266,7 +267,7 @@ def test_each_raw_download_names_its_snapshot_in_its_file_name_and_headers(campa
     assert body["snapshot"] == {"judgments": 2, "last_judgment_at": analysed.last_judgment_at,
                                 "last_judgment_id": analysed.last_judgment_id}
     empty = import_outputs("empty", named("source", SOURCE), systems(), source_is_system=True)
-    empty.organizers.add(organizer)
+    empty.organizers.add(User.objects.get(username="org"))
     response = client.get(reverse("campaign-judgments-export", args=[empty.pk, "csv"]))
     assert response["Content-Disposition"] == 'attachment; filename="empty-judgments-0-judgments.csv"'
     assert response["X-Snapshot-Judgments"] == "0" and "X-Snapshot-Last-Judgment-Id" not in response
