@@ -55,6 +55,7 @@ from .serializers import (
 )
 from .services import background_jobs, campaign_closing, rater_qc
 from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
+from .services.judgment_exports import JUDGMENT_EXPORTS
 from .services.references import import_references
 from .services.score_import import check_takes_scores
 from .services.screen_jobs import NOT_STOPPED, request_screens, resume_job, screens_state
@@ -303,8 +304,8 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             try:
                 chunks = export_appraise_xml_chunks(campaign, snapshot)
             except NotARankingCampaign as refused:
-                judgments = reverse("campaign-judgments-export", args=[campaign.pk, "json"])
-                return Response({"detail": f"{refused}: {judgments} (or .csv)."}, status=status.HTTP_409_CONFLICT)
+                judgments = reverse("api-campaign-judgments", args=[campaign.pk, "json"])
+                return Response({"detail": f"{refused}: {judgments} (or csv/)."}, status=status.HTTP_409_CONFLICT)
             response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
             return save_snapshot_as(response, campaign.name, "judgments.xml", snapshot)
         checked_fields(request, AppraiseUploadForm.base_fields)
@@ -314,6 +315,22 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         return _imported(form, campaign, request.user)
+
+    @extend_schema(summary="The campaign's judgments as CSV (one row per judged candidate) or JSON, of the snapshot "
+                   "taken now, which the file name and X-Snapshot-* headers name", responses={
+                       (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.STR,
+                                                                          description="The judgments."),
+                       **READ_ERRORS},
+                   parameters=[OpenApiParameter("extension", str, OpenApiParameter.PATH, enum=["csv", "json"],
+                                                description="The file format."), *SNAPSHOT_HEADERS])
+    @action(detail=True, methods=["get"], url_path=r"judgments/(?P<extension>csv|json)")
+    def judgments(self, request, pk=None, extension=None):
+        """GET: the judgments as the campaign page's downloads give them (``JUDGMENT_EXPORTS``)."""
+        campaign = self.get_object()
+        snapshot = Judgment.objects.of_campaign(campaign).snapshot()
+        chunks, content_type = JUDGMENT_EXPORTS[extension]
+        response = StreamingHttpResponse(chunks(campaign, snapshot), content_type=content_type)
+        return save_snapshot_as(response, campaign.name, f"judgments.{extension}", snapshot)
 
     @extend_schema(summary="Import PRWS scores from CSV (all or nothing; PRWS campaigns)",
                    request={"multipart/form-data": ScoresUploadSerializer},

@@ -151,3 +151,11 @@ def judgments_csv_chunks(campaign: Campaign, snapshot: JudgmentSnapshot | None =
 def judgments_csv(campaign: Campaign, snapshot: JudgmentSnapshot | None = None) -> str:
     """``judgments_csv_chunks`` as one text."""
     return "".join(judgments_csv_chunks(campaign, snapshot))
+
+
+#: The judgments' downloads by file extension: the function that writes one (of a campaign and a snapshot) and its
+#: media type.
+JUDGMENT_EXPORTS = {
+    "csv": (judgments_csv_chunks, "text/csv; charset=utf-8"),
+    "json": (judgments_json_chunks, "application/json"),
+}

@@ -21,7 +21,7 @@ from ..permissions import is_organizer, managed_campaign_or_404, managed_campaig
 from ..services import background_jobs
 from ..services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 from ..services.judging_overview import campaign_progress
-from ..services.judgment_exports import judgments_csv_chunks, judgments_json_chunks
+from ..services.judgment_exports import JUDGMENT_EXPORTS
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, no_screen_reason
 from .organizer_judging import judging_context
@@ -35,11 +35,6 @@ from .posted import (
     valid_post,
 )
 from .screen_list import screen_list
-
-JUDGMENT_EXPORTS = {
-    "csv": (judgments_csv_chunks, "text/csv; charset=utf-8"),
-    "json": (judgments_json_chunks, "application/json"),
-}
 
 
 @login_required

@@ -810,7 +810,7 @@ def test_the_exports_refuse_a_prws_campaign(tmp_path):
     assert reverse("campaign-appraise-export", args=[prws.pk]) not in client.get(
         reverse("campaign-detail", args=[prws.pk])).content.decode(), "the campaign page offers no such link"
     api = client.get(f"/api/campaigns/{prws.pk}/appraise-xml/")
-    assert api.status_code == 409 and f"/campaigns/{prws.pk}/judgments.json" in api.json()["detail"]
+    assert api.status_code == 409 and f"/api/campaigns/{prws.pk}/judgments/json/ (or csv/)" in api.json()["detail"]
 
 
 def test_the_import_summary_says_one_in_the_singular():

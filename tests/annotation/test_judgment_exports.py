@@ -247,23 +247,28 @@ def test_each_raw_download_names_its_snapshot_in_its_file_name_and_headers(campa
     client = crowd_organizer(campaign)
     analysed = campaign_snapshot(campaign)
     held = f"2-judgments-to-{utc(campaign)}"
-    downloads = {
-        f"toy-judgments-{held}.csv": reverse("campaign-judgments-export", args=[campaign.pk, "csv"]),
-        f"toy-judgments-{held}.json": reverse("campaign-judgments-export", args=[campaign.pk, "json"]),
-        f"toy-judgments-{held}.xml": reverse("campaign-appraise-export", args=[campaign.pk]),
-        f"toy-judgments-{held}.xml ": f"/api/campaigns/{campaign.pk}/appraise-xml/",
-        f"toy-unexpanded-pairs-{held}.tsv": reverse("campaign-pairs", args=[campaign.pk, "unexpanded"]),
-        f"toy-expanded-pairs-{held}.tsv": reverse("campaign-pairs", args=[campaign.pk, "expanded"]),
-        f"toy-crowd-workers-{held}.csv": reverse("campaign-crowd-workers", args=[campaign.pk]),
-    }
-    for name, url in downloads.items():
+    downloads = [
+        (f"toy-judgments-{held}.csv", reverse("campaign-judgments-export", args=[campaign.pk, "csv"])),
+        (f"toy-judgments-{held}.csv", f"/api/campaigns/{campaign.pk}/judgments/csv/"),
+        (f"toy-judgments-{held}.json", reverse("campaign-judgments-export", args=[campaign.pk, "json"])),
+        (f"toy-judgments-{held}.json", f"/api/campaigns/{campaign.pk}/judgments/json/"),
+        (f"toy-judgments-{held}.xml", reverse("campaign-appraise-export", args=[campaign.pk])),
+        (f"toy-judgments-{held}.xml", f"/api/campaigns/{campaign.pk}/appraise-xml/"),
+        (f"toy-unexpanded-pairs-{held}.tsv", reverse("campaign-pairs", args=[campaign.pk, "unexpanded"])),
+        (f"toy-expanded-pairs-{held}.tsv", reverse("campaign-pairs", args=[campaign.pk, "expanded"])),
+        (f"toy-crowd-workers-{held}.csv", reverse("campaign-crowd-workers", args=[campaign.pk])),
+    ]
+    bodies: dict[str, set[bytes]] = {}
+    for name, url in downloads:
         response = client.get(url)
         assert response.status_code == 200, url
-        assert response["Content-Disposition"] == f'attachment; filename="{name.strip()}"', url
+        assert response["Content-Disposition"] == f'attachment; filename="{name}"', url
         assert (response["X-Snapshot-Judgments"], response["X-Snapshot-Last-Judgment-At"],
                 response["X-Snapshot-Last-Judgment-Id"]) == (
             str(analysed.judgments), analysed.last_judgment_at, str(analysed.last_judgment_id)), url
-    body = json.loads(client.get(downloads[f"toy-judgments-{held}.json"]).getvalue())
+        bodies.setdefault(name, set()).add(response.getvalue())
+    assert all(len(given) == 1 for given in bodies.values()), "the API gives the bytes the page gives"
+    body = json.loads(bodies[f"toy-judgments-{held}.json"].pop())
     assert body["snapshot"] == {"judgments": 2, "last_judgment_at": analysed.last_judgment_at,
                                 "last_judgment_id": analysed.last_judgment_id}
     empty = import_outputs("empty", named("source", SOURCE), systems(), source_is_system=True)

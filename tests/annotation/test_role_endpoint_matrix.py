@@ -99,6 +99,7 @@ EXPECTED: dict[str, list[Check]] = {
     "api/^campaigns/(?P<pk>[0-9]+)/screens/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/screen-jobs/(?P<screen_job_id>[0-9]+)/resume/$": api(post(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/references/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
+    "api/^campaigns/(?P<pk>[0-9]+)/judgments/(?P<extension>csv|json)/$": api(get(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/scores/$": api(post(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/raters/$": api(get(API_ITS_ORGANIZERS), post(API_ITS_ORGANIZERS)),
     "api/^campaigns/(?P<pk>[0-9]+)/close/$": api(post(API_ITS_ORGANIZERS)),
