@@ -1,6 +1,7 @@
 """REST API of a campaign's analyses (under ``/api/campaigns/{id}/analyses/``): list them, start one, follow it, and
 download a done one's reports, for the campaign's organizers and the admins, as the analyses page does. Thin views
-over ``dispatch.start_analysis`` and the reports."""
+over ``dispatch.start_analysis`` and the reports (imported when one is asked for, so loading the URLs imports no
+NumPy, SciPy or matplotlib, as ``views`` does)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from .dispatch import start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .rendered_reports import rendered_report
-from .reports.formats import BY_EXTENSION, report_filename
+from .run_status import REPORTS
 
 NOT_DONE = OpenApiResponse(inline_serializer("AnalysisNotDone", {"detail": serializers.CharField()}),
                            description="The run is not done (queued, running or failed): it has no reports.")
@@ -69,7 +70,7 @@ def run_json(run: AnalysisRun) -> dict:
         "id": run.pk, "status": run.status, "label": run.get_status_display(), "progress": run.progress,
         "stage": run.stage_shown(), "error": run.error, "parameters": run.parameters,
         "reports": {extension: reverse("api-campaign-analysis-report", args=[run.campaign_id, run.pk, extension])
-                    for extension in BY_EXTENSION} if done else {},
+                    for extension in dict.fromkeys(extension for _, extension, _ in REPORTS)} if done else {},
     }
 
 
@@ -122,7 +123,9 @@ class AnalysisViewSet(viewsets.ViewSet):
                        **READ_ERRORS, 404: RUN_NOT_FOUND, 409: NOT_DONE})
     def report(self, request: Request, pk: int, run_id: int, extension: str) -> HttpResponse:
         """The done run's report in the format of ``extension``, as a file named for the campaign, run and seed;
-        409 while the run is not done."""
+        409 while the run is not done. The reports' modules are imported here, not with the URLs."""
+        from .reports.formats import BY_EXTENSION, report_filename
+
         run = self._run(run_id)
         if run.status != AnalysisRun.Status.DONE:
             return Response({"detail": f"Analysis {run.pk} is {run.get_status_display().lower()}: it has reports "
