@@ -102,11 +102,15 @@ def no_screen_reason(campaign: Campaign) -> str | None:
     A screen compares at least two different corrections of a sentence, so judges need at least two systems (the
     source counts when it is judged: a system of kind ``input``; the control systems of attention checks do not)
     whose outputs differ on some sentence (by the campaign's ``distinct_histogram``, counted at import). A campaign
-    of one system is imported all the same: its outputs can be scored against references."""
+    of one system is imported all the same: its outputs can be scored against references. A campaign added in the
+    admin has no system at all (an import makes at least one)."""
     systems = dict(campaign.systems.exclude(kind=System.Kind.CONTROL).values_list("name", "kind"))
     if len(systems) < MIN_RANKABLE_CANDIDATES:
         need = "judges compare the corrections of at least two systems (the source counts when it is judged)"
-        [(name, kind)] = systems.items()  # an import makes at least one system
+        if not systems:
+            return (f"{need}, and this campaign has none: it was made without a test set (in the admin); import the "
+                    "test set as a new campaign")
+        [(name, kind)] = systems.items()
         if kind == System.Kind.INPUT:
             return f"{need}, and this campaign has one, its source {name}; import the test set again with a system"
         return (f"{need}, and this campaign has one, {name}, and does not judge its source; import the test set "

@@ -2,7 +2,9 @@
 need two systems (the source counting when it is judged) whose outputs differ on some sentence. Such a campaign is
 imported (its outputs can be scored against references); its page, the screens page, the API and the commands say
 why no screen can be made and refuse to make any. They made nothing and said "no sentence can be sampled: none has
-at least 2 candidates" (the page and the API) or "nothing added" (``manage.py active_screens``, which succeeded)."""
+at least 2 candidates" (the page and the API) or "nothing added" (``manage.py active_screens``, which succeeded).
+A campaign added in the admin, with no system at all, was a 500 on its page, its screens page and the API's
+screens."""
 from __future__ import annotations
 
 import html
@@ -38,6 +40,10 @@ CAMPAIGNS = {
         lambda: import_outputs("one", NamedFile("INPUT", SOURCE), [NamedFile("AMU", FIXED)]),
         f"{NEED} has one, AMU, and does not judge its source; import the test set again with another system or "
         "with the source judged too",
+    ),
+    "no system (a campaign added in the admin)": (
+        lambda: Campaign.objects.create(name="bare"),
+        f"{NEED} has none: it was made without a test set (in the admin); import the test set as a new campaign",
     ),
     "two systems alike": (
         lambda: import_outputs("alike", NamedFile("INPUT", SOURCE),
@@ -78,7 +84,8 @@ def test_the_campaign_page_says_why_and_refuses_to_sample(unjudgeable, organizer
     campaign, reason = unjudgeable
     page = organizer_client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
     said = html.unescape(re.search(r'<p class="notice" id="no-screens">(.*?)</p>', page).group(1))
-    assert said == f"No screen can be made: {reason}. The outputs can still be scored against references."
+    scored = " The outputs can still be scored against references." if campaign.systems.exists() else ""
+    assert said == f"No screen can be made: {reason}.{scored}"
     assert "Sample screens" not in page, "no form to sample screens"
     assert 'id="dashboard-no-screens"' in page, "the dashboard says there is nothing to judge"
 
