@@ -55,7 +55,7 @@ class AnalysisRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=AnalysisRun.Status.choices)
     label = serializers.CharField(help_text="The status as the analyses page says it.")
-    progress = serializers.IntegerField(help_text="Percent done.")
+    progress = serializers.FloatField(min_value=0, max_value=100, help_text="Percent done, 0 to 100.")
     stage = serializers.CharField(allow_blank=True, help_text="What the run is computing now.")
     error = serializers.CharField(allow_blank=True, help_text="Why a failed run failed.")
     parameters = serializers.JSONField(help_text="The parameters it was started with.")
@@ -119,7 +119,9 @@ class AnalysisViewSet(viewsets.ViewSet):
 
     @extend_schema(summary="A done analysis's report: JSON (the analysis JSON), a self-contained HTML page, a "
                    "standalone LaTeX document or CSV", responses={
-                       (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.STR, description="The report."),
+                       **{(200, report.content_type.split(";")[0]): OpenApiResponse(
+                           OpenApiTypes.OBJECT if report.extension == "json" else OpenApiTypes.STR,
+                           description=f"The report as .{report.extension}.") for report in BY_EXTENSION.values()},
                        **READ_ERRORS, 404: RUN_NOT_FOUND, 409: NOT_DONE})
     def report(self, request: Request, pk: int, run_id: int, extension: str) -> HttpResponse:
         """The done run's report in the format of ``extension``, as a file named for the campaign, run and seed;

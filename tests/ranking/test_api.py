@@ -15,6 +15,7 @@ from django.urls import reverse
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.api_tokens import create_token
 from ranking.models import AnalysisRun
+from tests.annotation.test_api_schema import check, schema  # noqa: F401 (the schema fixture)
 
 from .factories import synthetic_campaign
 
@@ -97,3 +98,26 @@ def test_other_organizers_find_no_campaign_and_no_run(campaign):
     assert stranger.post(reverse("api-campaign-analyses", args=[campaign.pk]), {},
                          content_type="application/json").status_code == 404
     assert AnalysisRun.objects.count() == 1
+
+
+def test_real_responses_match_the_schema(campaign, organizer, schema, django_capture_on_commit_callbacks):  # noqa: F811
+    """Each answer is one the schema documents, with its body: the run's progress is a float (it said integer), and a
+    report comes as its own media type (it said application/octet-stream)."""
+    analyses, item = "/api/campaigns/{id}/analyses/", "/api/campaigns/{id}/analyses/{run_id}/"
+    report = "/api/campaigns/{id}/analyses/{run_id}/report.{extension}"
+    url = reverse("api-campaign-analyses", args=[campaign.pk])
+    waiting = AnalysisRun.objects.create(campaign=campaign, seed=1, progress=12.5)
+    with django_capture_on_commit_callbacks(execute=True):
+        started = organizer.post(url, {"bootstrap": 100}, content_type="application/json")
+    check(schema, analyses, "post", started)
+    check(schema, analyses, "post", organizer.post(url, {"bootstrap": "x"}, content_type="application/json"))
+    check(schema, analyses, "get", organizer.get(url))
+    run = started.json()["id"]
+    check(schema, item, "get", organizer.get(reverse("api-campaign-analysis", args=[campaign.pk, waiting.pk])))
+    check(schema, item, "get", organizer.get(reverse("api-campaign-analysis", args=[campaign.pk, run + 1])))
+    for extension in ("json", "html", "tex", "csv"):
+        response = organizer.get(reverse("api-campaign-analysis-report", args=[campaign.pk, run, extension]))
+        assert response.status_code == 200, extension
+        check(schema, report, "get", response)
+    check(schema, report, "get", organizer.get(reverse("api-campaign-analysis-report",
+                                                       args=[campaign.pk, waiting.pk, "csv"])))
