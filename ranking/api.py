@@ -75,18 +75,19 @@ def run_json(run: AnalysisRun) -> dict:
 
 
 class AnalysisViewSet(viewsets.ViewSet):
-    """A campaign's analyses. Every method, OPTIONS too, first finds the campaign among those the user manages
-    (404 otherwise), as the campaign endpoints do."""
+    """A campaign's analyses. Every method, OPTIONS too, first finds the campaign among those the user manages, and
+    the run of the address among the campaign's (404 otherwise), as the campaign endpoints do."""
 
     permission_classes = [IsOrganizer]
     campaign: Campaign
+    run: AnalysisRun
 
     def initial(self, request: Request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
         self.campaign = get_object_or_404(managed_campaigns(request.user), pk=kwargs["pk"])
-
-    def _run(self, run_id: int) -> AnalysisRun:
-        return get_object_or_404(AnalysisRun.objects.defer("result"), pk=run_id, campaign=self.campaign)
+        if "run_id" in kwargs:
+            self.run = get_object_or_404(AnalysisRun.objects.defer("result"), pk=kwargs["run_id"],
+                                         campaign=self.campaign)
 
     @extend_schema(summary="The campaign's analyses, newest first",
                    responses={200: AnalysisRunSerializer(many=True), **READ_ERRORS})
@@ -115,7 +116,7 @@ class AnalysisViewSet(viewsets.ViewSet):
                    responses={200: AnalysisRunSerializer, **READ_ERRORS, 404: RUN_NOT_FOUND})
     def retrieve(self, request: Request, pk: int, run_id: int) -> Response:
         """The run's state and progress; once done, the address of each of its reports."""
-        return Response(run_json(self._run(run_id)))
+        return Response(run_json(self.run))
 
     @extend_schema(summary="A done analysis's report: JSON (the analysis JSON), a self-contained HTML page, a "
                    "standalone LaTeX document or CSV", responses={
@@ -128,7 +129,7 @@ class AnalysisViewSet(viewsets.ViewSet):
         409 while the run is not done. The reports' modules are imported here, not with the URLs."""
         from .reports.formats import BY_EXTENSION, report_filename
 
-        run = self._run(run_id)
+        run = self.run
         if run.status != AnalysisRun.Status.DONE:
             return Response({"detail": f"Analysis {run.pk} is {run.get_status_display().lower()}: it has reports "
                              "once it is done."}, status=status.HTTP_409_CONFLICT)

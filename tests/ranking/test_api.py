@@ -100,6 +100,20 @@ def test_other_organizers_find_no_campaign_and_no_run(campaign):
     assert AnalysisRun.objects.count() == 1
 
 
+def test_a_run_of_another_campaign_is_not_found_under_this_one(campaign, organizer):
+    """Every method, OPTIONS too, of a run not of the campaign in the address is a 404: OPTIONS answered 200 for any
+    run id, a run of another campaign or none."""
+    other = synthetic_campaign("other analyses", np.random.default_rng(3))
+    theirs = AnalysisRun.objects.create(campaign=other, seed=1, status=AnalysisRun.Status.DONE,
+                                        result={"campaign": "other analyses"})
+    for run_id in (theirs.pk, theirs.pk + 1):
+        for url in (reverse("api-campaign-analysis", args=[campaign.pk, run_id]),
+                    reverse("api-campaign-analysis-report", args=[campaign.pk, run_id, "json"])):
+            for method in (organizer.get, organizer.options):
+                response = method(url)
+                assert (response.status_code, response.json()) == (404, {"detail": "Not found."}), (url, method)
+
+
 def test_real_responses_match_the_schema(campaign, organizer, schema, django_capture_on_commit_callbacks):  # noqa: F811
     """Each answer is one the schema documents, with its body: the run's progress is a float (it said integer), and a
     report comes as its own media type (it said application/octet-stream)."""
