@@ -16,6 +16,8 @@ Environment variables:
   ANALYSIS_DISPATCH_SECONDS  how often Celery beat sends the analyses and screen jobs that requests recorded to
                       the workers (default 2)
   ANALYSIS_PROCESSES  with "process": how many analyses are computed at once; later ones wait their turn (default 1)
+  ANALYSES_PER_CAMPAIGN  how many analyses of one campaign may be queued or running at once (default 5, 0: no
+                      limit); the analyses page and the API refuse to start another meanwhile
   ANALYSIS_CLAIM_SECONDS  how long a run claimed by a worker or process may go without a heartbeat (its progress)
                       before the dispatcher puts it back in the queue, e.g. after its worker died (default 600)
   SECRET_KEY          required with PostgreSQL or a broker unless DEBUG is on; otherwise (the embedded mode, or
@@ -368,6 +370,7 @@ if ANALYSIS_EXECUTION not in {"celery", "process", "inline"}:
 ANALYSIS_DISPATCH_SECONDS = _env_float("ANALYSIS_DISPATCH_SECONDS", 2)
 ANALYSIS_CLAIM_SECONDS = _env_int("ANALYSIS_CLAIM_SECONDS", 600)
 ANALYSIS_PROCESSES = max(1, _env_int("ANALYSIS_PROCESSES", 1))
+ANALYSES_PER_CAMPAIGN = max(0, _env_int("ANALYSES_PER_CAMPAIGN", 5))
 
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

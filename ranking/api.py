@@ -22,7 +22,7 @@ from annotation.downloads import save_as
 from annotation.models import Campaign
 from annotation.permissions import IsOrganizer, managed_campaigns
 
-from .dispatch import start_analysis
+from .dispatch import TooManyAnalyses, start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .rendered_reports import rendered_report
@@ -30,6 +30,9 @@ from .run_status import REPORTS
 
 NOT_DONE = OpenApiResponse(inline_serializer("AnalysisNotDone", {"detail": serializers.CharField()}),
                            description="The run is not done (queued, running or failed): it has no reports.")
+TOO_MANY = OpenApiResponse(inline_serializer("TooManyAnalyses", {"detail": serializers.CharField()}),
+                           description="The campaign has ANALYSES_PER_CAMPAIGN analyses queued or running (5 unless "
+                           "the server sets another number): none was started; start it once one of them is done.")
 RUN_NOT_FOUND = OpenApiResponse(inline_serializer("AnalysisRunNotFound", {"detail": serializers.CharField()}),
                                 description="No campaign with this id among those the user manages, or no analysis "
                                 "of this id in it.")
@@ -98,10 +101,11 @@ class AnalysisViewSet(viewsets.ViewSet):
 
     @extend_schema(summary="Start an analysis of the campaign's judgments as they are now (it is queued and runs in "
                    "the background; follow it at its address)", request=AnalysisRequestSerializer,
-                   responses={202: AnalysisRunSerializer, **WRITE_ERRORS})
+                   responses={202: AnalysisRunSerializer, **WRITE_ERRORS, 429: TOO_MANY})
     def start(self, request: Request, pk: int) -> Response:
         """Record an analysis of the judgments as they are now with the parameters given (JSON or a form; each left
-        out takes the analyses page's default) and queue it (202); a 400 naming the field starts nothing."""
+        out takes the analyses page's default) and queue it (202); a 400 naming the field starts nothing, and so does
+        a 429 while the campaign has ``ANALYSES_PER_CAMPAIGN`` runs queued or running."""
         if not isinstance(request.data, Mapping):  # JSON that is not an object: a list, a string, a number, null
             raise ValidationError({"__all__": ["Send an object of the analysis parameters (or an empty one)."]})
         checked_fields(request, AnalysisForm.base_fields)
@@ -109,7 +113,10 @@ class AnalysisViewSet(viewsets.ViewSet):
         form = AnalysisForm({**defaults, **{name: request.data[name] for name in request.data}})
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        run = start_analysis(self.campaign, form.parameters(), requested_by=request.user)
+        try:
+            run = start_analysis(self.campaign, form.parameters(), requested_by=request.user)
+        except TooManyAnalyses as refused:
+            return Response({"detail": str(refused)}, status=status.HTTP_429_TOO_MANY_REQUESTS)
         return Response(run_json(run), status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(summary="One analysis: its state, and the addresses of its reports once done",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from annotation.models import Campaign
 from gecappraise import child_process
@@ -31,14 +31,39 @@ from .runs import claim_for_a_process, create_run, execute_in_process, progress_
 logger = logging.getLogger(__name__)
 
 
+#: Key of the advisory locks under which analyses of a campaign are started (the second is the campaign's id).
+_START_LOCK = 0x4153
+
+
+class TooManyAnalyses(Exception):
+    """The campaign has ``ANALYSES_PER_CAMPAIGN`` analyses queued or running: none was started; the message says
+    so."""
+
+
 def start_analysis(campaign: Campaign, parameters: AnalysisParameters, *, requested_by=None) -> AnalysisRun:
-    """Record a queued run of the campaign as it is now and hand it to the configured execution (after commit)."""
-    run = create_run(campaign, parameters, requested_by=requested_by)
-    mode = settings.ANALYSIS_EXECUTION
-    if mode == "process":
-        transaction.on_commit(start_process)
-    elif mode == "inline":
-        transaction.on_commit(lambda: compute_here(run.pk))
+    """Record a queued run of the campaign as it is now and hand it to the configured execution (after commit).
+
+    Raises ``TooManyAnalyses``, recording nothing, while the campaign has ``ANALYSES_PER_CAMPAIGN`` runs queued or
+    running (0: no limit): a script or a page starting analyses in a loop would otherwise hold every worker (the
+    embedded mode's process) with one campaign's runs, each up to ``MAX_BOOTSTRAP`` samples, and the other
+    campaigns' analyses behind them. The count and the new run are one step under a lock of the campaign's
+    (PostgreSQL; SQLite serializes writes anyway), so requests at once cannot pass the limit together."""
+    limit = settings.ANALYSES_PER_CAMPAIGN
+    with transaction.atomic():
+        if limit and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_START_LOCK, campaign.pk])
+        unfinished = AnalysisRun.objects.filter(campaign=campaign).unfinished().count()
+        if limit and unfinished >= limit:
+            raise TooManyAnalyses(
+                f"This campaign has {unfinished} analyses queued or running, the most it may have at once "
+                f"(ANALYSES_PER_CAMPAIGN); start another once one of them is done or failed. Nothing was started.")
+        run = create_run(campaign, parameters, requested_by=requested_by)
+        mode = settings.ANALYSIS_EXECUTION
+        if mode == "process":
+            transaction.on_commit(start_process)
+        elif mode == "inline":
+            transaction.on_commit(lambda: compute_here(run.pk))
     return run
 
 

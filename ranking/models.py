@@ -18,6 +18,10 @@ class AnalysisRunQuerySet(models.QuerySet):
         running = Q(status=AnalysisRun.Status.RUNNING)
         return self.filter(running | (Q(status=AnalysisRun.Status.QUEUED) & ~Q(task_id="")))
 
+    def unfinished(self) -> AnalysisRunQuerySet:
+        """Runs queued or running: not done, not failed."""
+        return self.filter(status__in=[AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING])
+
     def waiting(self) -> AnalysisRunQuerySet:
         """Queued runs not sent anywhere yet, oldest first."""
         return self.filter(status=AnalysisRun.Status.QUEUED, task_id="").order_by("id")

@@ -16,7 +16,7 @@ from annotation.models import Judgment
 from annotation.permissions import managed_campaign_or_404
 from annotation.request_numbers import whole_number
 
-from .dispatch import start_analysis
+from .dispatch import TooManyAnalyses, start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .rendered_reports import rendered_report
@@ -25,12 +25,19 @@ from .run_status import parameter_items, run_status
 
 @login_required
 def analyses(request: HttpRequest, pk: int) -> HttpResponse:
-    """The campaign's analyses; a POST starts one and comes back here with ``?started=RUN``."""
+    """The campaign's analyses; a POST starts one and comes back here with ``?started=RUN`` (429 with the form's
+    error while the campaign has ``ANALYSES_PER_CAMPAIGN`` runs queued or running)."""
     campaign = managed_campaign_or_404(request, pk)
     form = AnalysisForm(request.POST or None)
+    too_many = False
     if request.method == "POST" and form.is_valid():
-        run = start_analysis(campaign, form.parameters(), requested_by=request.user)
-        return redirect(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}")
+        try:
+            run = start_analysis(campaign, form.parameters(), requested_by=request.user)
+        except TooManyAnalyses as refused:
+            form.add_error(None, str(refused))
+            too_many = True
+        else:
+            return redirect(f"{reverse('campaign-analyses', args=[campaign.pk])}?started={run.pk}")
     runs = list(AnalysisRun.objects.filter(campaign=campaign).defer("result"))
     started = request.GET.get("started", "")
     started_id = whole_number(started)
@@ -40,7 +47,7 @@ def analyses(request: HttpRequest, pk: int) -> HttpResponse:
         "runs": [(run, parameter_items(run.parameters)) for run in runs],
         "started": next((run for run in runs if run.pk == started_id), None),
     }
-    return render(request, "ranking/analyses.html", context, status=400 if form.errors else 200)
+    return render(request, "ranking/analyses.html", context, status=429 if too_many else 400 if form.errors else 200)
 
 
 @login_required

@@ -78,6 +78,29 @@ def test_bad_parameters_are_a_400_naming_the_field_and_start_nothing(campaign, o
     assert not AnalysisRun.objects.exists()
 
 
+def test_a_campaign_with_analyses_enough_queued_or_running_starts_no_other(
+        campaign, organizer, settings, schema):  # noqa: F811
+    """A script starting analyses in a loop: once the campaign has ANALYSES_PER_CAMPAIGN queued or running, each POST
+    is a 429 saying so and records nothing, until one of them is done; other campaigns are not counted. Before, each
+    recorded one more run, up to 100,000 bootstrap samples each, and held every worker."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSES_PER_CAMPAIGN = "celery", 3  # recorded, never sent: stays queued
+    url = reverse("api-campaign-analyses", args=[campaign.pk])
+    other = synthetic_campaign("other analyses", np.random.default_rng(3))
+    for _ in range(3):
+        AnalysisRun.objects.create(campaign=other, seed=1)
+    answers = [organizer.post(url, {"bootstrap": 100_000}, content_type="application/json") for _ in range(5)]
+    assert [answer.status_code for answer in answers] == [202, 202, 202, 429, 429]
+    assert answers[3].json() == {"detail": "This campaign has 3 analyses queued or running, the most it may have at "
+                                 "once (ANALYSES_PER_CAMPAIGN); start another once one of them is done or failed. "
+                                 "Nothing was started."}
+    check(schema, "/api/campaigns/{id}/analyses/", "post", answers[3])
+    assert AnalysisRun.objects.filter(campaign=campaign).count() == 3
+    AnalysisRun.objects.filter(pk=answers[0].json()["id"]).update(status=AnalysisRun.Status.DONE, result={})
+    assert organizer.post(url, {}, content_type="application/json").status_code == 202
+    settings.ANALYSES_PER_CAMPAIGN = 0
+    assert organizer.post(url, {}, content_type="application/json").status_code == 202, "0: no limit"
+
+
 def test_a_report_of_a_run_not_done_is_a_409(campaign, organizer):
     run = AnalysisRun.objects.create(campaign=campaign, seed=1)
     followed = organizer.get(reverse("api-campaign-analysis", args=[campaign.pk, run.pk])).json()

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -27,6 +29,7 @@ from ranking import dispatch
 from ranking.dispatch import compute_here
 from ranking.models import AnalysisRun
 from ranking.runs import claim_for_a_process, create_run
+from tests.annotation.late_commits import WAIT_SECONDS, waiting_in_another_thread
 
 from .factories import synthetic_campaign
 from .test_tasks import FAST, wait_for
@@ -255,3 +258,26 @@ def test_requeue_analyses_computes_or_sends_the_waiting_runs(settings, execution
     assert out.getvalue().strip() == said
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.DONE and bool(run.task_id) == sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_analyses_started_at_once_do_not_pass_the_limit_together(settings):
+    """Two requests start an analysis of a campaign with one place left (ANALYSES_PER_CAMPAIGN): the second waits for
+    the first to commit, counts its run, and is refused; each counting before the other's run was recorded, both
+    would be started."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSES_PER_CAMPAIGN = "celery", 1
+    campaign = synthetic_campaign("at once", np.random.default_rng(16))
+    started, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with transaction.atomic():
+            dispatch.start_analysis(campaign, FAST)
+            started.set()
+            release.wait(WAIT_SECONDS)
+
+    with waiting_in_another_thread(first, for_a_lock=False):
+        assert started.wait(WAIT_SECONDS)
+        with pytest.raises(dispatch.TooManyAnalyses):
+            with waiting_in_another_thread(lambda: dispatch.start_analysis(campaign, FAST)):
+                release.set()
+    assert AnalysisRun.objects.count() == 1

@@ -64,6 +64,24 @@ def test_bad_parameters_are_refused_with_a_message(campaign):
 
 
 
+def test_a_campaign_with_analyses_enough_queued_or_running_starts_no_other(campaign, settings):
+    """ANALYSES_PER_CAMPAIGN runs queued or running: the page's POST is a 429 saying so, and records nothing. Before,
+    every POST recorded one more run, and a page or script in a loop held every worker with one campaign's runs."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSES_PER_CAMPAIGN = "celery", 2  # recorded, never sent: stays queued
+    organizer = User.objects.create_user("org")
+    campaign.organizers.add(organizer)
+    client = logged_in(organizer)
+    url = reverse("campaign-analyses", args=[campaign.pk])
+    AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.RUNNING)
+    AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.FAILED)
+    assert client.post(url, {"bootstrap": 200, "confidence": 0.9, "seed": 4}).status_code == 302
+    response = client.post(url, {"bootstrap": 200, "confidence": 0.9, "seed": 5})
+    assert response.status_code == 429
+    assert ("This campaign has 2 analyses queued or running, the most it may have at once (ANALYSES_PER_CAMPAIGN); "
+            "start another once one of them is done or failed. Nothing was started.") in response.content.decode()
+    assert AnalysisRun.objects.count() == 3
+
+
 def test_one_accuracy_fold_is_refused_under_its_field_in_the_pages_words(campaign):
     """The form's field is "Accuracy folds"; the message said "accuracy_folds must be 0 (skip) or from 2 to 1,000,
     got 1" above the form, in the names of the code."""
