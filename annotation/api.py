@@ -89,7 +89,8 @@ def checked_fields(request, allowed: Collection[str], repeatable: Collection[str
     of two ``source`` files, or of two ``count`` fields, would be used; JSON's parser refuses a repeated key), or
     with one of the ``files`` sent as a text field, a part without a filename (``curl -F 'systems=<beta.txt'``
     sends the file's content so): the form reads files only, so that system, documents or reference file was left
-    out without a word."""
+    out without a word; or with any other field sent as a file (``curl -F 'count=@100'``), of which the form read
+    the file's name as the value (100 screens) and left its content unread."""
     errors: dict[str, list[str]] = {}
     values = request.data.getlist if isinstance(request.data, QueryDict) else lambda name: [request.data[name]]
     for name in {*request.data.keys(), *request.FILES.keys()} - {"csrfmiddlewaretoken"}:
@@ -101,6 +102,9 @@ def checked_fields(request, allowed: Collection[str], repeatable: Collection[str
         elif name in files and name in request.POST:
             errors[name] = [f"{name!r} came as a text field; upload it as a file (a part with a filename, as "
                             f"curl's -F '{name}=@FILE' sends it)."]
+        elif name not in files and name in request.FILES:
+            errors[name] = [f"{name!r} came as a file; give it as a text field (a part without a filename, as "
+                            f"curl's -F '{name}=VALUE' sends it)."]
     if errors:
         raise ValidationError(errors)
 
@@ -308,7 +312,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                 return Response({"detail": f"{refused}: {judgments} (or csv/)."}, status=status.HTTP_409_CONFLICT)
             response = StreamingHttpResponse(chunks, content_type="application/xml; charset=utf-8")
             return save_snapshot_as(response, campaign.name, "judgments.xml", snapshot)
-        checked_fields(request, AppraiseUploadForm.base_fields)
+        checked_fields(request, AppraiseUploadForm.base_fields, files={"file"})
         if request.FILES.get("file") is None:
             raise ValidationError({"file": ["Upload an Appraise XML file in the field 'file'."]})
         form = AppraiseUploadForm(request.data, request.FILES)

@@ -208,6 +208,24 @@ def test_rest_api_refuses_a_file_sent_as_a_text_field(organizer, client_for, ext
     assert not Campaign.objects.exists()
 
 
+def test_rest_api_refuses_a_text_field_sent_as_a_file(organizer, client_for):
+    # curl -F 'count=@100' sends a file named 100: the form read its name as the count (100 screens were added, the
+    # file's content unread), as the campaign import read a file named "demo" as the campaign's name.
+    campaign = small_campaign()
+    campaign.organizers.add(organizer)
+    client = client_for(organizer)
+    response = client.post(f"/api/campaigns/{campaign.pk}/screens/", {"count": upload("3", b"junk\n")})
+    assert response.status_code == 400 and response.json() == {"count": [
+        "'count' came as a file; give it as a text field (a part without a filename, as curl's -F 'count=VALUE' "
+        "sends it)."]}
+    assert not campaign.screens.exists()
+    data = form_data(name=upload("demo", b""), source=upload("source", SOURCE),
+                     systems=[upload(n, d) for n, d in SYSTEMS.items()])
+    response = client.post("/api/campaigns/", data)
+    assert response.status_code == 400 and list(response.json()) == ["name"]
+    assert Campaign.objects.count() == 1
+
+
 @pytest.mark.parametrize(("data", "field", "message"), [
     ("count=1&count=40", "count", "Give 'count' once, not 2 times."),
     ("cuont=3", "cuont", "This endpoint takes no part named 'cuont'; it takes: count."),
