@@ -38,18 +38,23 @@ RUN_NOT_FOUND = OpenApiResponse(inline_serializer("AnalysisRunNotFound", {"detai
                                 "of this id in it.")
 
 
+def form_field(field_class: type[serializers.Field], name: str, help_text: str) -> serializers.Field:
+    """The serializer field of ``AnalysisForm``'s field ``name``, with its bounds and its default (the schema states
+    what the form takes)."""
+    field = AnalysisForm.base_fields[name]
+    return field_class(required=False, default=field.initial, min_value=field.min_value, max_value=field.max_value,
+                       help_text=help_text)
+
+
 class AnalysisRequestSerializer(serializers.Serializer):
     """What ``POST analyses/`` takes (JSON or a form), each field as the analyses page's form: left out, its
     default."""
 
-    bootstrap = serializers.IntegerField(required=False, default=AnalysisForm.base_fields["bootstrap"].initial,
-                                         help_text="Bootstrap samples per method (100 or more).")
-    confidence = serializers.FloatField(required=False, default=AnalysisForm.base_fields["confidence"].initial,
-                                        help_text="Of the rank ranges, 0.5 to 0.999.")
-    seed = serializers.IntegerField(required=False, default=AnalysisForm.base_fields["seed"].initial,
-                                    help_text="The random seed: the same seed gives the same numbers.")
-    accuracy_folds = serializers.IntegerField(
-        required=False, default=0, help_text="G15 Table 4's cross-validation folds (G15 used 100); 0 skips it.")
+    bootstrap = form_field(serializers.IntegerField, "bootstrap", "Bootstrap samples per method.")
+    confidence = form_field(serializers.FloatField, "confidence", "Of the rank ranges.")
+    seed = form_field(serializers.IntegerField, "seed", "The random seed: the same seed gives the same numbers.")
+    accuracy_folds = form_field(serializers.IntegerField, "accuracy_folds",
+                                "G15 Table 4's cross-validation folds (G15 used 100); 0 skips it, and 1 is refused.")
 
 
 class AnalysisRunSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from django.urls import reverse
 from annotation.permissions import ORGANIZERS_GROUP
 from annotation.services.api_tokens import create_token
 from ranking.models import AnalysisRun
-from tests.annotation.test_api_schema import check, schema  # noqa: F401 (the schema fixture)
+from tests.annotation.test_api_schema import check, resolved, schema  # noqa: F401 (the schema fixture)
 
 from .factories import synthetic_campaign
 
@@ -158,3 +158,19 @@ def test_real_responses_match_the_schema(campaign, organizer, schema, django_cap
         check(schema, report, "get", response)
     check(schema, report, "get", organizer.get(reverse("api-campaign-analysis-report",
                                                        args=[campaign.pk, waiting.pk, "csv"])))
+
+
+def test_the_schema_states_the_bounds_the_form_takes(schema, campaign, organizer, settings):  # noqa: F811
+    """The request's schema says each parameter's bounds, as the form checks them (it said any integer or number, so a
+    client following it had most of what it sent refused), and a body at those bounds is taken."""
+    settings.ANALYSIS_EXECUTION, settings.ANALYSES_PER_CAMPAIGN = "celery", 0  # recorded, never sent
+    body = schema["paths"]["/api/campaigns/{id}/analyses/"]["post"]["requestBody"]["content"]["application/json"]
+    properties = resolved(body["schema"], schema)["properties"]
+    bounds = {name: (field["minimum"], field["maximum"]) for name, field in properties.items()}
+    assert bounds == {"bootstrap": (100, 100_000), "confidence": (0.5, 0.999), "seed": (0, 2**63 - 1),
+                      "accuracy_folds": (0, 1000)}
+    url = reverse("api-campaign-analyses", args=[campaign.pk])
+    for end in (0, 1):
+        sent = {name: limits[end] for name, limits in bounds.items()}
+        response = organizer.post(url, sent, content_type="application/json")
+        assert response.status_code == 202, response.content
