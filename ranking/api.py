@@ -138,10 +138,14 @@ class AnalysisViewSet(viewsets.ViewSet):
                        **READ_ERRORS, 404: RUN_NOT_FOUND, 409: NOT_DONE})
     def report(self, request: Request, pk: int, run_id: int, extension: str) -> HttpResponse:
         """The done run's report in the format of ``extension``, as a file named for the campaign, run and seed;
-        409 while the run is not done. The reports' modules are imported here, not with the URLs."""
+        409 while the run is not done, saying whether it will be (a failed run never is). The reports' modules are
+        imported here, not with the URLs."""
         from .reports.formats import BY_EXTENSION, report_filename
 
         run = self.run
+        if run.status == AnalysisRun.Status.FAILED:
+            return Response({"detail": f"Analysis {run.pk} failed, so it has no reports; start another. Its error: "
+                             f"{run.error}"}, status=status.HTTP_409_CONFLICT)
         if run.status != AnalysisRun.Status.DONE:
             return Response({"detail": f"Analysis {run.pk} is {run.get_status_display().lower()}: it has reports "
                              "once it is done."}, status=status.HTTP_409_CONFLICT)

@@ -109,6 +109,16 @@ def test_a_report_of_a_run_not_done_is_a_409(campaign, organizer):
     assert response.status_code == 409 and "it has reports once it is done" in response.json()["detail"]
 
 
+def test_a_report_of_a_failed_run_says_it_will_have_none(campaign, organizer):
+    """A failed run is never done: its 409 said "Analysis N is failed: it has reports once it is done"."""
+    run = AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.FAILED,
+                                     error="bootstrap must be from 3 to 100,000, got 1")
+    response = organizer.get(reverse("api-campaign-analysis-report", args=[campaign.pk, run.pk, "csv"]))
+    assert (response.status_code, response.json()) == (409, {"detail": f"Analysis {run.pk} failed, so it has no "
+                                                             "reports; start another. Its error: bootstrap must be "
+                                                             "from 3 to 100,000, got 1"})
+
+
 def test_other_organizers_find_no_campaign_and_no_run(campaign):
     run = AnalysisRun.objects.create(campaign=campaign, seed=1, status=AnalysisRun.Status.DONE,
                                      result={"campaign": "api analyses"})
