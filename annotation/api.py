@@ -209,6 +209,13 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def get_queryset(self):
         return managed_campaigns(self.request.user).with_sizes().prefetch_related("systems")
 
+    def initial(self, request, *args, **kwargs) -> None:
+        """DRF's checks, then, at a screen job's address, the job among the campaign's (404 otherwise), before any
+        method: OPTIONS answered 200 for any job id, another campaign's or none, where its POST is a 404."""
+        super().initial(request, *args, **kwargs)
+        if "screen_job_id" in kwargs:
+            self.screen_job = get_object_or_404(ScreenJob, pk=kwargs["screen_job_id"], campaign=self.get_object())
+
     @extend_schema(summary="Create a campaign from uploaded files (all or nothing; organizers)",
                    request={"multipart/form-data": CampaignCreateSerializer},
                    responses={201: CampaignSerializer, 202: ACCEPTED, 400: WRITE_ERRORS[400], 401: WRITE_ERRORS[401],
@@ -260,8 +267,7 @@ class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     @action(detail=True, methods=["post"], url_path=rf"screen-jobs/(?P<screen_job_id>{ID_PATTERN})/resume")
     def resume_screen_job(self, request, pk=None, screen_job_id=None):
         """POST: queue a failed screen job again (202; its progress in GET ``screens/``); 400 unless it failed."""
-        campaign = self.get_object()
-        job = get_object_or_404(ScreenJob, pk=screen_job_id, campaign=campaign)
+        job = self.screen_job
         if not resume_job(job):
             raise ValidationError({"__all__": [NOT_STOPPED]})
         job.refresh_from_db()

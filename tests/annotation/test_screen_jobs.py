@@ -305,6 +305,10 @@ def test_the_api_shows_a_stopped_job_and_goes_on_with_it(
     missing = client.post(f"/api/campaigns/{elsewhere.pk}/screen-jobs/{job.pk}/resume/")
     assert missing.status_code == 404, "a job of another campaign"
     check(schema, path, "post", missing)
+    for address in (f"/api/campaigns/{elsewhere.pk}/screen-jobs/{job.pk}/resume/",
+                    f"/api/campaigns/{job.campaign.pk}/screen-jobs/{job.pk + 1}/resume/"):
+        assert client.options(address).json() == {"detail": "Not found."}, "OPTIONS: as the POST, a 404"
+    assert client.options(url).status_code == 200
 
 
 def test_a_job_that_fails_in_the_request_answers_the_page_and_shows_its_error(
