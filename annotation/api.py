@@ -90,10 +90,12 @@ def checked_fields(request, allowed: Collection[str], repeatable: Collection[str
     with one of the ``files`` sent as a text field, a part without a filename (``curl -F 'systems=<beta.txt'``
     sends the file's content so): the form reads files only, so that system, documents or reference file was left
     out without a word; or with any other field sent as a file (``curl -F 'count=@100'``), of which the form read
-    the file's name as the value (100 screens) and left its content unread."""
+    the file's name as the value (100 screens) and left its content unread. A form's ``csrfmiddlewaretoken`` (the
+    browsable API's forms send it) is no field of the endpoint's, and is passed over; a JSON body has none."""
     errors: dict[str, list[str]] = {}
-    values = request.data.getlist if isinstance(request.data, QueryDict) else lambda name: [request.data[name]]
-    for name in {*request.data.keys(), *request.FILES.keys()} - {"csrfmiddlewaretoken"}:
+    form = isinstance(request.data, QueryDict)
+    values = request.data.getlist if form else lambda name: [request.data[name]]
+    for name in {*request.data.keys(), *request.FILES.keys()} - ({"csrfmiddlewaretoken"} if form else set()):
         given = max(len(request.FILES.getlist(name)), len(values(name)))
         if name not in allowed:
             errors[name] = [f"This endpoint takes no part named {name!r}; it takes: {', '.join(allowed)}."]

@@ -72,6 +72,9 @@ def test_bad_parameters_are_a_400_naming_the_field_and_start_nothing(campaign, o
         ({"boostrap": 200}, {"boostrap": ["This endpoint takes no part named 'boostrap'; it takes: bootstrap, "
                                           "confidence, seed, accuracy_folds."]}),
         ([200], {"__all__": ["Send an object of the analysis parameters (or an empty one)."]}),
+        ({"csrfmiddlewaretoken": "x"}, {"csrfmiddlewaretoken": [  # a form's token; the schema takes no such property
+            "This endpoint takes no part named 'csrfmiddlewaretoken'; it takes: bootstrap, confidence, seed, "
+            "accuracy_folds."]}),
     ):
         response = organizer.post(url, body, content_type="application/json")
         assert (response.status_code, response.json()) == (400, errors), body
