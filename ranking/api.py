@@ -90,6 +90,12 @@ class AnalysisViewSet(viewsets.ViewSet):
     campaign: Campaign
     run: AnalysisRun
 
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
+        """DRF's choice of renderer by the Accept header, which for a report only renders its errors: the report comes
+        in its own media type whatever the header (an Accept of text/csv, the media type the schema gives the CSV
+        report, was a 406, as no renderer of the API's, JSON's or the browsable API's, makes text/csv)."""
+        return super().perform_content_negotiation(request, force=force or self.action == "report")
+
     def initial(self, request: Request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
         self.campaign = get_object_or_404(managed_campaigns(request.user), pk=kwargs["pk"])
