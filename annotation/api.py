@@ -17,6 +17,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -80,6 +81,19 @@ SNAPSHOT_HEADERS = [
 def form_errors(form) -> dict[str, list[str]]:
     """A Django form's errors as the API's 400 body: each field with its messages."""
     return {field: list(messages) for field, messages in form.errors.items()}
+
+
+class FileDownloads:
+    """A viewset whose GETs of ``file_actions`` answer a file in its own media type (Appraise XML, a report): DRF
+    chose the renderer by the Accept header before the view ran, and the API's render JSON and the browsable page
+    only, so a client asking for the file's type (``Accept: application/xml``, ``text/csv``, as the schema gives
+    it) got a 406. The file now comes whatever the header, and the action's errors in JSON."""
+
+    file_actions: frozenset[str] = frozenset()
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
+        download = self.action in self.file_actions and request.method in ("GET", "HEAD")
+        return super().perform_content_negotiation(request, force=force or download)
 
 
 def checked_fields(request, allowed: Collection[str], repeatable: Collection[str] = (),
@@ -200,11 +214,12 @@ class BackgroundJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
                                   403: READ_ERRORS[403]}),
     retrieve=extend_schema(summary="One campaign the user manages", responses={200: CampaignSerializer, **READ_ERRORS}),
 )
-class CampaignViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CampaignViewSet(FileDownloads, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Campaigns the user manages. POST (multipart) creates one from uploaded files, all or nothing."""
 
     serializer_class = CampaignSerializer
     permission_classes = [IsOrganizer]
+    file_actions = frozenset({"appraise_xml"})
     parser_classes = [SentNamesParser, FormParser]
     lookup_value_regex = ID_PATTERN
 

@@ -16,7 +16,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.api import checked_fields, form_errors
+from annotation.api import FileDownloads, checked_fields, form_errors
 from annotation.api_responses import READ_ERRORS, WRITE_ERRORS
 from annotation.downloads import save_as
 from annotation.models import Campaign
@@ -82,19 +82,14 @@ def run_json(run: AnalysisRun) -> dict:
     }
 
 
-class AnalysisViewSet(viewsets.ViewSet):
+class AnalysisViewSet(FileDownloads, viewsets.ViewSet):
     """A campaign's analyses. Every method, OPTIONS too, first finds the campaign among those the user manages, and
     the run of the address among the campaign's (404 otherwise), as the campaign endpoints do."""
 
     permission_classes = [IsOrganizer]
+    file_actions = frozenset({"report"})
     campaign: Campaign
     run: AnalysisRun
-
-    def perform_content_negotiation(self, request: Request, force: bool = False) -> tuple:
-        """DRF's choice of renderer by the Accept header, which for a report only renders its errors: the report comes
-        in its own media type whatever the header (an Accept of text/csv, the media type the schema gives the CSV
-        report, was a 406, as no renderer of the API's, JSON's or the browsable API's, makes text/csv)."""
-        return super().perform_content_negotiation(request, force=force or self.action == "report")
 
     def initial(self, request: Request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)

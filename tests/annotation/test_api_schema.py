@@ -177,6 +177,20 @@ def test_the_appraise_xml_of_a_prws_campaign_is_a_documented_409(schema):
     check(schema, "/api/campaigns/{id}/appraise-xml/", "get", response)
 
 
+def test_the_appraise_xml_comes_to_a_client_that_asks_for_xml(schema):
+    """A client asking for the media type the schema gives the export (Accept: application/xml) got a 406 "Could not
+    satisfy the request Accept header.": DRF's renderers, JSON and the browsable page, make no XML. The file comes
+    whatever the header, and a refusal (409) in JSON."""
+    organizer, _, _ = users()
+    client = client_of(organizer)
+    ranked = client.post("/api/campaigns/", files(name="ranked")).json()["id"]
+    scored = client.post("/api/campaigns/", files(name="scored", mode="prws")).json()["id"]
+    for pk, status in ((ranked, 200), (scored, 409)):
+        response = client.get(f"/api/campaigns/{pk}/appraise-xml/", HTTP_ACCEPT="application/xml")
+        assert response.status_code == status, response.content
+        check(schema, "/api/campaigns/{id}/appraise-xml/", "get", response)
+
+
 def test_a_body_that_cannot_be_read_is_a_documented_400(schema, organizer_client, organizer):
     """A JSON or multipart parse error is a 400 ``{"detail": ...}``, which the 400's schema (fields with lists of
     messages) did not describe."""
