@@ -219,7 +219,7 @@ class CampaignViewSet(FileDownloads, mixins.ListModelMixin, mixins.RetrieveModel
 
     serializer_class = CampaignSerializer
     permission_classes = [IsOrganizer]
-    file_actions = frozenset({"appraise_xml"})
+    file_actions = frozenset({"appraise_xml", "judgments"})
     parser_classes = [SentNamesParser, FormParser]
     lookup_value_regex = ID_PATTERN
 
@@ -345,8 +345,9 @@ class CampaignViewSet(FileDownloads, mixins.ListModelMixin, mixins.RetrieveModel
 
     @extend_schema(summary="The campaign's judgments as CSV (one row per judged candidate) or JSON, of the snapshot "
                    "taken now, which the file name and X-Snapshot-* headers name", responses={
-                       (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.STR,
-                                                                          description="The judgments."),
+                       (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="The judgments as CSV."),
+                       (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT,
+                                                                  description="The judgments as JSON."),
                        **READ_ERRORS},
                    parameters=[OpenApiParameter("extension", str, OpenApiParameter.PATH, enum=["csv", "json"],
                                                 description="The file format."), *SNAPSHOT_HEADERS])

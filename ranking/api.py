@@ -26,7 +26,7 @@ from .dispatch import TooManyAnalyses, start_analysis
 from .forms import AnalysisForm
 from .models import AnalysisRun
 from .rendered_reports import rendered_report
-from .run_status import REPORTS
+from .run_status import MEDIA_TYPES
 
 NOT_DONE = OpenApiResponse(inline_serializer("AnalysisNotDone", {"detail": serializers.CharField()}),
                            description="The run is not done (queued, running or failed): it has no reports.")
@@ -78,7 +78,7 @@ def run_json(run: AnalysisRun) -> dict:
         "id": run.pk, "status": run.status, "label": run.get_status_display(), "progress": run.progress,
         "stage": run.stage_shown(), "error": run.error, "parameters": run.parameters,
         "reports": {extension: reverse("api-campaign-analysis-report", args=[run.campaign_id, run.pk, extension])
-                    for extension in dict.fromkeys(extension for _, extension, _ in REPORTS)} if done else {},
+                    for extension in MEDIA_TYPES} if done else {},
     }
 
 
@@ -133,9 +133,9 @@ class AnalysisViewSet(FileDownloads, viewsets.ViewSet):
 
     @extend_schema(summary="A done analysis's report: JSON (the analysis JSON), a self-contained HTML page, a "
                    "standalone LaTeX document or CSV", responses={
-                       **{(200, report.content_type.split(";")[0]): OpenApiResponse(
-                           OpenApiTypes.OBJECT if report.extension == "json" else OpenApiTypes.STR,
-                           description=f"The report as .{report.extension}.") for report in BY_EXTENSION.values()},
+                       **{(200, media.split(";")[0]): OpenApiResponse(
+                           OpenApiTypes.OBJECT if extension == "json" else OpenApiTypes.STR,
+                           description=f"The report as .{extension}.") for extension, media in MEDIA_TYPES.items()},
                        **READ_ERRORS, 404: RUN_NOT_FOUND, 409: NOT_DONE})
     def report(self, request: Request, pk: int, run_id: int, extension: str) -> HttpResponse:
         """The done run's report in the format of ``extension``, as a file named for the campaign, run and seed;

@@ -6,6 +6,11 @@ from django.urls import reverse
 from .models import AnalysisRun
 
 ACTIVE = (AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING)
+MEDIA_TYPES = {"json": "application/json", "html": "text/html; charset=utf-8",
+               "tex": "application/x-tex; charset=utf-8", "csv": "text/csv; charset=utf-8"}
+"""The media type of a report by its file extension (here, apart from the renderers, so that the URLs and the API's
+schema name them without importing the numeric stack)."""
+
 REPORTS = (("JSON", "json", False), ("HTML", "html", False), ("Download HTML", "html", True), ("LaTeX", "tex", False),
            ("CSV", "csv", False))
 """The report links of a done run: label, file extension, and whether the link asks to download (``?download=1``:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from annotation.downloads import download_name
 
+from ..run_status import MEDIA_TYPES
 from .csv import render_csv
 from .html import render_html
 from .json import render_json
@@ -23,10 +24,10 @@ class ReportFormat:
 
 
 FORMATS: dict[str, ReportFormat] = {
-    "html": ReportFormat("html", "html", "text/html; charset=utf-8", render_html),
-    "latex": ReportFormat("latex", "tex", "application/x-tex; charset=utf-8", render_latex),
-    "json": ReportFormat("json", "json", "application/json", render_json),
-    "csv": ReportFormat("csv", "csv", "text/csv; charset=utf-8", render_csv),
+    "html": ReportFormat("html", "html", MEDIA_TYPES["html"], render_html),
+    "latex": ReportFormat("latex", "tex", MEDIA_TYPES["tex"], render_latex),
+    "json": ReportFormat("json", "json", MEDIA_TYPES["json"], render_json),
+    "csv": ReportFormat("csv", "csv", MEDIA_TYPES["csv"], render_csv),
 }
 """Formats by the name ``manage.py export_report --format`` takes."""
 

@@ -1,6 +1,8 @@
 """Organizer pages and REST API: creating campaigns from uploads, screens, Appraise XML, and who may do it."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from django.contrib.auth.models import Group, User
@@ -134,7 +136,8 @@ def test_screens_and_appraise_xml_from_the_campaign_page(organizer, client_for):
                       {"file": SimpleUploadedFile("bad.xml", b"<oops")}, follow=True)
     assert "bad.xml: not well-formed XML" in bad.content.decode() and "Nothing was imported." in bad.content.decode()
     export = client.get(reverse("campaign-appraise-export", args=[campaign.pk]))
-    assert export["Content-Disposition"] == 'attachment; filename="web-judgments.xml"'
+    assert re.fullmatch(r'attachment; filename="web-judgments-2-judgments-to-\d{8}T\d{6}Z\.xml"',
+                        export["Content-Disposition"])
     assert export.streaming and export.getvalue().decode() == xml
 
 
