@@ -30,7 +30,7 @@ from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from ..forms import FlagForm, RankingForm, ScoreForm, ThrottledPasswordChangeForm, UndoForm, posted_keys
 from ..models import Assignment, Campaign, CrowdSession, TrainingScreen
@@ -324,6 +324,7 @@ def campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return _go_on(request, judged_campaign_or_404(request, campaign_id))
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 @login_first
 def done(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Nothing is left for the judge in the campaign (for now); a crowd worker gets the end of their session

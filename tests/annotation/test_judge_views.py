@@ -479,6 +479,8 @@ def test_done_page_when_nothing_is_left(campaign, ann):
     assert b"no more screens for you" in done.content and b"Undo it" in done.content
     home = client.get(reverse("home"))
     assert b"1 of 1 screens done" in home.content
+    for method in ("put", "delete", "patch"):
+        assert getattr(client, method)(reverse("judge-done", args=[campaign.pk])).status_code == 405, method
 
 
 def test_training_comes_before_real_screens_and_is_not_a_judgment(campaign, ann):
