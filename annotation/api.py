@@ -30,7 +30,7 @@ from .campaign_forms import (
     UploadRefused,
     named_file,
 )
-from .downloads import save_snapshot_as
+from .downloads import judgments_download, save_snapshot_as
 from .models import BackgroundJob, Campaign, Judgment, ScreenJob
 from .permissions import IsOrganizer, managed_campaigns, visible_jobs
 from .rater_forms import RaterDecisionForm
@@ -56,7 +56,6 @@ from .serializers import (
 )
 from .services import background_jobs, campaign_closing, rater_qc
 from .services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
-from .services.judgment_exports import JUDGMENT_EXPORTS
 from .services.references import import_references
 from .services.score_import import check_takes_scores
 from .services.screen_jobs import NOT_STOPPED, request_screens, resume_job, screens_state
@@ -353,12 +352,8 @@ class CampaignViewSet(FileDownloads, mixins.ListModelMixin, mixins.RetrieveModel
                                                 description="The file format."), *SNAPSHOT_HEADERS])
     @action(detail=True, methods=["get"], url_path=r"judgments/(?P<extension>csv|json)")
     def judgments(self, request, pk=None, extension=None):
-        """GET: the judgments as the campaign page's downloads give them (``JUDGMENT_EXPORTS``)."""
-        campaign = self.get_object()
-        snapshot = Judgment.objects.of_campaign(campaign).snapshot()
-        chunks, content_type = JUDGMENT_EXPORTS[extension]
-        response = StreamingHttpResponse(chunks(campaign, snapshot), content_type=content_type)
-        return save_snapshot_as(response, campaign.name, f"judgments.{extension}", snapshot)
+        """GET: the judgments as the campaign page's downloads give them (``downloads.judgments_download``)."""
+        return judgments_download(self.get_object(), extension)
 
     @extend_schema(summary="Import PRWS scores from CSV (all or nothing; PRWS campaigns)",
                    request={"multipart/form-data": ScoresUploadSerializer},

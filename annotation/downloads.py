@@ -11,14 +11,17 @@ from __future__ import annotations
 from datetime import UTC
 from typing import TYPE_CHECKING
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
 from gecappraise.plurals import counted
 
+from .models import Judgment
+from .services.judgment_exports import JUDGMENT_EXPORTS
+
 if TYPE_CHECKING:
-    from .models import JudgmentSnapshot
+    from .models import Campaign, JudgmentSnapshot
 
 
 def download_name(campaign_name: str, what: str, snapshot: JudgmentSnapshot | None = None) -> str:
@@ -61,3 +64,13 @@ def save_snapshot_as(response: HttpResponse, campaign_name: str, what: str, snap
         response["X-Snapshot-Last-Judgment-At"] = snapshot.last_judgment_at.isoformat()
         response["X-Snapshot-Last-Judgment-Id"] = str(snapshot.last_judgment_id)
     return save_as(response, download_name(campaign_name, what, snapshot))
+
+
+def judgments_download(campaign: Campaign, extension: str) -> StreamingHttpResponse:
+    """The campaign's judgments as CSV or JSON (``extension``; ``judgment_exports.JUDGMENT_EXPORTS``) of the
+    snapshot taken now, streamed and saved as ``save_snapshot_as`` names it: the campaign page's download and the
+    API's."""
+    snapshot = Judgment.objects.of_campaign(campaign).snapshot()
+    chunks, content_type = JUDGMENT_EXPORTS[extension]
+    response = StreamingHttpResponse(chunks(campaign, snapshot), content_type=content_type)
+    return save_snapshot_as(response, campaign.name, f"judgments.{extension}", snapshot)

@@ -15,13 +15,12 @@ from django.views.decorators.http import require_http_methods
 from gecappraise.plurals import counted
 
 from ..campaign_forms import SCREENS_COUNT_ERROR, AppraiseUploadForm, CampaignImportForm, ScoresUploadForm, ScreensForm
-from ..downloads import save_snapshot_as
+from ..downloads import judgments_download, save_snapshot_as
 from ..models import BackgroundJob, Campaign, Judgment, ScreenJob, System
 from ..permissions import is_organizer, managed_campaign_or_404, managed_campaigns, visible_jobs
 from ..services import background_jobs
 from ..services.appraise_import import NotARankingCampaign, export_appraise_xml_chunks
 from ..services.judging_overview import campaign_progress
-from ..services.judgment_exports import JUDGMENT_EXPORTS
 from ..services.screen_jobs import NOT_STOPPED, active_jobs, request_screens, resume_job
 from ..services.screens import MAX_SCREENS_PER_REQUEST, no_screen_reason
 from .organizer_judging import judging_context
@@ -175,8 +174,4 @@ def campaign_appraise_export(request: HttpRequest, pk: int) -> HttpResponse:
 def campaign_judgments_export(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
     """The campaign's judgments as CSV (one row per judged candidate) or JSON, streamed a batch at a time; of the
     snapshot taken now, which the file name and headers name (``save_snapshot_as``)."""
-    campaign = managed_campaign_or_404(request, pk)
-    snapshot = Judgment.objects.of_campaign(campaign).snapshot()
-    chunks, content_type = JUDGMENT_EXPORTS[extension]
-    response = StreamingHttpResponse(chunks(campaign, snapshot), content_type=content_type)
-    return save_snapshot_as(response, campaign.name, f"judgments.{extension}", snapshot)
+    return judgments_download(managed_campaign_or_404(request, pk), extension)
